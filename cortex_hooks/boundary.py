@@ -1,0 +1,44 @@
+"""The one error boundary of every process: one line on stderr and the documented exit code."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+from cortex_hooks.errors import FAILURE, CortexError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def guarded(work: Callable[[], int], prefix: str = "cortex-hooks") -> int:
+    """Run `work`; map every failure to one line on stderr and an exit status, never a traceback.
+
+    For a hook this is the failure policy of SPEC §4.4: Claude Code treats exit 1 as a
+    non-blocking hook error, so whatever goes wrong here the agent's tool call goes ahead.
+    A deliberate deny is printed as JSON by the hook itself, never reached through here.
+    """
+    try:
+        return work()
+    except CortexError as error:
+        return _fail(prefix, error.message, error.code)
+    except sqlite3.Error as error:
+        return _fail(prefix, f"database error: {error}", FAILURE)
+    except RecursionError:
+        return _fail(prefix, "input nested too deeply", FAILURE)
+    except MemoryError:
+        return _fail(prefix, "out of memory", FAILURE)
+    except KeyboardInterrupt:
+        return _fail(prefix, "interrupted", 130)
+    except Exception as error:  # the last line of defence: still one line, still no traceback
+        return _fail(prefix, f"internal error: {type(error).__name__}: {error}", FAILURE)
+
+
+def _fail(prefix: str, message: str, code: int) -> int:
+    line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds
+    try:
+        print(line[:2000], file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed: nothing more can be said
+        pass
+    return code

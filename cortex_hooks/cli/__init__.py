@@ -1,0 +1,41 @@
+"""The `cortex-hooks` management CLI: argument parsing and dispatch, behind the error boundary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from cortex_hooks import __version__, boundary
+from cortex_hooks.errors import USAGE, CortexError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one `cortex-hooks:` line and exit 2, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CortexError(f"{message} (see {self.prog} --help)", USAGE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return boundary.guarded(lambda: _dispatch(sys.argv[1:] if argv is None else argv))
+
+
+def _dispatch(argv: list[str]) -> int:
+    from cortex_hooks.cli import learnings, transfer
+
+    common = _Parser(add_help=False)
+    common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the SQLite file")
+    parser = _Parser(
+        prog="cortex-hooks",
+        parents=[common],
+        description="Manage the memory cortex-hooks keeps for Claude Code.",
+    )
+    parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    learnings.register(commands, common)
+    transfer.register(commands, common)
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result

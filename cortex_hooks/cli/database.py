@@ -1,0 +1,25 @@
+"""Which database a CLI command works on, opened for reading or for writing."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+
+from cortex_hooks import location, store
+
+
+def path(args: argparse.Namespace) -> str:
+    return location.cli_database(getattr(args, "db", None))
+
+
+def for_writing(args: argparse.Namespace) -> sqlite3.Connection:
+    """The database, created (private to the user) when it does not exist yet."""
+    return store.open_database(path(args), create=True)
+
+
+def for_reading(args: argparse.Namespace) -> sqlite3.Connection | None:
+    """The database, or None when there is none yet: reading never creates one."""
+    try:
+        return store.open_database(path(args))
+    except store.Missing:
+        return None

@@ -1,0 +1,217 @@
+"""CLI commands for learnings: add, list, show, update, pin/unpin, keep, archive/restore."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from contextlib import closing
+from typing import Any
+
+from cortex_hooks import clock, needles, settings
+from cortex_hooks.cli import database, render
+from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.records import Learning, LearningFields, validated
+from cortex_hooks.store import Transaction
+from cortex_hooks.store import learnings as store
+
+_FIELD_OPTIONS = {  # option dest -> LearningFields field
+    "anti_pattern": "anti_pattern",
+    "correct": "correct_pattern",
+    "regex": "regex",
+    "tool": "tool",
+    "target": "target",
+    "severity": "severity",
+    "auto_block": "auto_block",
+    "pin": "pinned",
+    "confidence": "confidence",
+    "context": "context",
+}
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    add = commands.add_parser("add", parents=[common], help="record a learning")
+    _field_options(add, required=True)
+    add.set_defaults(run=run_add)
+
+    listing = commands.add_parser("list", parents=[common], help="list learnings (not an access)")
+    scope = listing.add_mutually_exclusive_group()
+    scope.add_argument("--archived", action="store_const", dest="scope", const="archived")
+    scope.add_argument("--all", action="store_const", dest="scope", const="all")
+    listing.add_argument("--review", action="store_true", help="only those awaiting review")
+    listing.set_defaults(run=run_list, scope="active")
+
+    show = commands.add_parser("show", parents=[common], help="show one learning (an access)")
+    show.set_defaults(run=run_show)
+
+    update = commands.add_parser("update", parents=[common], help="change a learning")
+    _field_options(update, required=False)
+    update.add_argument("--no-auto-block", dest="auto_block", action="store_false")
+    update.set_defaults(run=run_update)
+
+    for name, help_text in (
+        ("pin", "exempt from decay and pruning"),
+        ("unpin", "subject to decay again"),
+        ("keep", "review answer keep: confidence back to the start value"),
+        ("archive", "hide (never deletes)"),
+        ("restore", "bring back from the archive"),
+    ):
+        command = commands.add_parser(name, parents=[common], help=help_text)
+        command.set_defaults(run=run_change, change=name)
+
+    for command in (show, update, *(commands.choices[name] for name in ("pin", "unpin", "keep", "archive", "restore"))):
+        command.add_argument("id", type=_learning_id, metavar="ID")
+    for command in commands.choices.values():
+        command.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _learning_id(text: str) -> int:
+    try:
+        value = int(text.lstrip("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a learning id: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not a learning id: {text!r}")
+    return value
+
+
+def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    parser.add_argument("--anti-pattern", required=required, metavar="TEXT")
+    parser.add_argument("--correct", required=required, metavar="TEXT")
+    parser.add_argument("--regex", metavar="PATTERN", help="detection regex ('' removes it)")
+    parser.add_argument("--tool", metavar="MATCHER", help="Claude Code tool matcher (default *)")
+    parser.add_argument("--target", help="content (default), path or input")
+    parser.add_argument("--severity", help="low, medium (default), high or critical")
+    parser.add_argument("--auto-block", action="store_true", default=None)
+    parser.add_argument("--pin", action="store_true", default=None)
+    parser.add_argument("--confidence", metavar="X", help="0.30 to 0.90 (default 0.70)")
+    parser.add_argument("--context", metavar="TEXT")
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        field: getattr(args, option)
+        for option, field in _FIELD_OPTIONS.items()
+        if getattr(args, option, None) is not None
+    }
+
+
+def run_add(args: argparse.Namespace) -> int:
+    fields: LearningFields = validated(LearningFields, _given(args), "invalid learning")
+    now = clock.iso(clock.now())
+    with closing(database.for_writing(args)) as connection:
+        with Transaction(connection):
+            learning_id = store.insert(connection, row_values(fields, now), needles.keys(fields.regex, fields.target))
+        learning = _load(connection, learning_id)
+    _emit(args, learning, f"Added learning #{learning_id}.")
+    return 0
+
+
+def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:
+    """Every column of a new learning row: the fields given, then counters and times."""
+    values: dict[str, Any] = fields.model_dump()
+    values.update(access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None)
+    values.update((name, value) for name, value in stored.items() if value is not None)
+    return values
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows: list[sqlite3.Row] = []
+    connection = database.for_reading(args)
+    if connection is not None:
+        with closing(connection):
+            threshold = settings.for_database(database.path(args)).policy.review_threshold
+            rows = store.select(connection, args.scope, threshold if args.review else None)
+    learnings = [Learning.from_row(row) for row in rows]
+    if args.json:
+        render.emit_json(learnings)
+    else:
+        render.say(render.learning_table(learnings))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    connection = database.for_reading(args)
+    if connection is None:
+        raise _unknown(args.id)
+    with closing(connection):
+        with Transaction(connection):
+            if not store.record_access(connection, args.id, clock.iso(clock.now())):
+                raise _unknown(args.id)
+        learning = _load(connection, args.id)
+    if args.json:
+        render.emit_json(learning)
+    else:
+        render.say(render.learning_detail(learning))
+    return 0
+
+
+def run_update(args: argparse.Namespace) -> int:
+    changes = _given(args)
+    if not changes:
+        raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
+    now = clock.iso(clock.now())
+    with closing(database.for_writing(args)) as connection:
+        with Transaction(connection):
+            current = _load(connection, args.id)
+            kept = set(LearningFields.model_fields) - {"confidence"}
+            merged = {**current.model_dump(include=kept), **changes}
+            fields: LearningFields = validated(LearningFields, merged, "invalid learning")
+            # Without --confidence the stored value stays, decayed or not.
+            values = fields.model_dump(exclude=None if "confidence" in changes else {"confidence"})
+            values["updated_at"] = now
+            new_keys = None
+            if fields.regex != current.regex or fields.target != current.target:
+                new_keys = needles.keys(fields.regex, fields.target)
+            store.update(connection, args.id, values, new_keys)
+        learning = _load(connection, args.id)
+    _emit(args, learning, f"Updated learning #{args.id}.")
+    return 0
+
+
+_CHANGES = {
+    "pin": (lambda policy, now: {"pinned": 1, "updated_at": now}, "Pinned"),
+    "unpin": (lambda policy, now: {"pinned": 0, "updated_at": now}, "Unpinned"),
+    "keep": (
+        lambda policy, now: {"confidence": policy.start, "updated_at": now},
+        "Kept",
+    ),
+    "archive": (lambda policy, now: {"archived_at": now}, "Archived"),
+    "restore": (lambda policy, now: {"archived_at": None, "updated_at": now}, "Restored"),
+}
+
+
+def run_change(args: argparse.Namespace) -> int:
+    change, verb = _CHANGES[args.change]
+    now = clock.iso(clock.now())
+    policy = settings.for_database(database.path(args)).policy
+    with closing(database.for_writing(args)) as connection:
+        with Transaction(connection):
+            current = _load(connection, args.id)
+            values = change(policy, now)
+            if args.change == "archive" and current.archived_at:
+                values = {}  # archiving twice keeps the first date
+            store.update(connection, args.id, values)
+        learning = _load(connection, args.id)
+    message = f"{verb} learning #{args.id}."
+    if args.change == "keep":
+        message = f"Kept learning #{args.id}: confidence back to {learning.confidence:.2f}."
+    _emit(args, learning, message)
+    return 0
+
+
+def _load(connection: sqlite3.Connection, learning_id: int) -> Learning:
+    row = store.get(connection, learning_id)
+    if row is None:
+        raise _unknown(learning_id)
+    return Learning.from_row(row)
+
+
+def _unknown(learning_id: int) -> CortexError:
+    return CortexError(f"no learning with id {learning_id}", USAGE)
+
+
+def _emit(args: argparse.Namespace, learning: Learning, message: str) -> None:
+    if args.json:
+        render.emit_json(learning)
+    else:
+        render.say(message)

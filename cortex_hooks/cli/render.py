@@ -1,0 +1,87 @@
+"""Human output of the CLI: control characters stripped, so stored text can never drive a terminal.
+
+`--json` output is the data as stored; only these human renderings are cleaned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from pydantic import BaseModel
+
+from cortex_hooks import confidence
+from cortex_hooks.records import Learning
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str | None, *, one_line: bool = False) -> str:
+    """Text safe for a terminal: no escape sequences or other control characters."""
+    if text is None:
+        return ""
+    text = _CONTROL.sub("", text)
+    return " ".join(text.split()) if one_line else text.replace("\t", "    ")
+
+
+def emit_json(value: Any) -> None:
+    """Exactly one JSON value on stdout."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    elif isinstance(value, list):
+        value = [item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value]
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def flags(learning: Learning) -> str:
+    marks = []
+    if learning.auto_block:
+        marks.append("auto-block")
+    if learning.pinned:
+        marks.append("pinned")
+    if learning.archived_at:
+        marks.append("archived")
+    return ",".join(marks) or "-"
+
+
+def learning_table(learnings: list[Learning]) -> str:
+    """One line per learning: id, confidence, flags, tool and target, anti-pattern -> correct."""
+    if not learnings:
+        return "No learnings."
+    lines = [f"{'ID':>4}  {'CONF':<4}  {'FLAGS':<20} {'TOOL/TARGET':<18} ANTI-PATTERN -> CORRECT"]
+    for learning in learnings:
+        where = f"{clean(learning.tool, one_line=True)}/{learning.target}"
+        text = (
+            f"{clean(learning.anti_pattern, one_line=True)} -> "
+            f"{clean(learning.correct_pattern, one_line=True)}"
+        )
+        lines.append(
+            f"{learning.id:>4}  {learning.confidence:.2f}  {flags(learning):<20} {where:<18} {text[:120]}"
+        )
+    return "\n".join(lines)
+
+
+def learning_detail(learning: Learning) -> str:
+    rows = [
+        ("anti-pattern", learning.anti_pattern),
+        ("correct", learning.correct_pattern),
+        ("regex", learning.regex or "(none: never matches)"),
+        ("tool", learning.tool),
+        ("target", learning.target),
+        ("severity", learning.severity),
+        ("confidence", confidence.show(round(learning.confidence * 100))),
+        ("flags", flags(learning)),
+        ("accessed", f"{learning.access_count} times, last {learning.last_accessed or 'never'}"),
+        ("created", learning.created_at),
+        ("updated", learning.updated_at),
+        ("archived", learning.archived_at or "no"),
+        ("context", learning.context or ""),
+    ]
+    body = "\n".join(f"  {name:<13} {clean(value)}" for name, value in rows if value)
+    return f"Learning #{learning.id}\n{body}"

@@ -1,0 +1,81 @@
+"""The confidence model: exact arithmetic in hundredths, the block gate and the review threshold.
+
+Confidence is an integer number of hundredths everywhere inside cortex-hooks (0.70 is 70), so
+thirty decays take 70 to exactly 40 and no comparison at a threshold depends on float drift.
+"""
+
+from __future__ import annotations
+
+
+class Policy:
+    """The constants of SPEC §3 in hundredths; `.cortex/config.toml` may change them."""
+
+    __slots__ = ("block_gate", "boost", "ceiling", "decay", "floor", "review_threshold", "start")
+
+    def __init__(
+        self,
+        *,
+        start: int = 70,
+        floor: int = 30,
+        ceiling: int = 90,
+        boost: int = 10,
+        decay: int = 1,
+        block_gate: int = 40,
+        review_threshold: int = 40,
+    ) -> None:
+        self.start = start
+        self.floor = floor
+        self.ceiling = ceiling
+        self.boost = boost
+        self.decay = decay
+        self.block_gate = block_gate
+        self.review_threshold = review_threshold
+
+
+DEFAULT = Policy()
+
+
+def boosted(confidence: int, policy: Policy = DEFAULT) -> int:
+    """After a matching tool call: up by the boost, capped at the ceiling (never lowered)."""
+    return max(confidence, min(policy.ceiling, confidence + policy.boost))
+
+
+def decayed(confidence: int, policy: Policy = DEFAULT) -> int:
+    """After a session end: down by the decay, not below the floor (never raised)."""
+    return min(confidence, max(policy.floor, confidence - policy.decay))
+
+
+def blocks(confidence_before_boost: int, policy: Policy = DEFAULT) -> bool:
+    """Whether an auto-block learning denies: judged on its confidence before this match's boost."""
+    return confidence_before_boost > policy.block_gate
+
+
+def awaits_review(confidence: int, *, pinned: bool, archived: bool, policy: Policy = DEFAULT) -> bool:
+    """Whether the learning is put to the user: keep it or archive it?"""
+    return confidence <= policy.review_threshold and not pinned and not archived
+
+
+def parse(text: str) -> int:
+    """Hundredths from a decimal such as `0.7` or `0.75`; ValueError for more than two decimals."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise ValueError(f"{text!r} is not a number") from None
+    hundredths = value * 100
+    if not value.is_finite() or hundredths != hundredths.to_integral_value():
+        raise ValueError(f"{text!r} has more than two decimals")
+    return int(hundredths)
+
+
+def show(hundredths: int) -> str:
+    """`0.70` for 70: the form every text and table shows."""
+    sign = "-" if hundredths < 0 else ""
+    whole, part = divmod(abs(hundredths), 100)
+    return f"{sign}{whole}.{part:02d}"
+
+
+def as_number(hundredths: int) -> float:
+    """The JSON number for a confidence: 0.7 for 70 (the nearest float, printed shortest)."""
+    return hundredths / 100

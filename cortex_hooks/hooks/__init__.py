@@ -1,0 +1,87 @@
+"""The pipeline every hook shares: read stdin, parse, open the database, handle, emit.
+
+It is written once, with the failure policy of SPEC §4.4 in one place (cortex_hooks.boundary):
+whatever goes wrong, one line on stderr and exit 1, which Claude Code reports as a non-blocking
+hook error — the tool call is never blocked by a failure, only by a deliberate deny.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+
+from cortex_hooks import boundary, location, store
+from cortex_hooks.errors import CortexError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Payload = dict[str, Any]
+    Handler = Callable[[Payload, sqlite3.Connection, str], "Outcome"]
+
+
+class Outcome:
+    """What a hook has to say: JSON for Claude Code (or nothing), and problems for stderr."""
+
+    __slots__ = ("output", "problems")
+
+    def __init__(self, output: dict[str, Any] | None = None, problems: list[str] | None = None) -> None:
+        self.output = output
+        self.problems = problems or []
+
+
+def run(event: str, handle: Handler) -> int:
+    """Run one hook invocation behind the error boundary; the process exit status."""
+    return boundary.guarded(lambda: _run(event, handle), prefix=f"cortex-hooks: {event}")
+
+
+def _run(event: str, handle: Handler) -> int:
+    payload = read_payload(event)
+    path = location.hook_database(payload.get("cwd"))
+    try:
+        connection = store.open_database(path)
+    except store.Missing:
+        return 0  # a project without a database: hooks never create one, and stay silent
+    try:
+        outcome = handle(payload, connection, path)
+    finally:
+        connection.close()
+    if outcome.output is not None:
+        sys.stdout.write(json.dumps(outcome.output) + "\n")
+    if outcome.problems:
+        raise_or_report(event, outcome)
+    return 0
+
+
+def raise_or_report(event: str, outcome: Outcome) -> None:
+    """Problems without a decision are a hook error (exit 1); beside a decision they are only
+    reported, so that Claude Code still acts on the JSON (it reads JSON reliably on exit 0)."""
+    line = "; ".join(outcome.problems)
+    if outcome.output is None:
+        raise CortexError(line)
+    print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
+
+
+def read_payload(event: str) -> Payload:
+    """The hook payload from stdin: a JSON object of this event, or CortexError saying why not."""
+    stream = getattr(sys.stdin, "buffer", None)
+    raw = stream.read() if stream is not None else b""
+    if not raw.strip():
+        raise CortexError("no payload on stdin (expected one JSON object from Claude Code)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CortexError(f"payload is not valid UTF-8 (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CortexError(f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    if not isinstance(payload, dict):
+        raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
+    name = payload.get("hook_event_name", event)
+    if name != event:
+        raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
+    return payload

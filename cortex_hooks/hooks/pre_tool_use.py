@@ -1,0 +1,86 @@
+"""PreToolUse: match the tool call against learnings; boost, then deny or warn (SPEC §4.1).
+
+This is the hot path, run before every tool call. A call that cannot match any learning costs
+a JSON parse, an index lookup and nothing else: pydantic and `regex` are imported only once a
+candidate survives the prefilter and the tool matcher.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from cortex_hooks import clock, hooks, matching, needles, settings, verdict
+from cortex_hooks.errors import CortexError
+from cortex_hooks.store import Transaction
+from cortex_hooks.store import learnings as store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def main() -> int:
+    return hooks.run("PreToolUse", handle)
+
+
+def handle(payload: dict[str, Any], connection: sqlite3.Connection, database: str) -> hooks.Outcome:
+    tool_name = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_name, str) or not tool_name:
+        raise CortexError("payload field tool_name must be a non-empty string")
+    if not isinstance(tool_input, dict):
+        raise CortexError("payload field tool_input must be a JSON object")
+
+    texts = {target: matching.fragments(target, tool_name, tool_input) for target in matching.TARGETS}
+    rows = [
+        row
+        for row in store.candidates(connection, _lookup_keys(connection, texts))
+        if matching.tool_accepts(row["tool"], tool_name)
+    ]
+    if not rows:
+        return hooks.Outcome()
+
+    config = settings.for_database(database)
+    matched: list[int] = []
+    problems: list[str] = []
+    for row in rows:
+        try:
+            compiled = matching.compile_pattern(row["regex"])
+            if matching.search(
+                compiled, texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+            ):
+                matched.append(row["id"])
+        except CortexError as error:
+            problems.append(f"learning #{row['id']} skipped: {error.message}")
+        except TimeoutError:
+            problems.append(f"learning #{row['id']} skipped: its regex timed out")
+    if not matched:
+        return hooks.Outcome(problems=problems)
+
+    now = clock.iso(clock.now())
+    with Transaction(connection):
+        hits = [
+            verdict.Hit(
+                id=row["id"],
+                anti_pattern=row["anti_pattern"],
+                correct_pattern=row["correct_pattern"],
+                severity=row["severity"],
+                auto_block=bool(row["auto_block"]),
+                before=row["confidence"],
+            )
+            for row in store.matched(connection, matched)
+        ]
+        store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
+    return hooks.Outcome(verdict.decide(hits, config.policy), problems)
+
+
+def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) -> list[str]:
+    """The prefilter keys these texts could satisfy (see cortex_hooks.needles)."""
+    keys: list[str] = []
+    for target, fragments in texts.items():
+        if sum(map(len, fragments)) <= needles.SCAN_ABOVE:
+            keys += needles.text_keys(target, fragments)
+        else:
+            letter = needles.TARGET_LETTER[target]
+            keys += [key for key in store.keys_of_target(connection, letter) if needles.present(key, fragments)]
+    return keys

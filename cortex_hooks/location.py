@@ -1,0 +1,64 @@
+"""Where the project's database lives, and creating it private to the user."""
+
+from __future__ import annotations
+
+import os
+
+from cortex_hooks.errors import CortexError
+
+DIRECTORY = ".cortex"
+FILENAME = "cortex.db"
+
+
+def hook_database(payload_cwd: object) -> str:
+    """The database a hook uses: CORTEX_DB, else the project Claude Code names, else the payload's cwd."""
+    explicit = os.environ.get("CORTEX_DB")
+    if explicit:
+        return explicit
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or (
+        payload_cwd if isinstance(payload_cwd, str) and payload_cwd else os.getcwd()
+    )
+    return os.path.join(project, DIRECTORY, FILENAME)
+
+
+def cli_database(option: str | None) -> str:
+    """The database the CLI uses: --db, CORTEX_DB, CLAUDE_PROJECT_DIR, else the nearest project root."""
+    explicit = option or os.environ.get("CORTEX_DB")
+    if explicit:
+        return explicit
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or _nearest_project(os.getcwd())
+    return os.path.join(project, DIRECTORY, FILENAME)
+
+
+def _nearest_project(start: str) -> str:
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isdir(os.path.join(here, DIRECTORY)) or os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(start)
+        here = parent
+
+
+def create_private(path: str) -> None:
+    """Create an empty database file (0600) and any missing directory (0700) for it.
+
+    A `.cortex/` directory we create gets a `.gitignore` of `*`, so the memory is never committed
+    by accident. An existing file is left alone: this runs before SQLite ever opens the path.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            os.chmod(directory, 0o700)
+            if os.path.basename(directory) == DIRECTORY:
+                with open(os.path.join(directory, ".gitignore"), "w", encoding="utf-8") as ignore:
+                    ignore.write("*\n")
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if not os.path.isdir(directory):
+            raise CortexError(f"cannot create the database: {directory} is not a directory") from None
+        # The file exists: another process created it first, or it is there already.
+    except OSError as error:
+        raise CortexError(f"cannot create the database {path}: {error.strerror or error}") from None

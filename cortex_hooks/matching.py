@@ -1,0 +1,97 @@
+"""What a learning is matched against: Claude Code's tool matchers, target texts, timed regexes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from cortex_hooks.errors import USAGE, CortexError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TARGETS = ("content", "path", "input")
+
+# Claude Code reads a matcher made only of these characters as exact tool names separated by
+# `|` or `,`; anything else is an unanchored, case-sensitive regular expression.
+_NAMES = re.compile(r"[A-Za-z0-9_\- ,|]*")
+_SEPARATORS = re.compile(r"[|,]")
+
+_CONTENT_FIELD = {
+    "Bash": "command",
+    "PowerShell": "command",
+    "Write": "content",
+    "Edit": "new_string",
+    "NotebookEdit": "new_source",
+}
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+def tool_accepts(matcher: str, tool_name: str) -> bool:
+    """Whether a learning's `tool` matcher accepts this tool, as Claude Code's hook matchers do."""
+    matcher = matcher.strip()
+    if matcher in ("", "*"):
+        return True
+    if _NAMES.fullmatch(matcher):
+        return tool_name in {name.strip() for name in _SEPARATORS.split(matcher)}
+    try:
+        return re.search(matcher, tool_name) is not None
+    except re.error:
+        return False
+
+
+def check_tool_matcher(matcher: str) -> str:
+    """A matcher as given, or CortexError when it is a regular expression that does not compile."""
+    if not _NAMES.fullmatch(matcher.strip()):
+        try:
+            re.compile(matcher)
+        except re.error as error:
+            raise CortexError(f"tool matcher {matcher!r} is not a valid regex: {error}", USAGE) from None
+    return matcher
+
+
+def compact(tool_input: dict[str, Any]) -> str:
+    """The compact JSON of a tool input, non-ASCII kept as it is so literals match."""
+    return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
+
+
+def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[str]:
+    """The texts a learning of this target is matched against (SPEC §4.1); it matches if any does."""
+    if target == "input":
+        return [compact(tool_input)]
+    if target == "path":
+        return [value for field in _PATH_FIELDS if isinstance(value := tool_input.get(field), str)][:1]
+    if tool_name == "MultiEdit":
+        edits = tool_input.get("edits")
+        if not isinstance(edits, list):
+            return []
+        return [edit["new_string"] for edit in edits if isinstance(edit, dict) and isinstance(edit.get("new_string"), str)]
+    field = _CONTENT_FIELD.get(tool_name)
+    if field is None:
+        return [compact(tool_input)]
+    value = tool_input.get(field)
+    return [value] if isinstance(value, str) else []
+
+
+def compile_pattern(pattern: str) -> Any:
+    """A compiled `regex` pattern; CortexError (invalid input) when it does not compile."""
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except (regex.error, ValueError, OverflowError, RecursionError) as error:
+        raise CortexError(f"invalid regex {pattern!r}: {error}", USAGE) from None
+
+
+def search(compiled: Any, texts: list[str], base_timeout: float, timeout_per_mib: float) -> bool:
+    """Whether the pattern occurs in any text; TimeoutError past a budget that grows with the text.
+
+    The timeout bounds pathological patterns, not honest work: a plain pattern over a Write of
+    tens of megabytes still runs to the end.
+    """
+    for text in texts:
+        timeout = base_timeout + timeout_per_mib * len(text) / 1_048_576
+        if compiled.search(text, timeout=timeout) is not None:
+            return True
+    return False

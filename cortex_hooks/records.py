@@ -1,0 +1,126 @@
+"""pydantic models of what crosses the CLI boundary: learnings given, shown, exported, imported."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+
+from cortex_hooks import confidence, matching
+from cortex_hooks.errors import CortexError
+
+Severity = Literal["low", "medium", "high", "critical"]
+Target = Literal["content", "path", "input"]
+START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
+
+
+def _hundredths(value: object) -> int:
+    """A user's confidence (0.75, "0.75") as hundredths within [0.30, 0.90], two decimals at most."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError("must be a number such as 0.75")
+    hundredths = confidence.parse(repr(value) if isinstance(value, float) else str(value))
+    low, high = START_RANGE
+    if not low <= hundredths <= high:
+        raise ValueError(
+            f"must lie in [{confidence.show(low)}, {confidence.show(high)}], got {value}"
+        )
+    return hundredths
+
+
+Hundredths = Annotated[int, BeforeValidator(_hundredths)]
+Text = Annotated[str, Field(min_length=1)]
+
+
+class LearningFields(BaseModel):
+    """What a user gives for a learning (add, update, import): validated before anything is written."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    anti_pattern: Text
+    correct_pattern: Text
+    regex: str | None = None
+    tool: str = "*"
+    target: Target = "content"
+    severity: Severity = "medium"
+    auto_block: bool = False
+    pinned: bool = False
+    confidence: Hundredths = confidence.DEFAULT.start
+    context: str | None = None
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if not pattern:
+            return None
+        try:
+            matching.compile_pattern(pattern)
+        except CortexError as error:
+            raise ValueError(error.message) from None
+        return pattern
+
+    @field_validator("tool")
+    @classmethod
+    def _matcher(cls, matcher: str) -> str:
+        try:
+            return matching.check_tool_matcher(matcher)
+        except CortexError as error:
+            raise ValueError(error.message) from None
+
+
+class ImportedLearning(LearningFields):
+    """A learning in an import file: what export prints, with ids, counters and times optional."""
+
+    id: int | None = None
+    access_count: int = Field(default=0, ge=0)
+    last_accessed: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    archived_at: str | None = None
+
+
+class Learning(BaseModel):
+    """A stored learning as `--json` and export print it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    anti_pattern: str
+    correct_pattern: str
+    regex: str | None
+    tool: str
+    target: Target
+    severity: Severity
+    auto_block: bool
+    pinned: bool
+    confidence: float
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    archived_at: str | None
+    context: str | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Learning:
+        values = dict(row)
+        values["confidence"] = confidence.as_number(values["confidence"])
+        return cls.model_validate(values)
+
+
+def explain(error: ValidationError) -> str:
+    """A ValidationError as one line of `field: message` parts, the field named as pydantic does."""
+    parts = []
+    for problem in error.errors(include_url=False):
+        where = ".".join(str(part) for part in problem["loc"]) or "value"
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def validated(model: type[BaseModel], data: Any, what: str) -> Any:
+    """`model` validated from data, or CortexError (invalid input) naming every offending field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise CortexError(f"{what}: {explain(error)}", 2) from None

@@ -1,0 +1,162 @@
+"""SQL for learnings: CRUD, the PreToolUse candidate lookup, boosts and decay."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from cortex_hooks import confidence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+COLUMNS = (
+    "anti_pattern",
+    "correct_pattern",
+    "regex",
+    "tool",
+    "target",
+    "severity",
+    "auto_block",
+    "pinned",
+    "confidence",
+    "access_count",
+    "last_accessed",
+    "created_at",
+    "updated_at",
+    "archived_at",
+    "context",
+)
+_SCOPES = {
+    "active": "archived_at IS NULL",
+    "archived": "archived_at IS NOT NULL",
+    "all": "1",
+}
+
+
+def insert(connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]) -> int:
+    """Insert a learning (every column of COLUMNS given) and its prefilter keys; the new id."""
+    placeholders = ", ".join(f":{column}" for column in COLUMNS)
+    cursor = connection.execute(
+        f"INSERT INTO learning ({', '.join(COLUMNS)}) VALUES ({placeholders})", dict(values)
+    )
+    learning_id = cursor.lastrowid
+    assert learning_id is not None
+    _replace_keys(connection, learning_id, keys)
+    return learning_id
+
+
+def update(
+    connection: sqlite3.Connection,
+    learning_id: int,
+    changes: Mapping[str, object],
+    keys: Iterable[str] | None = None,
+) -> None:
+    """Change some columns of one learning; new prefilter keys when its regex or target changed."""
+    unknown = set(changes) - set(COLUMNS)
+    assert not unknown, unknown
+    if changes:
+        assignments = ", ".join(f"{column} = :{column}" for column in changes)
+        connection.execute(
+            f"UPDATE learning SET {assignments} WHERE id = :id", {**changes, "id": learning_id}
+        )
+    if keys is not None:
+        _replace_keys(connection, learning_id, keys)
+
+
+def _replace_keys(connection: sqlite3.Connection, learning_id: int, keys: Iterable[str]) -> None:
+    connection.execute("DELETE FROM learning_key WHERE learning_id = :id", {"id": learning_id})
+    connection.executemany(
+        "INSERT INTO learning_key (key, learning_id) VALUES (:key, :id)",
+        [{"key": key, "id": learning_id} for key in keys],
+    )
+
+
+def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = connection.execute(
+        "SELECT * FROM learning WHERE id = :id", {"id": learning_id}
+    ).fetchone()
+    return row
+
+
+def select(
+    connection: sqlite3.Connection, scope: str = "active", review_threshold: int | None = None
+) -> list[sqlite3.Row]:
+    """Learnings in a scope (active, archived, all), optionally only those awaiting review."""
+    where = _SCOPES[scope]
+    if review_threshold is not None:
+        where += " AND confidence <= :threshold AND pinned = 0 AND archived_at IS NULL"
+    return connection.execute(
+        f"SELECT * FROM learning WHERE {where} ORDER BY id", {"threshold": review_threshold}
+    ).fetchall()
+
+
+def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:
+    """Count one access (a single-item read); False when there is no such learning."""
+    cursor = connection.execute(
+        "UPDATE learning SET access_count = access_count + 1, last_accessed = :now WHERE id = :id",
+        {"now": now, "id": learning_id},
+    )
+    return cursor.rowcount == 1
+
+
+def candidates(
+    connection: sqlite3.Connection, keys: list[str]
+) -> list[sqlite3.Row]:
+    """Active learnings with a regex whose prefilter key is among `keys` (an index lookup)."""
+    return connection.execute(
+        """SELECT DISTINCT l.id, l.regex, l.tool, l.target
+           FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
+           WHERE k.key IN (SELECT value FROM json_each(:keys))
+             AND l.archived_at IS NULL AND l.regex IS NOT NULL
+           ORDER BY l.id""",
+        {"keys": json.dumps(keys)},
+    ).fetchall()
+
+
+def keys_of_target(connection: sqlite3.Connection, letter: str) -> list[str]:
+    """Every distinct prefilter key of one target: for texts too long to cut into grams."""
+    rows = connection.execute(
+        "SELECT DISTINCT key FROM learning_key WHERE key >= :low AND key < :high",
+        {"low": letter, "high": chr(ord(letter) + 1)},
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+    """The matched learnings as they are now, inside the write transaction, before their boost."""
+    return connection.execute(
+        """SELECT id, anti_pattern, correct_pattern, severity, auto_block, confidence
+           FROM learning WHERE id IN (SELECT value FROM json_each(:ids)) AND archived_at IS NULL
+           ORDER BY id""",
+        {"ids": json.dumps(ids)},
+    ).fetchall()
+
+
+def record_matches(
+    connection: sqlite3.Connection, ids: list[int], now: str, policy: confidence.Policy
+) -> None:
+    """Boost each matched learning and count the access, by the pure rule of the confidence model."""
+    connection.create_function(
+        "boosted", 1, lambda value: confidence.boosted(value, policy), deterministic=True
+    )
+    connection.execute(
+        """UPDATE learning
+           SET confidence = boosted(confidence), access_count = access_count + 1,
+               last_accessed = :now
+           WHERE id IN (SELECT value FROM json_each(:ids)) AND archived_at IS NULL""",
+        {"now": now, "ids": json.dumps(ids)},
+    )
+
+
+def decay_all(connection: sqlite3.Connection, policy: confidence.Policy) -> int:
+    """One session end's decay of every unpinned, active learning; how many changed."""
+    connection.create_function(
+        "decayed", 1, lambda value: confidence.decayed(value, policy), deterministic=True
+    )
+    cursor = connection.execute(
+        """UPDATE learning SET confidence = decayed(confidence)
+           WHERE pinned = 0 AND archived_at IS NULL AND decayed(confidence) != confidence"""
+    )
+    return cursor.rowcount

@@ -1,0 +1,67 @@
+"""Schema migrations, keyed by `PRAGMA user_version`; each runs inside one write transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from cortex_hooks.errors import CortexError
+from cortex_hooks.store import SCHEMA_VERSION, Transaction, user_version
+
+# One entry per schema version: the statements that take version N-1 to N. Statements run one
+# by one inside the migration's transaction (executescript() would commit first).
+MIGRATIONS: list[tuple[str, ...]] = [
+    (
+        """CREATE TABLE learning (
+            id INTEGER PRIMARY KEY,
+            anti_pattern TEXT NOT NULL,
+            correct_pattern TEXT NOT NULL,
+            regex TEXT,
+            tool TEXT NOT NULL DEFAULT '*',
+            target TEXT NOT NULL DEFAULT 'content' CHECK (target IN ('content', 'path', 'input')),
+            severity TEXT NOT NULL DEFAULT 'medium'
+                CHECK (severity IN ('low', 'medium', 'high', 'critical')),
+            auto_block INTEGER NOT NULL DEFAULT 0 CHECK (auto_block IN (0, 1)),
+            pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+            confidence INTEGER NOT NULL DEFAULT 70 CHECK (confidence BETWEEN 0 AND 100),
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            archived_at TEXT,
+            context TEXT
+        )""",
+        # The PreToolUse prefilter (see cortex_hooks.needles): looked up by key, never scanned.
+        """CREATE TABLE learning_key (
+            key TEXT NOT NULL,
+            learning_id INTEGER NOT NULL REFERENCES learning (id),
+            PRIMARY KEY (key, learning_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX learning_key_by_learning ON learning_key (learning_id)",
+        """CREATE TABLE session (
+            id TEXT PRIMARY KEY,
+            source TEXT,
+            started_at TEXT,
+            ended_at TEXT,
+            reason TEXT,
+            summary TEXT,
+            key_changes TEXT NOT NULL DEFAULT '[]'
+        )""",
+    ),
+]
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+def migrate(connection: sqlite3.Connection, path: str) -> None:
+    """Bring the database to SCHEMA_VERSION; a no-op if another process got there first."""
+    if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
+    with Transaction(connection):
+        version = user_version(connection)  # again: another process may have migrated meanwhile
+        if version > SCHEMA_VERSION:
+            raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
+        if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+        for statements in MIGRATIONS[version:]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

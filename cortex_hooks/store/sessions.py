@@ -1,0 +1,54 @@
+"""SQL for sessions: starts, ends (at most once each) and their summaries."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+
+def record_start(connection: sqlite3.Connection, session_id: str, source: str, now: str) -> bool:
+    """Record a session's start; False when the session was known already (resume, clear …)."""
+    cursor = connection.execute(
+        """INSERT INTO session (id, source, started_at) VALUES (:id, :source, :now)
+           ON CONFLICT (id) DO NOTHING""",
+        {"id": session_id, "source": source, "now": now},
+    )
+    return cursor.rowcount == 1
+
+
+def has_ended(connection: sqlite3.Connection, session_id: str) -> bool:
+    row = connection.execute(
+        "SELECT ended_at FROM session WHERE id = :id", {"id": session_id}
+    ).fetchone()
+    return row is not None and row[0] is not None
+
+
+def record_end(
+    connection: sqlite3.Connection,
+    session_id: str,
+    reason: str,
+    now: str,
+    summary: str | None,
+    key_changes: list[dict[str, str]],
+) -> None:
+    """Mark a session ended (creating it when its start was never seen)."""
+    connection.execute(
+        """INSERT INTO session (id, ended_at, reason, summary, key_changes)
+           VALUES (:id, :now, :reason, :summary, :changes)
+           ON CONFLICT (id) DO UPDATE SET ended_at = :now, reason = :reason,
+               summary = :summary, key_changes = :changes""",
+        {
+            "id": session_id,
+            "now": now,
+            "reason": reason,
+            "summary": summary,
+            "changes": json.dumps(key_changes, ensure_ascii=False),
+        },
+    )
+
+
+def select(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every session, the latest first."""
+    return connection.execute(
+        "SELECT * FROM session ORDER BY coalesce(ended_at, started_at) DESC, rowid DESC"
+    ).fetchall()
