@@ -17,10 +17,10 @@ from cortex_hooks.errors import CortexError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TypeVar
 
     Payload = dict[str, Any]
-    Handler = Callable[[Payload, sqlite3.Connection, str], "Outcome"]
+    Parsed = TypeVar("Parsed")
 
 
 class Outcome:
@@ -33,20 +33,33 @@ class Outcome:
         self.problems = problems or []
 
 
-def run(event: str, handle: Handler) -> int:
-    """Run one hook invocation behind the error boundary; the process exit status."""
-    return boundary.guarded(lambda: _run(event, handle), prefix=f"cortex-hooks: {event}")
+def run(
+    event: str,
+    parse: Callable[[Payload], Parsed],
+    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+) -> int:
+    """One hook invocation behind the error boundary; the process exit status.
+
+    `parse` validates the payload before the database is looked at, so bad input is reported
+    even in a project without a database; `handle` loads, decides and writes.
+    """
+    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}")
 
 
-def _run(event: str, handle: Handler) -> int:
+def _run(
+    event: str,
+    parse: Callable[[Payload], Parsed],
+    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+) -> int:
     payload = read_payload(event)
+    parsed = parse(payload)
     path = location.hook_database(payload.get("cwd"))
     try:
         connection = store.open_database(path)
     except store.Missing:
         return 0  # a project without a database: hooks never create one, and stay silent
     try:
-        outcome = handle(payload, connection, path)
+        outcome = handle(parsed, connection, path)
     finally:
         connection.close()
     if outcome.output is not None:

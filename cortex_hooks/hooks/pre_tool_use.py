@@ -20,17 +20,30 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return hooks.run("PreToolUse", handle)
+    return hooks.run("PreToolUse", parse, handle)
 
 
-def handle(payload: dict[str, Any], connection: sqlite3.Connection, database: str) -> hooks.Outcome:
+class ToolCall:
+    __slots__ = ("tool_input", "tool_name")
+
+    def __init__(self, tool_name: str, tool_input: dict[str, Any]) -> None:
+        self.tool_name = tool_name
+        self.tool_input = tool_input
+
+
+def parse(payload: dict[str, Any]) -> ToolCall:
+    """The two fields this hook uses, checked with the standard library (no pydantic here)."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not tool_name:
-        raise CortexError("payload field tool_name must be a non-empty string")
+        raise CortexError("invalid payload: tool_name must be a non-empty string")
     if not isinstance(tool_input, dict):
-        raise CortexError("payload field tool_input must be a JSON object")
+        raise CortexError("invalid payload: tool_input must be a JSON object")
+    return ToolCall(tool_name, tool_input)
 
+
+def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hooks.Outcome:
+    tool_name, tool_input = call.tool_name, call.tool_input
     texts = {target: matching.fragments(target, tool_name, tool_input) for target in matching.TARGETS}
     rows = [
         row

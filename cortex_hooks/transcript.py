@@ -1,0 +1,134 @@
+"""Reading a session transcript (JSON lines): the first user prompt and the files changed.
+
+Transcripts grow to hundreds of megabytes, and SessionEnd has a small time budget, so the file
+is streamed line by line, only lines that can matter are parsed, and the scan stops at a
+deadline with what it has found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+SUMMARY_LENGTH = 200
+MAX_CHANGES = 50
+PARSE_LIMIT = 1 << 20  # longer lines are read with a byte pattern instead of a JSON parse
+
+_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+_TOOL_MARKERS = tuple(f'"name":"{tool}"'.encode() for tool in _TOOLS)
+_RAW_CHANGE = re.compile(
+    rb'"type":"tool_use","id":"([^"]*)","name":"(' + "|".join(_TOOLS).encode() + rb')","input":\{'
+)
+_RAW_PATH = re.compile(rb'"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)"')
+
+
+class Summary:
+    __slots__ = ("key_changes", "summary")
+
+    def __init__(self, summary: str | None, key_changes: list[dict[str, str]]) -> None:
+        self.summary = summary
+        self.key_changes = key_changes
+
+
+def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
+    """The first user prompt (cut to 200 characters) and the files written or edited, per tool.
+
+    Malformed lines are skipped. A tool call whose result was an error (a denied Write, say)
+    is not a change. OSError propagates: the caller decides what an unreadable file means.
+    """
+    deadline = time.monotonic() + budget_seconds
+    prompt: str | None = None
+    changes: dict[str, tuple[str, str]] = {}  # tool_use id -> (file, tool), in order
+    with open(path, "rb") as lines:
+        for number, line in enumerate(lines):
+            if prompt is None and b'"type":"user"' in line:
+                prompt = _prompt(_parse(line))
+            if b'"tool_use"' in line and any(marker in line for marker in _TOOL_MARKERS):
+                changes.update(_changes(line))
+            elif b'"is_error":true' in line and b'"tool_result"' in line:
+                for failed in _failed(_parse(line)):
+                    changes.pop(failed, None)
+            if number % 1024 == 0 and time.monotonic() > deadline:
+                break
+    unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
+    key_changes = [{"file": file, "action": tool} for file, tool in unique][:MAX_CHANGES]
+    return Summary(prompt, key_changes)
+
+
+def _parse(line: bytes) -> Any:
+    if len(line) > PARSE_LIMIT:
+        return None
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _message_content(record: Any) -> Any:
+    if not isinstance(record, dict):
+        return None
+    message = record.get("message")
+    return message.get("content") if isinstance(message, dict) else None
+
+
+def _prompt(record: Any) -> str | None:
+    if not isinstance(record, dict) or record.get("type") != "user":
+        return None
+    if record.get("isSidechain") or record.get("isMeta"):
+        return None
+    content = _message_content(record)
+    if isinstance(content, list):
+        content = " ".join(
+            block.get("text", "")
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+    if not isinstance(content, str):
+        return None
+    text = " ".join(content.split())
+    return text[:SUMMARY_LENGTH] or None
+
+
+def _changes(line: bytes) -> dict[str, tuple[str, str]]:
+    record = _parse(line)
+    if record is None:
+        return _raw_changes(line)
+    found: dict[str, tuple[str, str]] = {}
+    content = _message_content(record)
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("name") not in _TOOLS:
+            continue
+        tool_input = block.get("input")
+        if not isinstance(tool_input, dict):
+            continue
+        file = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if isinstance(file, str) and file:
+            found[str(block.get("id", len(found)))] = (file, block["name"])
+    return found
+
+
+def _raw_changes(line: bytes) -> dict[str, tuple[str, str]]:
+    """The changes of a line too long to parse: the tool_use header, then its path field."""
+    found: dict[str, tuple[str, str]] = {}
+    for header in _RAW_CHANGE.finditer(line):
+        path = _RAW_PATH.search(line, header.end())
+        if path is None:
+            continue
+        try:
+            file = json.loads(b'"' + path.group(1) + b'"')
+        except ValueError:
+            continue
+        found[header.group(1).decode("utf-8", "replace")] = (file, header.group(2).decode())
+    return found
+
+
+def _failed(record: Any) -> list[str]:
+    content = _message_content(record)
+    blocks = content if isinstance(content, list) else []
+    return [
+        str(block.get("tool_use_id"))
+        for block in blocks
+        if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error") is True
+    ]
