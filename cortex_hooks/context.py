@@ -1,53 +1,93 @@
-"""The text SessionStart injects: the review prompt, then the snapshot, within a budget (pure)."""
+"""The text SessionStart injects, pure: the review prompt, then the snapshot, within a budget.
+
+Every part is a Section of one-line entries ranked by importance. When the whole is over the
+budget, entries are cut from the least important section first, and each cut section says how
+many entries it left out and which command shows them, so nothing disappears without a trace.
+"""
 
 from __future__ import annotations
 
-import sqlite3
-
 from cortex_hooks import confidence
 
-REVIEW_HEADER = (
-    "cortex-hooks: {count} learned anti-pattern{s} lost confidence through disuse and "
-    "{verb} review. Ask the user whether to keep or archive each:"
-)
+
+class Section:
+    """A heading, one-line entries, and a closing line for what is left out."""
+
+    def __init__(
+        self, heading: str, entries: list[str], *, rank: int, more: str, hidden: int = 0
+    ) -> None:
+        self.heading = heading
+        self.entries = entries
+        self.rank = rank  # 0 is the most important
+        self.more = more  # the command that shows everything
+        self.hidden = hidden  # entries that exist but are not listed
+        self._entries_length = sum(len(entry) + 1 for entry in entries)
+
+    def tail(self) -> str:
+        return f"- … {self.hidden} more: `{self.more}`" if self.hidden else ""
+
+    def length(self) -> int:
+        if not self.entries and not self.hidden:
+            return 0
+        tail = self.tail()
+        return len(self.heading) + 1 + self._entries_length + (len(tail) + 1 if tail else 0)
+
+    def drop_last(self) -> None:
+        self._entries_length -= len(self.entries.pop()) + 1
+        self.hidden += 1
+
+    def render(self) -> str:
+        lines = [self.heading, *self.entries]
+        if self.hidden:
+            lines.append(self.tail())
+        return "\n".join(lines)
 
 
-def review_entries(rows: list[sqlite3.Row]) -> list[str]:
-    """One entry per learning awaiting review, with the exact commands that answer it."""
-    return [
-        f"- #{row['id']} {_line(row['anti_pattern'])} (confidence {confidence.show(row['confidence'])})"
+def assemble(sections: list[Section], budget: int) -> str:
+    """The sections in order, within `budget` characters: least important entries cut first."""
+    live = [section for section in sections if section.length()]
+    cap = max(1, budget // 8)  # no entry is shorter than a few characters: cheap first cut
+    for section in live:
+        while len(section.entries) > cap:
+            section.drop_last()
+    while _total(live) > budget:
+        cuttable = [section for section in live if section.entries]
+        if not cuttable:
+            break
+        max(cuttable, key=lambda section: section.rank).drop_last()
+    text = "\n\n".join(section.render() for section in live if section.length())
+    return text[:budget]
+
+
+def _total(sections: list[Section]) -> int:
+    lengths = [section.length() for section in sections if section.length()]
+    return sum(lengths) + 2 * max(0, len(lengths) - 1)
+
+
+def line(text: str | None, limit: int = 200) -> str:
+    """One line of at most `limit` characters."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def review_section(rows: list[dict[str, object]]) -> Section:
+    """Learnings awaiting review, each with the exact commands that answer it."""
+    one = len(rows) == 1
+    heading = (
+        f"cortex-hooks: {len(rows)} learned anti-pattern{'' if one else 's'} lost confidence "
+        f"through disuse and {'awaits' if one else 'await'} review. "
+        "Ask the user whether to keep or archive each:"
+    )
+    entries = [
+        f"- #{row['id']} {line(str(row['anti_pattern']), 160)} "
+        f"(confidence {confidence.show(int(str(row['confidence'])))})"
         f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
         for row in rows
     ]
-
-
-def review_prompt(rows: list[sqlite3.Row], budget: int) -> str:
-    """The review prompt, cut to `budget` characters with the rest counted, not silently lost."""
-    if not rows:
-        return ""
-    one = len(rows) == 1
-    header = REVIEW_HEADER.format(count=len(rows), s="" if one else "s", verb="awaits" if one else "await")
-    return fit(header, review_entries(rows), budget, "cortex-hooks list --review")
+    return Section(heading, entries, rank=0, more="cortex-hooks list --review")
 
 
 def system_message(count: int) -> str:
-    return (
-        f"cortex-hooks: {count} learning{' awaits' if count == 1 else 's await'} review — keep or archive? "
-        "(cortex-hooks list --review)"
-    )
-
-
-def fit(header: str, entries: list[str], budget: int, more: str) -> str:
-    """The header and as many entries as fit in `budget`, then how many are left and where."""
-    text = header
-    for shown, entry in enumerate(entries):
-        tail = f"\n- … {len(entries) - shown} more: `{more}`"
-        if len(text) + 1 + len(entry) + len(tail) > budget:
-            return text + tail if len(text) + len(tail) <= budget else text[:budget]
-        text += "\n" + entry
-    return text
-
-
-def _line(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """The one line that tells the user too."""
+    verb = "learning awaits" if count == 1 else "learnings await"
+    return f"cortex-hooks: {count} {verb} review — keep or archive? (cortex-hooks list --review)"

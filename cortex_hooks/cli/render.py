@@ -31,7 +31,9 @@ def emit_json(value: Any) -> None:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     elif isinstance(value, list):
-        value = [item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value]
+        value = [
+            item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value
+        ]
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -85,3 +87,42 @@ def learning_detail(learning: Learning) -> str:
     ]
     body = "\n".join(f"  {name:<13} {clean(value)}" for name, value in rows if value)
     return f"Learning #{learning.id}\n{body}"
+
+
+def table(what: str, columns: tuple[str, ...], records: list[BaseModel]) -> str:
+    """A plain table: the id, then the given columns, each cut to a readable width."""
+    if not records:
+        return f"No {what}."
+    rows = [
+        [str(getattr(record, "id")), *(clean(_text(getattr(record, c)), one_line=True)[:60] for c in columns)]
+        for record in records
+    ]
+    header = ["ID", *(column.upper().replace("_", " ") for column in columns)]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    )
+
+
+def detail(title: str, record: BaseModel) -> str:
+    """Every field but the id, one per line, control characters stripped."""
+    fields = record.model_dump(exclude={"id"})
+    body = "\n".join(
+        f"  {name.replace('_', ' '):<14} {clean(_text(value))}"
+        for name, value in fields.items()
+        if value not in (None, [], "")
+    )
+    return f"{title}\n{body}"
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(_text(item) for item in value)
+    if isinstance(value, BaseModel):
+        return " ".join(f"{v}" for v in value.model_dump().values())
+    return str(value)

@@ -1,12 +1,16 @@
-"""SessionStart: record the session, then put the review prompt (and snapshot) before the agent."""
+"""SessionStart: record the session, prune, then inject the review prompt and the snapshot."""
 
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime, timedelta
 
-from cortex_hooks import clock, context, hooks, protocol, settings
-from cortex_hooks.store import Transaction
-from cortex_hooks.store import learnings, sessions
+from cortex_hooks import clock, context, hooks, protocol, pruning, settings, snapshot
+from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
+
+# Claude Code starts these sources inside a session that is already counted: the context is
+# injected again (it was compacted or cleared), but no new session begins.
+CONTINUING = frozenset({"resume", "clear", "compact"})
 
 
 def main() -> int:
@@ -21,15 +25,46 @@ def handle(
     payload: protocol.SessionStartPayload, connection: sqlite3.Connection, database: str
 ) -> hooks.Outcome:
     config = settings.for_database(database)
-    now = clock.iso(clock.now())
-    with Transaction(connection):
-        sessions.record_start(connection, payload.session_id, payload.source, now)
-    review = learnings.select(connection, "active", config.policy.review_threshold)
-    text = context.review_prompt(review, config.context_budget)
+    now = clock.now()
+    problems: list[str] = []
+    if payload.source not in CONTINUING:
+        with Transaction(connection):
+            sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    if config.prune:
+        try:
+            with Transaction(connection):
+                prune(connection, config, now, dry_run=False)
+        except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
+            problems.append(f"pruning skipped: {error}")
+    text, review = injected_text(connection, config, now)
     if not text:
-        return hooks.Outcome()
+        return hooks.Outcome(problems=problems)
     output = protocol.SessionStartOutput(
-        system_message=context.system_message(len(review)) if review else None,
+        system_message=context.system_message(review) if review else None,
         hook_specific_output=protocol.SessionStartContext(additional_context=text),
     )
-    return hooks.Outcome(output.wire())
+    return hooks.Outcome(output.wire(), problems)
+
+
+def prune(
+    connection: sqlite3.Connection, config: settings.Settings, now: datetime, *, dry_run: bool
+) -> dict[str, int]:
+    """Ebbinghaus pruning of every kind; the count archived (or, dry, that would be) per kind."""
+    rule = pruning.PruneRule(now, config)
+    return {
+        kind: memory.prune(connection, kind, rule, clock.iso(now), dry_run=dry_run)
+        for kind in memory.PRUNED_KINDS
+    }
+
+
+def injected_text(
+    connection: sqlite3.Connection, config: settings.Settings, now: datetime
+) -> tuple[str, int]:
+    """The text SessionStart injects, and how many learnings await review."""
+    review = [
+        dict(row)
+        for row in learnings.select(connection, "active", config.policy.review_threshold)
+    ]
+    since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
+    loaded = recall.memory(connection, since) if config.snapshot else None
+    return snapshot.session_context(review, loaded, now, config.context_budget), len(review)

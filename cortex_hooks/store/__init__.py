@@ -13,7 +13,7 @@ import sqlite3
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
 
 TYPE_CHECKING = False
@@ -56,7 +56,9 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
             schema.migrate(connection, path)
     except sqlite3.DatabaseError as error:
         connection.close()
-        raise CortexError(f"{path} is not a usable cortex database ({error}); it was left untouched") from None
+        raise CortexError(
+            f"{path} is not a usable cortex database ({error}); it was left untouched"
+        ) from None
     except BaseException:
         connection.close()
         raise
@@ -69,10 +71,14 @@ def user_version(connection: sqlite3.Connection) -> int:
 
 
 class Transaction:
-    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing."""
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing.
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    With `keep=False` it always rolls back: a preview of what the work would do.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, *, keep: bool = True) -> None:
         self.connection = connection
+        self.keep = keep
 
     def __enter__(self) -> sqlite3.Connection:
         self.connection.execute("BEGIN IMMEDIATE")
@@ -84,7 +90,7 @@ class Transaction:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if kind is None:
+        if kind is None and self.keep:
             self.connection.execute("COMMIT")
         elif self.connection.in_transaction:
             self.connection.execute("ROLLBACK")

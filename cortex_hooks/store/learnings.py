@@ -35,7 +35,9 @@ _SCOPES = {
 }
 
 
-def insert(connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]) -> int:
+def insert(
+    connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]
+) -> int:
     """Insert a learning (every column of COLUMNS given) and its prefilter keys; the new id."""
     placeholders = ", ".join(f":{column}" for column in COLUMNS)
     cursor = connection.execute(
@@ -101,9 +103,7 @@ def record_access(connection: sqlite3.Connection, learning_id: int, now: str) ->
     return cursor.rowcount == 1
 
 
-def candidates(
-    connection: sqlite3.Connection, keys: list[str]
-) -> list[sqlite3.Row]:
+def candidates(connection: sqlite3.Connection, keys: list[str]) -> list[sqlite3.Row]:
     """Active learnings with a regex whose prefilter key is among `keys` (an index lookup)."""
     return connection.execute(
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target

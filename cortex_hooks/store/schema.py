@@ -47,6 +47,45 @@ MIGRATIONS: list[tuple[str, ...]] = [
             key_changes TEXT NOT NULL DEFAULT '[]'
         )""",
     ),
+    # 2: decisions, errors and todos as memory kinds beside learnings (SPEC §5, §6).
+    (
+        """CREATE TABLE decision (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            reasoning TEXT NOT NULL,
+            category TEXT,
+            superseded_by INTEGER REFERENCES decision (id),
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            archived_at TEXT
+        )""",
+        """CREATE TABLE error (
+            id INTEGER PRIMARY KEY,
+            message TEXT NOT NULL,
+            fix TEXT,
+            severity TEXT NOT NULL DEFAULT 'medium'
+                CHECK (severity IN ('low', 'medium', 'high', 'critical')),
+            occurrences INTEGER NOT NULL DEFAULT 1,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed TEXT,
+            archived_at TEXT
+        )""",
+        """CREATE TABLE todo (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL,
+            priority TEXT NOT NULL DEFAULT 'medium' CHECK (priority IN ('high', 'medium', 'low')),
+            done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
+            done_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            archived_at TEXT
+        )""",
+        "CREATE INDEX session_by_end ON session (ended_at)",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -60,7 +99,9 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         if version > SCHEMA_VERSION:
             raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
         if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+            raise CortexError(
+                f"{path} is an SQLite database of something else; it was left untouched"
+            )
         for statements in MIGRATIONS[version:]:
             for statement in statements:
                 connection.execute(statement)

@@ -1,0 +1,116 @@
+"""CLI commands for the memory's life: prune, stats, snapshot and sessions."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import closing
+from typing import Any
+
+from cortex_hooks import clock, kinds, settings
+from cortex_hooks.cli import database, render
+from cortex_hooks.hooks import session_start
+from cortex_hooks.store import Transaction, memory, sessions
+
+_LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    prune = commands.add_parser("prune", parents=[common], help="archive never-used old memories")
+    prune.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    prune.set_defaults(run=run_prune)
+    stats = commands.add_parser("stats", parents=[common], help="the most accessed memories")
+    stats.set_defaults(run=run_stats)
+    snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
+    snapshot.set_defaults(run=run_snapshot)
+    group = commands.add_parser("sessions", parents=[common], help="sessions seen by the hooks")
+    actions = group.add_subparsers(dest="action", metavar="ACTION", parser_class=type(group))
+    actions.required = True
+    listing = actions.add_parser("list", parents=[common], help="every session, the latest first")
+    listing.set_defaults(run=run_sessions)
+    for command in (prune, stats, listing):
+        command.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    counts = dict.fromkeys(memory.PRUNED_KINDS, 0)
+    connection = database.for_reading(args)
+    if connection is not None:
+        with closing(connection), Transaction(connection, keep=not args.dry_run):
+            config = settings.for_database(database.path(args))
+            counts = session_start.prune(connection, config, clock.now(), dry_run=args.dry_run)
+    if args.json:
+        render.emit_json(counts)
+    else:
+        verb = "Would archive" if args.dry_run else "Archived"
+        render.say(f"{verb} " + ", ".join(f"{count} {kind}" for kind, count in counts.items()) + ".")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    top: dict[str, list[dict[str, Any]]] = {kind: [] for kind in _LABELS}
+    connection = database.for_reading(args)
+    if connection is not None:
+        with closing(connection):
+            for kind, label in _LABELS.items():
+                top[kind] = [
+                    {
+                        "id": row["id"],
+                        label: row[label],
+                        "access_count": row["access_count"],
+                        "last_accessed": row["last_accessed"],
+                    }
+                    for row in memory.most_accessed(connection, kind)
+                ]
+    if args.json:
+        render.emit_json(top)
+        return 0
+    blocks = []
+    for kind, rows in top.items():
+        lines = [f"Most accessed {kind}:"] + [
+            f"  #{row['id']:<5} {row['access_count']:>5}×  {render.clean(row[_LABELS[kind]], one_line=True)[:80]}"
+            for row in rows
+        ]
+        blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
+    render.say("\n\n".join(blocks))
+    return 0
+
+
+def run_snapshot(args: argparse.Namespace) -> int:
+    """Exactly the text SessionStart would inject now: pruning included, then rolled back."""
+    text = ""
+    connection = database.for_reading(args)
+    if connection is not None:
+        with closing(connection), Transaction(connection, keep=False):
+            config = settings.for_database(database.path(args))
+            now = clock.now()
+            if config.prune:
+                session_start.prune(connection, config, now, dry_run=False)
+            text, _ = session_start.injected_text(connection, config, now)
+    render.say(text)
+    return 0
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    rows = []
+    connection = database.for_reading(args)
+    if connection is not None:
+        with closing(connection):
+            rows = sessions.select(connection)
+    listed = [kinds.Session.from_row(row) for row in rows]
+    if args.json:
+        render.emit_json(listed)
+        return 0
+    if not listed:
+        render.say("No sessions.")
+    for session in listed:
+        changes = ", ".join(f"{change.file} ({change.action})" for change in session.key_changes)
+        render.say(
+            render.clean(
+                f"{session.id}  {session.source or '-'}  {session.started_at or '?'} → "
+                f"{session.ended_at or 'open'}  {session.reason or ''}\n"
+                f"    {session.summary or '(no summary)'}" + (f"\n    changed: {changes}" if changes else "")
+            )
+        )
+    return 0
+
+

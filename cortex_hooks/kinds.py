@@ -1,0 +1,136 @@
+"""pydantic models of decisions, errors, todos and sessions, as given and as shown."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cortex_hooks.records import Severity, Text
+
+Priority = Literal["high", "medium", "low"]
+
+
+class _Given(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Shown(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> _Shown:
+        return cls.model_validate(dict(row))
+
+
+class DecisionFields(_Given):
+    title: Text
+    reasoning: Text
+    category: str | None = None
+
+
+class Decision(_Shown):
+    id: int
+    title: str
+    reasoning: str
+    category: str | None
+    superseded_by: int | None
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    archived_at: str | None
+
+
+class ImportedDecision(DecisionFields):
+    id: int | None = None
+    superseded_by: int | None = None
+    access_count: int = Field(default=0, ge=0)
+    last_accessed: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    archived_at: str | None = None
+
+
+class ErrorFields(_Given):
+    message: Text
+    fix: str | None = None
+    severity: Severity = "medium"
+
+
+class Error(_Shown):
+    id: int
+    message: str
+    fix: str | None
+    severity: Severity
+    occurrences: int
+    first_seen: str
+    last_seen: str
+    access_count: int
+    last_accessed: str | None
+    archived_at: str | None
+
+
+class ImportedError(ErrorFields):
+    id: int | None = None
+    occurrences: int = Field(default=1, ge=1)
+    first_seen: str | None = None
+    last_seen: str | None = None
+    access_count: int = Field(default=0, ge=0)
+    last_accessed: str | None = None
+    archived_at: str | None = None
+
+
+class TodoFields(_Given):
+    text: Text
+    priority: Priority = "medium"
+
+
+class Todo(_Shown):
+    id: int
+    text: str
+    priority: Priority
+    done: bool
+    done_at: str | None
+    created_at: str
+    updated_at: str
+    archived_at: str | None
+
+
+class ImportedTodo(TodoFields):
+    id: int | None = None
+    done: bool = False
+    done_at: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    archived_at: str | None = None
+
+
+class KeyChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    action: str
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    source: str | None
+    started_at: str | None
+    ended_at: str | None
+    reason: str | None
+    summary: str | None
+    key_changes: list[KeyChange]
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> Session:
+        values = dict(row)
+        try:
+            values["key_changes"] = json.loads(values["key_changes"] or "[]")
+        except ValueError:
+            values["key_changes"] = []
+        return cls.model_validate(values)

@@ -1,0 +1,157 @@
+"""The recency-gradient snapshot of the project memory (SPEC §6), pure: sections from values."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+from cortex_hooks import clock
+from cortex_hooks.context import Section, assemble, line, review_section
+
+RECENT_DAYS = 7
+RECENT_SESSIONS = 3
+OLDER_SESSIONS = 7
+RECENT_DECISIONS = 5
+RECENT_LEARNINGS = 5
+
+
+class Memory:
+    """What the snapshot is made of, as loaded from the store (rows as mappings)."""
+
+    def __init__(
+        self,
+        *,
+        sessions: list[dict[str, object]],
+        decisions: list[dict[str, object]],
+        auto_block: list[dict[str, object]],
+        recent_learnings: list[dict[str, object]],
+        other_learnings: int,
+        todos: list[dict[str, object]],
+    ) -> None:
+        self.sessions = sessions  # ended, latest first, at most 10
+        self.decisions = decisions  # active and not superseded, latest first
+        self.auto_block = auto_block
+        self.recent_learnings = recent_learnings  # not auto-block, changed in the last 7 days
+        self.other_learnings = other_learnings
+        self.todos = todos  # open, high or medium priority, high first
+
+
+def session_context(
+    review: list[dict[str, object]], memory: Memory | None, now: datetime, budget: int
+) -> str:
+    """The review prompt, then the snapshot (when enabled), within `budget` characters."""
+    parts = [review_section(review)]
+    if memory is not None:
+        snapshot = [section for section in sections(memory, now) if section.length()]
+        if snapshot:
+            snapshot[0].heading = f"Project memory (cortex-hooks):\n{snapshot[0].heading}"
+        parts += snapshot
+    return assemble(parts, budget)
+
+
+def sections(memory: Memory, now: datetime) -> list[Section]:
+    """The snapshot's sections in display order, ranked for cutting (see context.assemble)."""
+    since = clock.iso(now - timedelta(days=RECENT_DAYS))
+    recent_decisions = [row for row in memory.decisions if str(row["created_at"]) >= since]
+    older_decisions = len(memory.decisions) - len(recent_decisions[:RECENT_DECISIONS])
+    recent_learnings = memory.recent_learnings[:RECENT_LEARNINGS]
+    other_learnings = memory.other_learnings + len(memory.recent_learnings) - len(recent_learnings)
+    high = [todo for todo in memory.todos if todo["priority"] == "high"]
+    medium = [todo for todo in memory.todos if todo["priority"] == "medium"]
+    recent_sessions = memory.sessions[:RECENT_SESSIONS]
+    older_sessions = memory.sessions[RECENT_SESSIONS : RECENT_SESSIONS + OLDER_SESSIONS]
+    return [
+        Section(
+            "Never do these (auto-block learnings):",
+            [_rule("NEVER", row) for row in memory.auto_block],
+            rank=1,
+            more="cortex-hooks list",
+        ),
+        Section(
+            f"Learnings recorded or updated in the last {RECENT_DAYS} days:",
+            [_rule("AVOID", row) for row in recent_learnings],
+            rank=3,
+            more="cortex-hooks list",
+            hidden=other_learnings if recent_learnings else 0,
+        ),
+        _count_only(other_learnings if not recent_learnings else 0, "learnings", "cortex-hooks list"),
+        Section(
+            "Open todos, high priority:",
+            [_todo(row) for row in high],
+            rank=2,
+            more="cortex-hooks todos list",
+        ),
+        Section(
+            "Open todos, medium priority:",
+            [_todo(row) for row in medium],
+            rank=5,
+            more="cortex-hooks todos list",
+        ),
+        Section(
+            f"Decisions of the last {RECENT_DAYS} days:",
+            [_decision(row) for row in recent_decisions[:RECENT_DECISIONS]],
+            rank=4,
+            more="cortex-hooks decisions list",
+            hidden=older_decisions if recent_decisions else 0,
+        ),
+        _count_only(
+            older_decisions if not recent_decisions else 0, "decisions", "cortex-hooks decisions list"
+        ),
+        Section(
+            "Recent sessions:",
+            [_recent_session(row) for row in recent_sessions],
+            rank=6,
+            more="cortex-hooks sessions list",
+        ),
+        Section(
+            "Earlier sessions:",
+            [_older_session(row) for row in older_sessions],
+            rank=7,
+            more="cortex-hooks sessions list",
+        ),
+    ]
+
+
+def _count_only(count: int, what: str, command: str) -> Section:
+    """A kind with nothing recent: only how many there are and where to see them."""
+    entries = [f"- {count} older {what}: `{command}`"] if count else []
+    return Section(f"Older {what}:", entries, rank=8, more=command)
+
+
+def _rule(verb: str, row: dict[str, object]) -> str:
+    return (
+        f"- {verb}: {line(str(row['anti_pattern']), 160)} — DO: {line(str(row['correct_pattern']), 200)}"
+    )
+
+
+def _todo(row: dict[str, object]) -> str:
+    return f"- #{row['id']} {line(str(row['text']), 200)}"
+
+
+def _decision(row: dict[str, object]) -> str:
+    category = f" [{line(str(row['category']), 40)}]" if row.get("category") else ""
+    return f"- #{row['id']} {line(str(row['title']), 120)}{category}: {line(str(row['reasoning']), 100)}"
+
+
+def _recent_session(row: dict[str, object]) -> str:
+    changes = _changes(row.get("key_changes"))
+    shown = ", ".join(f"{line(change['file'], 80)} ({change['action']})" for change in changes[:3])
+    more = f" +{len(changes) - 3} more" if len(changes) > 3 else ""
+    changed = f" — changed: {shown}{more}" if changes else ""
+    return f"- {str(row['ended_at'])[:10]}: {line(str(row.get('summary') or '(no summary)'), 200)}{changed}"
+
+
+def _older_session(row: dict[str, object]) -> str:
+    return f"- {str(row['ended_at'])[:10]}: {line(str(row.get('summary') or '(no summary)'), 80)}"
+
+
+def _changes(raw: object) -> list[dict[str, str]]:
+    try:
+        changes = json.loads(str(raw or "[]"))
+    except ValueError:
+        return []
+    return [
+        {"file": str(change.get("file")), "action": str(change.get("action"))}
+        for change in changes
+        if isinstance(change, dict)
+    ]

@@ -1,0 +1,121 @@
+"""SQL shared by every memory kind: decisions, errors, todos (and learnings where it fits).
+
+Table and column names come from the fixed KINDS below, never from input; values are always
+named parameters.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping
+
+# kind -> (table, the column its age is counted from, columns a user may give)
+KINDS: dict[str, tuple[str, str]] = {
+    "learnings": ("learning", "created_at"),
+    "decisions": ("decision", "created_at"),
+    "errors": ("error", "first_seen"),
+    "todos": ("todo", "created_at"),
+}
+_SCOPES = {
+    "active": "archived_at IS NULL",
+    "archived": "archived_at IS NOT NULL",
+    "all": "1",
+}
+# Never pruned (SPEC §5): auto-block and pinned learnings, superseded decisions.
+_EXEMPT = {
+    "learnings": "auto_block = 0 AND pinned = 0",
+    "decisions": "superseded_by IS NULL",
+    "errors": "1",
+}
+PRUNED_KINDS = tuple(_EXEMPT)
+
+
+def _table(kind: str) -> str:
+    return KINDS[kind][0]
+
+
+def insert(connection: sqlite3.Connection, kind: str, values: Mapping[str, object]) -> int:
+    columns = ", ".join(values)
+    placeholders = ", ".join(f":{column}" for column in values)
+    cursor = connection.execute(
+        f"INSERT INTO {_table(kind)} ({columns}) VALUES ({placeholders})", dict(values)
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def update(connection: sqlite3.Connection, kind: str, row_id: int, values: Mapping[str, object]) -> None:
+    if values:
+        assignments = ", ".join(f"{column} = :{column}" for column in values)
+        connection.execute(
+            f"UPDATE {_table(kind)} SET {assignments} WHERE id = :id", {**values, "id": row_id}
+        )
+
+
+def get(connection: sqlite3.Connection, kind: str, row_id: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = connection.execute(
+        f"SELECT * FROM {_table(kind)} WHERE id = :id", {"id": row_id}
+    ).fetchone()
+    return row
+
+
+def select(connection: sqlite3.Connection, kind: str, scope: str = "active") -> list[sqlite3.Row]:
+    return connection.execute(
+        f"SELECT * FROM {_table(kind)} WHERE {_SCOPES[scope]} ORDER BY id"
+    ).fetchall()
+
+
+def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> bool:
+    """Count one single-item read; False when there is no such row."""
+    cursor = connection.execute(
+        f"UPDATE {_table(kind)} SET access_count = access_count + 1, last_accessed = :now "
+        "WHERE id = :id",
+        {"now": now, "id": row_id},
+    )
+    return cursor.rowcount == 1
+
+
+def most_accessed(connection: sqlite3.Connection, kind: str, limit: int = 10) -> list[sqlite3.Row]:
+    """The active rows read or matched most often, most recent first among equals."""
+    return connection.execute(
+        f"SELECT * FROM {_table(kind)} WHERE archived_at IS NULL AND access_count > 0 "
+        "ORDER BY access_count DESC, last_accessed DESC, id LIMIT :limit",
+        {"limit": limit},
+    ).fetchall()
+
+
+def prune(
+    connection: sqlite3.Connection,
+    kind: str,
+    prunable: Callable[[str, int], bool],
+    now: str,
+    *,
+    dry_run: bool,
+) -> int:
+    """Archive (or, dry, count) the active rows of a kind that `prunable(age_from, accesses)` picks."""
+    table, age_column = KINDS[kind]
+    connection.create_function("prunable", 2, prunable, deterministic=True)
+    where = (
+        f"archived_at IS NULL AND {_EXEMPT[kind]} AND prunable({age_column}, access_count)"
+    )
+    if dry_run:
+        count: int = connection.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
+        return count
+    return connection.execute(
+        f"UPDATE {table} SET archived_at = :now WHERE {where}", {"now": now}
+    ).rowcount
+
+
+def find_active_error(connection: sqlite3.Connection, message: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = connection.execute(
+        "SELECT * FROM error WHERE message = :message AND archived_at IS NULL ORDER BY id LIMIT 1",
+        {"message": message},
+    ).fetchone()
+    return row
+
+
+def seen_again(connection: sqlite3.Connection, error_id: int, now: str) -> None:
+    connection.execute(
+        "UPDATE error SET occurrences = occurrences + 1, last_seen = :now WHERE id = :id",
+        {"now": now, "id": error_id},
+    )

@@ -1,0 +1,56 @@
+"""SQL for what SessionStart puts before the agent: the snapshot's rows, in a few small queries."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from cortex_hooks.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Memory
+
+Rows = list[dict[str, object]]
+
+
+def _rows(connection: sqlite3.Connection, sql: str, **parameters: object) -> Rows:
+    return [dict(row) for row in connection.execute(sql, parameters).fetchall()]
+
+
+def memory(connection: sqlite3.Connection, since: str) -> Memory:
+    """The rows of the snapshot; `since` starts the recent window (ISO-8601, like the stored times)."""
+    recent_learnings = _rows(
+        connection,
+        """SELECT id, anti_pattern, correct_pattern FROM learning
+           WHERE archived_at IS NULL AND auto_block = 0
+             AND (created_at >= :since OR updated_at >= :since)
+           ORDER BY max(created_at, updated_at) DESC, id DESC LIMIT :limit""",
+        since=since,
+        limit=RECENT_LEARNINGS + 1,  # one more than shown tells whether there are more
+    )
+    others: int = connection.execute(
+        "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 0"
+    ).fetchone()[0]
+    return Memory(
+        sessions=_rows(
+            connection,
+            """SELECT id, ended_at, summary, key_changes FROM session WHERE ended_at IS NOT NULL
+               ORDER BY ended_at DESC, rowid DESC LIMIT :limit""",
+            limit=RECENT_SESSIONS + OLDER_SESSIONS,
+        ),
+        decisions=_rows(
+            connection,
+            """SELECT id, title, reasoning, category, created_at FROM decision
+               WHERE archived_at IS NULL AND superseded_by IS NULL
+               ORDER BY created_at DESC, id DESC""",
+        ),
+        auto_block=_rows(
+            connection,
+            """SELECT id, anti_pattern, correct_pattern FROM learning
+               WHERE archived_at IS NULL AND auto_block = 1 ORDER BY confidence DESC, id""",
+        ),
+        recent_learnings=recent_learnings,
+        other_learnings=others - len(recent_learnings),
+        todos=_rows(
+            connection,
+            """SELECT id, text, priority FROM todo
+               WHERE archived_at IS NULL AND done = 0 AND priority IN ('high', 'medium')
+               ORDER BY priority = 'high' DESC, id""",
+        ),
+    )
