@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cortex_hooks.records import Severity, Text
+from cortex_hooks.records import Instant, Severity, Text
 
 Priority = Literal["high", "medium", "low"]
 
@@ -48,10 +48,10 @@ class ImportedDecision(DecisionFields):
     id: int | None = None
     superseded_by: int | None = None
     access_count: int = Field(default=0, ge=0)
-    last_accessed: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    archived_at: str | None = None
+    last_accessed: Instant | None = None
+    created_at: Instant | None = None
+    updated_at: Instant | None = None
+    archived_at: Instant | None = None
 
 
 class ErrorFields(_Given):
@@ -76,11 +76,11 @@ class Error(_Shown):
 class ImportedError(ErrorFields):
     id: int | None = None
     occurrences: int = Field(default=1, ge=1)
-    first_seen: str | None = None
-    last_seen: str | None = None
+    first_seen: Instant | None = None
+    last_seen: Instant | None = None
     access_count: int = Field(default=0, ge=0)
-    last_accessed: str | None = None
-    archived_at: str | None = None
+    last_accessed: Instant | None = None
+    archived_at: Instant | None = None
 
 
 class TodoFields(_Given):
@@ -102,10 +102,10 @@ class Todo(_Shown):
 class ImportedTodo(TodoFields):
     id: int | None = None
     done: bool = False
-    done_at: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    archived_at: str | None = None
+    done_at: Instant | None = None
+    created_at: Instant | None = None
+    updated_at: Instant | None = None
+    archived_at: Instant | None = None
 
 
 class KeyChange(BaseModel):

@@ -5,9 +5,17 @@ from __future__ import annotations
 import sqlite3
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
-from cortex_hooks import confidence, matching
+from cortex_hooks import clock, confidence, matching
 from cortex_hooks.errors import CortexError
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -28,8 +36,17 @@ def _hundredths(value: object) -> int:
     return hundredths
 
 
+def _instant(text: str) -> str:
+    """Any ISO-8601 instant, stored in the one form every comparison relies on."""
+    try:
+        return clock.iso(clock.parse(text))
+    except ValueError:
+        raise ValueError(f"not an ISO-8601 time: {text!r}") from None
+
+
 Hundredths = Annotated[int, BeforeValidator(_hundredths)]
 Text = Annotated[str, Field(min_length=1)]
+Instant = Annotated[str, AfterValidator(_instant)]
 
 
 class LearningFields(BaseModel):
@@ -73,10 +90,10 @@ class ImportedLearning(LearningFields):
 
     id: int | None = None
     access_count: int = Field(default=0, ge=0)
-    last_accessed: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    archived_at: str | None = None
+    last_accessed: Instant | None = None
+    created_at: Instant | None = None
+    updated_at: Instant | None = None
+    archived_at: Instant | None = None
 
 
 class Learning(BaseModel):

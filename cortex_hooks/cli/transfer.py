@@ -5,21 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from contextlib import closing
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_hooks import clock, needles
+from cortex_hooks import clock, kinds, needles
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import row_values
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.records import ImportedLearning, Learning, validated
-from cortex_hooks.store import Transaction
-from cortex_hooks.store import learnings as store
+from cortex_hooks.store import Transaction, memory
+from cortex_hooks.store import learnings as learning_store
 
 FORMAT_VERSION = 1
+_SHOWN: dict[str, type[BaseModel]] = {
+    "decisions": kinds.Decision,
+    "errors": kinds.Error,
+    "todos": kinds.Todo,
+}
 
 
 class ExportFile(BaseModel):
@@ -27,8 +33,11 @@ class ExportFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: Literal[1] = FORMAT_VERSION
+    version: Literal[1] = 1
     learnings: list[ImportedLearning] = []
+    decisions: list[kinds.ImportedDecision] = []
+    errors: list[kinds.ImportedError] = []
+    todos: list[kinds.ImportedTodo] = []
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -36,28 +45,34 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
     export.set_defaults(run=run_export)
     load = commands.add_parser("import", parents=[common], help="add the records of an export file")
-    load.add_argument("file", metavar="FILE", help="an export file, or a JSON array of learnings; - for stdin")
+    load.add_argument(
+        "file", metavar="FILE", help="an export file or a JSON array of learnings; - for stdin"
+    )
     load.add_argument("--json", action="store_true", help="print the counts as JSON")
     load.set_defaults(run=run_import)
 
 
 def run_export(args: argparse.Namespace) -> int:
-    learnings: list[Learning] = []
+    """Every record of every kind, archived ones included, as `--json` prints them."""
+    document: dict[str, Any] = {"version": FORMAT_VERSION, "learnings": []}
+    document.update({kind: [] for kind in _SHOWN})
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
-            learnings = [Learning.from_row(row) for row in store.select(connection, "all")]
-    document = {
-        "version": FORMAT_VERSION,
-        "learnings": [learning.model_dump(mode="json") for learning in learnings],
-        "decisions": [],
-        "errors": [],
-        "todos": [],
-    }
+            document["learnings"] = [
+                Learning.from_row(row).model_dump(mode="json")
+                for row in learning_store.select(connection, "all")
+            ]
+            for kind, model in _SHOWN.items():
+                document[kind] = [
+                    model.model_validate(dict(row)).model_dump(mode="json")
+                    for row in memory.select(connection, kind, "all")
+                ]
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         _write_private(args.output, text)
-        print(f"Exported {len(learnings)} learnings to {render.clean(args.output)}.", file=sys.stderr)
+        counts = ", ".join(f"{len(document[kind])} {kind}" for kind in ("learnings", *_SHOWN))
+        print(f"Exported {counts} to {render.clean(args.output)}.", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -73,30 +88,54 @@ def _write_private(path: str, text: str) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    """All records or none: the whole file is validated before the one write transaction."""
     document = _read(args.file)
     if isinstance(document, list):
         document = {"learnings": document}
     parsed: ExportFile = validated(ExportFile, document, f"{args.file} rejected, nothing imported")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection, Transaction(connection):
-        for record in parsed.learnings:
-            values = row_values(
-                record,
-                now,
-                access_count=record.access_count,
-                last_accessed=record.last_accessed,
-                created_at=record.created_at,
-                updated_at=record.updated_at,
-                archived_at=record.archived_at,
-            )
-            values.pop("id")  # import assigns new ids
-            store.insert(connection, values, needles.keys(record.regex, record.target))
-    counts = {"learnings": len(parsed.learnings), "decisions": 0, "errors": 0, "todos": 0}
+        _import(connection, parsed, now)
+    counts = {kind: len(getattr(parsed, kind)) for kind in ("learnings", *_SHOWN)}
     if args.json:
         render.emit_json(counts)
     else:
-        render.say("Imported " + ", ".join(f"{count} {kind}" for kind, count in counts.items()) + ".")
+        render.say("Imported " + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ".")
     return 0
+
+
+def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str) -> None:
+    for learning in parsed.learnings:
+        values = row_values(learning, now, **learning.model_dump(include=_KEPT_LEARNING_FIELDS))
+        values.pop("id")  # import assigns new ids
+        learning_store.insert(connection, values, needles.keys(learning.regex, learning.target))
+    new_ids: dict[int, int] = {}  # id in the file -> id assigned
+    links: list[tuple[int, int]] = []  # (new id, superseded_by as the file names it)
+    for decision in parsed.decisions:
+        values = decision.model_dump(exclude={"id", "superseded_by"})
+        values["created_at"] = values["created_at"] or now
+        values["updated_at"] = values["updated_at"] or values["created_at"]
+        new_id = memory.insert(connection, "decisions", values)
+        if decision.id is not None:
+            new_ids[decision.id] = new_id
+        if decision.superseded_by is not None:
+            links.append((new_id, decision.superseded_by))
+    for new_id, successor in links:  # a link to a decision outside the file is dropped
+        if successor in new_ids:
+            memory.update(connection, "decisions", new_id, {"superseded_by": new_ids[successor]})
+    for error in parsed.errors:
+        values = error.model_dump(exclude={"id"})
+        values["first_seen"] = values["first_seen"] or now
+        values["last_seen"] = values["last_seen"] or values["first_seen"]
+        memory.insert(connection, "errors", values)
+    for todo in parsed.todos:
+        values = todo.model_dump(exclude={"id"})
+        values["created_at"] = values["created_at"] or now
+        values["updated_at"] = values["updated_at"] or values["created_at"]
+        memory.insert(connection, "todos", values)
+
+
+_KEPT_LEARNING_FIELDS = {"access_count", "last_accessed", "created_at", "updated_at", "archived_at"}
 
 
 def _read(file: str) -> Any:
@@ -110,5 +149,7 @@ def _read(file: str) -> Any:
         raise CortexError(f"cannot read {file}: {error.strerror or error}", USAGE) from None
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CortexError(f"{file} rejected, nothing imported: not a JSON file ({error})", USAGE) from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise CortexError(
+            f"{file} rejected, nothing imported: not a JSON file ({error})", USAGE
+        ) from None
