@@ -1,10 +1,454 @@
-"""CLI install / uninstall: wiring the hooks into Claude Code settings files (work in progress)."""
+"""CLI install / uninstall: our three hooks merged into Claude Code settings, never clobbered.
+
+The merge is pure (`installed`, `uninstalled`: settings in, settings and changes out); reading,
+diffing, backing up and writing the file are the shell around it (`run`).
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import copy
+import difflib
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from cortex_hooks import clock
+from cortex_hooks.cli import learn_command, render
+from cortex_hooks.errors import USAGE, CortexError
+
+SCRIPTS = {
+    "PreToolUse": "cortex-pre-tool-use",
+    "SessionStart": "cortex-session-start",
+    "SessionEnd": "cortex-session-end",
+}
+MATCHERS = {"PreToolUse": "*"}  # the session events take no matcher: every source, every reason
+TIMEOUT = 30  # seconds; for SessionEnd it also lifts Claude Code's 1.5 s budget (SPEC §4.5)
+SCOPES = ("project", "local", "user")
+
+Settings = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    where: str  # a hook event, or "command" for the /learn file
+    action: Literal["added", "updated", "removed"]
+    command: str
+    previous: str | None = None
+
+
+# --- the pure core --------------------------------------------------------------------------
+
+
+def script_of(command: object) -> str | None:
+    """Our script name when `command` runs one of our hooks, whatever its path."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    name = os.path.basename(words[0].replace("\\", "/")).removesuffix(".exe")
+    return name if name in SCRIPTS.values() else None
+
+
+def hooks_block(commands: Mapping[str, str]) -> Settings:
+    """The `hooks` block install writes for a fresh file (settings.example.json, with paths)."""
+    return {"hooks": {event: [_group(event, commands[event])] for event in SCRIPTS}}
+
+
+def _group(event: str, command: str) -> Settings:
+    group: Settings = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
+    group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
+    return group
+
+
+def check(settings: object, path: str) -> Settings:
+    """The settings object, or CortexError (exit 2) when it is not something we can merge into."""
+    if not isinstance(settings, dict):
+        raise CortexError(
+            f"{path} is a JSON {type(settings).__name__}, not an object; {_UNTOUCHED}", USAGE
+        )
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise CortexError(f'{path}: "hooks" is not an object; {_UNTOUCHED}', USAGE)
+    for event in SCRIPTS:
+        if not isinstance(hooks.get(event, []), list):
+            raise CortexError(f'{path}: "hooks.{event}" is not a list; {_UNTOUCHED}', USAGE)
+    return settings
+
+
+_UNTOUCHED = "left untouched (fix or move it, then run this again)"
+
+
+def _handlers(group: object) -> Iterator[Settings]:
+    if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+        yield from (handler for handler in group["hooks"] if isinstance(handler, dict))
+
+
+def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings, list[Change]]:
+    """`settings` with our three hooks in it: ours (known by script name) get the new path in
+    place, anything missing is appended; every other key, hook and order stays as it is."""
+    result = copy.deepcopy(settings)
+    changes: list[Change] = []
+    hooks = result.setdefault("hooks", {})
+    for event, script in SCRIPTS.items():
+        command = commands[event]
+        groups = hooks.setdefault(event, [])
+        ours = [
+            h for group in groups for h in _handlers(group) if script_of(h.get("command")) == script
+        ]
+        for handler in ours:
+            previous = handler.get("command")
+            if previous != command or "timeout" not in handler:
+                changes.append(Change(event, "updated", command, str(previous)))
+            handler["command"] = command
+            handler.setdefault("timeout", TIMEOUT)  # a timeout the user chose is theirs
+        if not ours:
+            groups.append(_group(event, command))
+            changes.append(Change(event, "added", command))
+    return result, changes
+
+
+def uninstalled(settings: Settings) -> tuple[Settings, list[Change]]:
+    """`settings` without our hooks, in any event; a group, event list or `hooks` object that
+    only held ours goes too, anything that was empty before stays."""
+    result = copy.deepcopy(settings)
+    changes: list[Change] = []
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result, changes
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        emptied = 0
+        for group in list(groups):
+            mine = [h for h in _handlers(group) if script_of(h.get("command"))]
+            if not mine:
+                continue
+            changes += [Change(event, "removed", str(h["command"])) for h in mine]
+            group["hooks"] = [h for h in group["hooks"] if all(h is not m for m in mine)]
+            if not group["hooks"]:
+                groups[:] = [g for g in groups if g is not group]  # by identity: equal ones stay
+                emptied += 1
+        if emptied and not groups:
+            del hooks[event]
+    if changes and not hooks:
+        del result["hooks"]
+    return result, changes
+
+
+def dumped(settings: Settings, original: str | None) -> str:
+    """The file text, indented like the original (two spaces for a new file)."""
+    return json.dumps(settings, indent=_indent(original), ensure_ascii=False) + "\n"
+
+
+def _indent(text: str | None) -> str | int:
+    for line in (text or "").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            return line[: len(line) - len(stripped)]
+    return 2
+
+
+def diff(path: str, before: str | None, after: str | None) -> str:
+    return "".join(
+        difflib.unified_diff(
+            (before or "").splitlines(keepends=True),
+            (after or "").splitlines(keepends=True),
+            fromfile="/dev/null" if before is None else path,
+            tofile="/dev/null" if after is None else path,
+        )
+    )
+
+
+# --- the shell: where the files are, reading, backing up, writing ---------------------------
+
+
+@dataclass
+class Plan:
+    """One file install or uninstall would change: its text before and after (None: absent)."""
+
+    path: str
+    before: bytes | None
+    after: str | None
+    changes: list[Change]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def action(self) -> str:
+        if not self.changed:
+            return "unchanged"
+        if self.before is None:
+            return "created"
+        return "removed" if self.after is None else "updated"
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
-    """Nothing registered yet."""
+    for name, help_text in (
+        ("install", "wire the hooks into Claude Code's settings (merged, with a backup)"),
+        ("uninstall", "remove our hooks from Claude Code's settings (only ours)"),
+    ):
+        command = commands.add_parser(name, parents=[common], help=help_text)
+        command.add_argument(
+            "--scope",
+            choices=SCOPES,
+            default="project",
+            help="project: .claude/settings.json (default); local: .claude/settings.local.json; "
+            "user: ~/.claude/settings.json",
+        )
+        command.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+        command.add_argument("--json", action="store_true", help="print what was done as JSON")
+        command.set_defaults(run=run, action=name, with_learn_command=False)
+    commands.choices["install"].add_argument(
+        "--with-learn-command",
+        action="store_true",
+        help="also write the /learn slash command (.claude/commands/learn.md)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    plans = [_settings_plan(args)]
+    learn = _learn_plan(args)
+    if learn is not None:
+        plans.append(learn)
+    if args.dry_run:
+        _report_dry_run(args, plans)
+        return 0
+    backups = {plan.path: _apply(plan) for plan in plans if plan.changed}
+    _report(args, plans, backups)
+    return 0
+
+
+def project_dir() -> str:
+    """CLAUDE_PROJECT_DIR, else the nearest ancestor holding `.git` or `.claude`, else cwd.
+
+    The `.claude` of the home directory is the user's configuration, not a project marker.
+    """
+    explicit = os.environ.get("CLAUDE_PROJECT_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    start = here = os.getcwd()
+    home = os.path.abspath(os.path.expanduser("~"))
+    while True:
+        if os.path.exists(os.path.join(here, ".git")) or (
+            here != home and os.path.isdir(os.path.join(here, ".claude"))
+        ):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def _claude_dir(scope: str) -> str:
+    if scope == "user":
+        return os.path.join(os.path.abspath(os.path.expanduser("~")), ".claude")
+    return os.path.join(project_dir(), ".claude")
+
+
+def settings_path(scope: str) -> str:
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    return os.path.join(_claude_dir(scope), name)
+
+
+def script_path(name: str) -> str:
+    """The absolute path of our installed script `name`: beside the running CLI or its Python
+    (not resolved: a virtualenv's python is a symlink out of it), else on PATH."""
+    places = [os.path.dirname(os.path.abspath(sys.executable))]
+    if sys.argv and sys.argv[0]:
+        places.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+    for place in places:
+        candidate = os.path.join(place, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which(name)
+    if found:
+        return os.path.abspath(found)
+    raise CortexError(f"cannot find the installed script {name} beside {sys.executable} or on PATH")
+
+
+def _settings_plan(args: argparse.Namespace) -> Plan:
+    path = settings_path(args.scope)
+    raw = _read(path)
+    settings: Settings = {} if raw is None else check(_parse(raw, path), path)
+    if args.action == "install":
+        commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
+        merged, changes = installed(settings, commands)
+    else:
+        merged, changes = uninstalled(settings)
+    original = None if raw is None else raw.decode("utf-8")
+    return Plan(path, raw, dumped(merged, original) if changes else original, changes)
+
+
+def _learn_plan(args: argparse.Namespace) -> Plan | None:
+    path = os.path.join(_claude_dir(args.scope), "commands", "learn.md")
+    raw = _read(path)
+    ours = raw is not None and learn_command.MARKER.encode() in raw
+    if args.action == "uninstall":
+        if not ours or raw is None:
+            return None
+        return Plan(path, raw, None, [Change("command", "removed", "/learn")])
+    if not args.with_learn_command:
+        return None
+    text = learn_command.text(shlex.quote(script_path("cortex-hooks")))
+    if raw is not None and not ours:
+        raise CortexError(f"{path} exists and was not written by cortex-hooks; {_UNTOUCHED}", USAGE)
+    if raw == text.encode():
+        return Plan(path, raw, text, [])
+    return Plan(path, raw, text, [Change("command", "updated" if raw else "added", "/learn")])
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise CortexError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _parse(raw: bytes, path: str) -> object:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        problem = f"not UTF-8 (byte {error.start})"
+    except json.JSONDecodeError as error:
+        problem = f"{error.msg} at line {error.lineno} column {error.colno}"
+    raise CortexError(f"{path} is not valid JSON ({problem}); {_UNTOUCHED}", USAGE)
+
+
+def _apply(plan: Plan) -> str | None:
+    """Make the change on disk; the backup of the previous file (None when there was none)."""
+    try:
+        backup = None if plan.before is None else _backup(plan.path, plan.before)
+        if plan.after is None:
+            os.remove(plan.path)
+        else:
+            _write(plan.path, plan.after)
+    except OSError as error:
+        raise CortexError(
+            f"cannot write {error.filename or plan.path}: {error.strerror or error}"
+        ) from None
+    return backup
+
+
+def _backup(path: str, content: bytes) -> str:
+    """A new timestamped copy beside the file: an earlier backup is never overwritten."""
+    stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")
+    for attempt in range(1, 1000):
+        candidate = f"{path}.{stamp}{'' if attempt == 1 else f'-{attempt}'}.bak"
+        try:
+            with open(candidate, "xb") as handle:
+                handle.write(content)
+        except FileExistsError:
+            continue
+        shutil.copymode(path, candidate)
+        return candidate
+    raise CortexError(f"cannot find a free backup name beside {path}")
+
+
+def _write(path: str, text: str) -> None:
+    """Write through a temporary file and a rename: Claude Code never reads half a file."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        if os.path.exists(path):
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
+    diffs = {
+        plan.path: diff(
+            plan.path, None if plan.before is None else plan.before.decode(), plan.after
+        )
+        for plan in plans
+    }
+    if args.json:
+        render.emit_json(
+            {
+                "scope": args.scope,
+                "dry_run": True,
+                "files": [{**_plan_json(plan, None), "diff": diffs[plan.path]} for plan in plans],
+            }
+        )
+        return
+    for plan in plans:
+        if plan.changed:
+            sys.stdout.write(diffs[plan.path])
+        else:
+            render.say(f"{render.clean(plan.path)}: nothing would change.")
+    render.say("Dry run: nothing was written.")
+
+
+def _plan_json(plan: Plan, backup: str | None) -> dict[str, Any]:
+    return {
+        "path": plan.path,
+        "action": plan.action(),
+        "backup": backup,
+        "changes": [asdict(change) for change in plan.changes],
+    }
+
+
+def _report(args: argparse.Namespace, plans: list[Plan], backups: dict[str, str | None]) -> None:
+    if args.json:
+        files = [_plan_json(plan, backups.get(plan.path)) for plan in plans]
+        render.emit_json({"scope": args.scope, "dry_run": False, "files": files})
+        return
+    settings, *others = plans
+    where = f"{render.clean(settings.path)} ({args.scope} scope)"
+    if not settings.changed:
+        render.say(
+            f"The cortex-hooks hooks are already in {where}; nothing changed."
+            if args.action == "install"
+            else f"No cortex-hooks hooks in {where}; nothing changed."
+        )
+    else:
+        verb = (
+            "Installed the cortex-hooks hooks in"
+            if args.action == "install"
+            else "Removed the cortex-hooks hooks from"
+        )
+        render.say(f"{verb} {where}:")
+        for change in settings.changes:
+            was = (
+                f" (was {render.clean(change.previous)})"
+                if change.previous and change.previous != change.command
+                else ""
+            )
+            render.say(
+                f"  {change.action:<8} {change.where:<13} {render.clean(change.command)}{was}"
+            )
+    for plan in others:
+        if plan.changed:
+            render.say(
+                f"{plan.action().capitalize()} the /learn command: {render.clean(plan.path)}"
+            )
+        else:
+            render.say(f"The /learn command is already in {render.clean(plan.path)}.")
+    for plan in plans:
+        backup = backups.get(plan.path)
+        if backup:
+            render.say(
+                f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(backup)}"
+            )
+        elif plan.changed and plan.before is None:
+            render.say(f"{render.clean(plan.path)} did not exist: created it, nothing to back up.")

@@ -1,0 +1,43 @@
+"""The `/learn` slash command that `cortex-hooks install --with-learn-command` writes."""
+
+from __future__ import annotations
+
+MARKER = (
+    "<!-- written by `cortex-hooks install --with-learn-command`;"
+    " `cortex-hooks uninstall` removes it -->"
+)
+
+_TEMPLATE = """\
+---
+description: Record a learning (a mistake and the correct way) in the cortex-hooks memory
+argument-hint: what went wrong, and what to do instead
+---
+{marker}
+Record this as a cortex-hooks learning: $ARGUMENTS
+
+If nothing is given after /learn, use the mistake just made in this session.
+
+1. Phrase it: the anti-pattern (what went wrong, one line), the correct pattern (what to do
+   instead; this is the text the agent reads when the learning warns or blocks), and a detection
+   regex (Python `regex` syntax) that matches the wrong tool input and not the right one. Choose
+   the tool it is about (`Bash`, `Edit|Write`, ...; leave `--tool` out for every tool).
+2. Check the regex before saving it, with the Bash tool:
+
+       {cli} explain --tool Bash --command 'the wrong command'
+
+   It must match; run it again with the correct command: it must not. `explain` writes nothing.
+   (An older cortex-hooks without `explain`: skip this step, `add` still refuses a regex that
+   does not compile.)
+3. Save it with the Bash tool, every value in single quotes:
+
+       {cli} add --anti-pattern '...' --correct '...' --regex '...' [--tool Bash] [--auto-block]
+
+   Give `--auto-block` only when the user asked for the mistake to be blocked outright; without it
+   a match warns. A value that begins with `-` is written `--regex=-...`.
+4. Report the id it printed and, in one line, what will now warn or be blocked.
+"""
+
+
+def text(cli: str) -> str:
+    """The command file, calling the management CLI at `cli` (an absolute, shell-quoted path)."""
+    return _TEMPLATE.format(marker=MARKER, cli=cli)
