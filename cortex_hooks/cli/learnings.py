@@ -58,7 +58,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         command = commands.add_parser(name, parents=[common], help=help_text)
         command.set_defaults(run=run_change, change=name)
 
-    for command in (show, update, *(commands.choices[name] for name in ("pin", "unpin", "keep", "archive", "restore"))):
+    for command in (
+        show,
+        update,
+        *(commands.choices[name] for name in ("pin", "unpin", "keep", "archive", "restore")),
+    ):
         command.add_argument("id", type=_learning_id, metavar="ID")
     for command in commands.choices.values():
         command.add_argument("--json", action="store_true", help="print JSON")
@@ -100,7 +104,9 @@ def run_add(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
-            learning_id = store.insert(connection, row_values(fields, now), needles.keys(fields.regex, fields.target))
+            learning_id = store.insert(
+                connection, row_values(fields, now), needles.keys(fields.regex, fields.target)
+            )
         learning = _load(connection, learning_id)
     _emit(args, learning, f"Added learning #{learning_id}.")
     return 0
@@ -109,7 +115,9 @@ def run_add(args: argparse.Namespace) -> int:
 def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:
     """Every column of a new learning row: the fields given, then counters and times."""
     values: dict[str, Any] = fields.model_dump()
-    values.update(access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None)
+    values.update(
+        access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None
+    )
     values.update((name, value) for name, value in stored.items() if value is not None)
     return values
 
@@ -159,10 +167,8 @@ def run_update(args: argparse.Namespace) -> int:
             # Without --confidence the stored value stays, decayed or not.
             values = fields.model_dump(exclude=None if "confidence" in changes else {"confidence"})
             values["updated_at"] = now
-            new_keys = None
-            if fields.regex != current.regex or fields.target != current.target:
-                new_keys = needles.keys(fields.regex, fields.target)
-            store.update(connection, args.id, values, new_keys)
+            # Keys are derived again on every update: it also repairs stale ones (see doctor).
+            store.update(connection, args.id, values, needles.keys(fields.regex, fields.target))
         learning = _load(connection, args.id)
     _emit(args, learning, f"Updated learning #{args.id}.")
     return 0

@@ -124,6 +124,14 @@ def keys_of_target(connection: sqlite3.Connection, letter: str) -> list[str]:
     return [row[0] for row in rows]
 
 
+def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
+    """Every learning's stored prefilter keys (for explain and doctor, never the hot path)."""
+    keys: dict[int, set[str]] = {}
+    for key, learning_id in connection.execute("SELECT key, learning_id FROM learning_key"):
+        keys.setdefault(learning_id, set()).add(key)
+    return keys
+
+
 def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
     """The matched learnings as they are now, inside the write transaction, before their boost."""
     return connection.execute(

@@ -1,0 +1,224 @@
+"""CLI doctor: checks what a user would otherwise debug by hand, and says how to fix each problem.
+
+The hooks' wiring in Claude Code settings, the database (integrity, schema version,
+permissions), the config file, and every learning's regex (compiles, finishes a probe within
+the timeout, and has the prefilter keys the hook relies on). Reads only; exit 1 on a problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sqlite3
+import stat
+from contextlib import closing
+from typing import Any
+
+from cortex_hooks import location, matching, needles, settings, store
+from cortex_hooks.cli import database, render
+from cortex_hooks.errors import CortexError
+from cortex_hooks.store import learnings
+
+HOOKS = {
+    "PreToolUse": "cortex-pre-tool-use",
+    "SessionStart": "cortex-session-start",
+    "SessionEnd": "cortex-session-end",
+}
+PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
+
+
+class Report:
+    def __init__(self) -> None:
+        self.checks: list[dict[str, str]] = []
+
+    def ok(self, what: str, detail: str) -> None:
+        self.checks.append({"check": what, "status": "ok", "detail": detail})
+
+    def problem(self, what: str, detail: str, fix: str) -> None:
+        self.checks.append({"check": what, "status": "problem", "detail": detail, "fix": fix})
+
+    @property
+    def failed(self) -> bool:
+        return any(check["status"] == "problem" for check in self.checks)
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    doctor = commands.add_parser("doctor", parents=[common], help="check settings, database, regexes")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    doctor.set_defaults(run=run_doctor)
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    report = Report()
+    path = database.path(args)
+    _check_wiring(report, location.project_root())
+    _check_database(report, path)
+    if args.json:
+        render.emit_json({"ok": not report.failed, "database": path, "checks": report.checks})
+    else:
+        for check in report.checks:
+            mark = "ok     " if check["status"] == "ok" else "PROBLEM"
+            line = f"{mark} {check['check']}: {render.clean(check['detail'], one_line=True)}"
+            if "fix" in check:
+                line += f"\n        fix: {render.clean(check['fix'], one_line=True)}"
+            render.say(line)
+        render.say("\nAll good." if not report.failed else "\nSome checks failed (see fix: lines).")
+    return 1 if report.failed else 0
+
+
+def _check_wiring(report: Report, project: str) -> None:
+    files = [
+        os.path.join(project, ".claude", "settings.json"),
+        os.path.join(project, ".claude", "settings.local.json"),
+        os.path.join(os.path.expanduser("~"), ".claude", "settings.json"),
+    ]
+    found: dict[str, list[str]] = {event: [] for event in HOOKS}
+    for file in files:
+        try:
+            with open(file, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as error:
+            report.problem("settings", f"{file} is not readable JSON ({error})", "repair or remove it")
+            continue
+        for event, commands in _our_commands(data).items():
+            found[event] += commands
+    for event, script in HOOKS.items():
+        if not found[event]:
+            report.problem(
+                f"hook {event}", f"{script} is not wired in any settings file", "run `cortex-hooks install`"
+            )
+            continue
+        broken = [command for command in found[event] if not _runnable(command)]
+        if broken:
+            report.problem(
+                f"hook {event}",
+                f"command not executable: {broken[0]}",
+                "run `cortex-hooks install` again from the environment cortex-hooks is installed in",
+            )
+        else:
+            report.ok(f"hook {event}", found[event][0])
+
+
+def _our_commands(data: Any) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {event: [] for event in HOOKS}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for event, script in HOOKS.items():
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str) and script in command:
+                    found[event].append(command)
+    return found
+
+
+def _runnable(command: str) -> bool:
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    if os.sep in program:
+        return os.access(program, os.X_OK)
+    return shutil.which(program) is not None
+
+
+def _check_database(report: Report, path: str) -> None:
+    if not os.path.exists(path):
+        report.problem(
+            "database", f"none at {path}: the hooks do nothing here", "record a learning: `cortex-hooks add …`"
+        )
+        return
+    _check_permissions(report, path)
+    try:
+        connection = store.open_database(path)
+    except CortexError as error:
+        report.problem("database", error.message, "restore a backup, or upgrade cortex-hooks if it is newer")
+        return
+    with closing(connection):
+        integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
+        if integrity == "ok":
+            report.ok("database", f"{path} (schema {store.user_version(connection)}, integrity ok)")
+        else:
+            report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
+        config = settings.for_database(path)
+        _check_learnings(report, connection, config)
+    config_file = os.path.join(os.path.dirname(os.path.abspath(path)), settings.CONFIG_NAME)
+    if os.path.exists(config_file):
+        _check_config(report, config_file)
+
+
+def _check_permissions(report: Report, path: str) -> None:
+    for target, private, fix in (
+        (path, 0o600, f"chmod 600 {shlex.quote(path)}"),
+        (os.path.dirname(os.path.abspath(path)), 0o700, f"chmod 700 {shlex.quote(os.path.dirname(os.path.abspath(path)))}"),
+    ):
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        if target != path and os.path.basename(target) != location.DIRECTORY:
+            continue  # a directory of the user's choosing (CORTEX_DB): not ours to judge
+        if mode & 0o077:
+            report.problem("permissions", f"{target} is {oct(mode)}, readable by others", fix)
+        else:
+            report.ok("permissions", f"{target} is {oct(mode)}")
+
+
+def _check_config(report: Report, file: str) -> None:
+    from pydantic import ValidationError
+
+    from cortex_hooks import config
+    from cortex_hooks.records import explain
+
+    try:
+        import tomllib
+
+        with open(file, "rb") as handle:
+            config.Config.model_validate(tomllib.load(handle))
+    except ValidationError as error:
+        report.problem("config", f"{file}: {explain(error)}", "fix the file (defaults are used meanwhile)")
+    except (OSError, ValueError) as error:
+        report.problem("config", f"{file}: {error}", "fix the file (defaults are used meanwhile)")
+    else:
+        report.ok("config", file)
+
+
+def _check_learnings(report: Report, connection: sqlite3.Connection, config: settings.Settings) -> None:
+    rows = learnings.select(connection, "active")
+    stored = learnings.keys_by_learning(connection)
+    bad = 0
+    for row in rows:
+        if not row["regex"]:
+            continue
+        name = f"learning #{row['id']}"
+        try:
+            compiled = matching.compile_pattern(row["regex"])
+        except CortexError as error:
+            report.problem(name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)")
+            bad += 1
+            continue
+        try:
+            for probe in (*PROBES, row["regex"] * 20):
+                matching.search(compiled, [probe], config.regex_timeout, 0)
+        except TimeoutError:
+            report.problem(
+                name,
+                f"regex {row['regex']!r} did not finish a probe within {config.regex_timeout}s: "
+                "the hook skips it whenever it runs that long",
+                f"simplify it: cortex-hooks update {row['id']} --regex=NEW",
+            )
+            bad += 1
+            continue
+        if stored.get(row["id"], set()) != set(needles.keys(row["regex"], row["target"])):
+            report.problem(
+                name,
+                "its prefilter keys are missing or stale, so the hook may skip it",
+                f"cortex-hooks update {row['id']} --regex={shlex.quote(row['regex'])}",
+            )
+            bad += 1
+    with_regex = sum(1 for row in rows if row["regex"])
+    if not bad:
+        report.ok("learnings", f"{len(rows)} active, {with_regex} with a regex, every regex sound")
