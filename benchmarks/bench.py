@@ -1,0 +1,815 @@
+"""Whole-process benchmark of the three hooks against a clean venv's `python -c pass` (issue 4).
+
+Run it from a checkout (any Python >= 3.11; it needs only the standard library):
+
+    python3 benchmarks/bench.py                 # 15 runs per case, prints a markdown table
+    python3 benchmarks/bench.py --quick         # 5 runs per case
+    python3 benchmarks/bench.py --check         # exit 1 when a goal is missed (else always 0)
+    python3 benchmarks/bench.py --venv DIR      # use (or create) this venv, not a temp one
+
+What it does:
+1. Creates a clean virtual environment and installs the checkout into it NON-editable
+   (`pip install REPO`): an editable install adds import-time overhead, and the base interpreter
+   loads site-wide start-up files, so the baseline is that venv's `python -c pass`.
+2. Builds databases of 10, 1,000 and 10,000 learnings through the package's own code path
+   (`cortex-hooks import FILE`): literals, alternations, `(?i)`, anchors, character classes, a few
+   patterns with no literal at all on narrow tool matchers, every target and tool-matcher form,
+   a share of auto-block learnings; then 1,000 past sessions written with sqlite3 straight into
+   the `session` table, and a 100 MB transcript in Claude Code's JSONL format.
+3. Runs each hook as a whole process (payload on stdin, CORTEX_DB set) in alternation with the
+   baseline, one warm-up pair plus N timed pairs, and prints per case: median and min-max
+   wall time, the median of the paired ratios hook/baseline, the goal, PASS/FAIL and the peak
+   RSS of the hook process.
+
+The timed runs are spawned by a small measuring process (this script with `--measure`, run by the
+venv's interpreter): Linux counts a spawned child's peak RSS from its parent's, so spawning from
+the large preparing process would overstate every figure. The baseline row shows that floor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    import random
+    from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SIZES = (10, 1_000, 10_000)
+NO_MATCH_COMMAND = "cd /home/dev/proj && python3 -m pytest -q tests/test_smoke.py 2>&1 | tail -n 20"
+DENY_COMMAND = "git push --force origin main"
+MEMORY_GOAL_MIB = 50.0
+TIMES, DASH = "\u00d7", "\u2013"
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring (runs in the small `--measure` process: imports nothing beyond os, sys, time, json)
+
+
+def _spawn(argv: list[str], env: dict[str, str], stdin: str, out: str, err: str) -> list[Any]:
+    """One process to completion: [seconds, peak RSS KiB, exit code]."""
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+        (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+    ]
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+    _pid, status, usage = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - start
+    return [elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]
+
+
+def _read(path: str, limit: int = 4000) -> str:
+    with open(path, "rb") as stream:
+        return stream.read(limit).decode("utf-8", "replace")
+
+
+def measure(plan_path: str, result_path: str) -> int:
+    """Run every case of a plan in alternation with the baseline; write the raw results."""
+    with open(plan_path, encoding="utf-8") as stream:
+        plan = json.load(stream)
+    work, runs, baseline = plan["work"], plan["runs"], plan["baseline"]
+    out, err, empty = (os.path.join(work, name) for name in ("out", "err", "empty"))
+    results = []
+    for case in plan["cases"]:
+        stdin = os.path.join(work, "stdin")
+        hook: list[list[Any]] = []
+        base: list[list[Any]] = []
+        outputs: list[dict[str, Any]] = []
+        for number in range(runs + 1):  # run 0 is the warm-up: checked, not timed
+            payload = case["payload"].replace("@SESSION@", f"bench-{os.getpid()}-{number:04d}")
+            with open(stdin, "w", encoding="utf-8") as stream:
+                stream.write(payload)
+            pair = []
+            for which in ("base", "hook") if number % 2 else ("hook", "base"):
+                if which == "base":
+                    pair.append(("base", _spawn(baseline, case["env"], empty, out, err)))
+                else:
+                    pair.append(("hook", _spawn(case["argv"], case["env"], stdin, out, err)))
+                    run = pair[-1][1]
+                    if number == 0 or run[2] != 0:
+                        outputs.append({"code": run[2], "stdout": _read(out), "stderr": _read(err)})
+            if number:
+                for which, run in pair:
+                    (base if which == "base" else hook).append(run)
+        results.append({"name": case["name"], "hook": hook, "base": base, "outputs": outputs})
+    with open(result_path, "w", encoding="utf-8") as stream:
+        json.dump(results, stream)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Preparing: the venv, the data
+
+
+def make_venv(path: str | None, work: str) -> str:
+    """A clean venv with the checkout installed non-editable; its directory."""
+    import subprocess
+
+    venv = path or os.path.join(work, "venv")
+    python = os.path.join(venv, "bin", "python")
+    reused = os.path.exists(python)
+    if not reused:
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, REPO], check=True, **_quiet())
+    if reused:  # the same version number: make sure this checkout's code is what runs
+        subprocess.run([*pip, "--force-reinstall", "--no-deps", REPO], check=True, **_quiet())
+    return venv
+
+
+def _quiet() -> dict[str, Any]:
+    import subprocess
+
+    return {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+
+
+WORDS = [
+    "billing",
+    "invoice",
+    "ledger",
+    "payments",
+    "staging",
+    "orders",
+    "accounts",
+    "tenants",
+    "oauth",
+    "cache",
+    "redis",
+    "kafka",
+    "queue",
+    "worker",
+    "scheduler",
+    "cron",
+    "backup",
+    "reports",
+    "analytics",
+    "metrics",
+    "grafana",
+    "nginx",
+    "gateway",
+    "catalog",
+    "inventory",
+    "shipping",
+    "warehouse",
+    "pricing",
+    "coupons",
+    "checkout",
+    "cart",
+    "avatar",
+    "upload",
+    "media",
+    "thumbnails",
+    "mailer",
+    "webhook",
+    "stripe",
+    "paypal",
+    "audit",
+    "compliance",
+    "gdpr",
+    "schema",
+    "org",
+    "team",
+    "sandbox",
+    "feature",
+    "flags",
+    "rollout",
+    "canary",
+    "replica",
+    "shard",
+    "vault",
+    "secrets",
+    "ingest",
+    "etl",
+    "pipeline",
+    "dashboard",
+    "alerts",
+    "pager",
+    "fulfilment",
+    "refunds",
+    "ledgerd",
+    "geo",
+    "locale",
+    "i18n",
+    "search_v2",
+    "notifier",
+    "uploader",
+    "exporter",
+]
+PACKAGES = [
+    "requests",
+    "django",
+    "flask",
+    "numpy",
+    "pandas",
+    "boto3",
+    "lodash",
+    "react",
+    "axios",
+    "express",
+    "webpack",
+]
+FUNCS = ["legacy_call", "old_fetch", "raw_query", "unsafe_load", "sync_get", "deprecated_init"]
+EXCEPTIONS = ["Key", "Value", "Attribute", "Index", "Lookup", "Runtime", "Import", "OS"]
+
+Spec = tuple[str | None, str, str, str]  # regex, tool, target, short anti-pattern
+
+
+def _pattern(rng: random.Random) -> Spec:
+    """One realistic learning's regex, tool matcher, target and anti-pattern text."""
+    w, n = rng.choice(WORDS), rng.randrange(1, 999)
+    kind = rng.choices(range(32), weights=[4] * 27 + [1, 1, 1, 1, 2])[0]
+    specs: list[Spec] = [
+        (rf"git push (-f|--force)\s+\S+\s+{w}-{n}", "Bash", "content", f"force-push to {w}"),
+        (rf"rm\s+-(rf|fr)\s+/(srv|var|opt)/{w}\b", "Bash", "content", f"rm -rf of {w} data"),
+        (rf"(?i)drop\s+(table|database)\s+{w}_{n}", "*", "content", f"dropping {w}_{n}"),
+        (rf"^sudo\s+systemctl\s+(stop|disable)\s+{w}", "Bash", "content", f"stopping {w}"),
+        (rf"pip install {rng.choice(PACKAGES)}=={n % 9}\.\d+", "Bash", "content", "old pin"),
+        (rf"npm (i|install|add) {rng.choice(PACKAGES)}@{n}", "Bash|PowerShell", "content", "pin"),
+        (rf"curl [^|]*{w}[^|]*\|\s*(ba|z)?sh", "Bash", "content", f"curl {w} | sh"),
+        (rf"chmod\s+(777|a\+rwx)\s+\S*{w}", "Bash", "content", f"chmod 777 on {w}"),
+        (rf"docker (run|exec) .*--privileged.*{w}", "Bash", "content", f"privileged {w}"),
+        (rf"kubectl delete (ns|namespace) {w}-{n}", "Bash", "content", f"deleting ns {w}"),
+        (rf"\b{w}_{rng.choice(FUNCS)}\(", "Edit|Write", "content", f"{w} legacy API"),
+        (rf"from {w}\.v{n} import \*", "Edit|Write|MultiEdit", "content", "star import"),
+        (rf"(?i){w}_(password|secret|token)\s*=\s*[\"'][^\"']+[\"']", "*", "content", "secret"),
+        (rf"console\.log\([\"']{w}", "Edit|Write", "content", f"debug log in {w}"),
+        (rf"[A-Z_]{{3,}}_{w.upper()}_KEY\s*=", "Write", "content", f"hard-coded {w} key"),
+        (rf"(?m)^\s*#\s*TODO\({w}\)", "Edit", "content", f"TODO({w}) left in"),
+        (rf"except\s+{rng.choice(EXCEPTIONS)}Error:\s*pass\b.*{w}", "Edit", "content", "pass"),
+        (rf"\.{w}_{n}\s*\[\s*0\s*\]", "Edit|Write", "content", f"indexing {w}_{n}"),
+        (rf"(^|/)\.env\.{w}$", "Edit|Write", "path", f".env.{w} edited"),
+        (rf"(?i)/secrets?/{w}[^/]*\.(pem|key|json)$", "*", "path", f"{w} secret file"),
+        (rf"^/etc/{w}/", "Edit|Write|MultiEdit", "path", f"/etc/{w} edited"),
+        (rf"/migrations/\d{{4}}_{w}\.py$", "Edit", "path", f"editing a {w} migration"),
+        (rf"/dist/{w}(\.min)?\.js$", "Write", "path", f"writing built {w}.js"),
+        (rf"\"run_in_background\":true.*{w}", "Bash", "input", f"{w} in background"),
+        (rf"\"replace_all\":true.*\"{w}", "Edit", "input", f"replace_all on {w}"),
+        (rf"(?i)select \* from {w}_{n}", "mcp__.*", "input", f"select * from {w}_{n}"),
+        (rf"\"repo\":\"{w}-{n}\"", "mcp__github__.*", "input", f"{w}-{n} repo"),
+        (r"\w+\s+\w+", rng.choice(["mcp__slack__.*", "NotebookEdit"]), "content", "chatter"),
+        (r"^\s*$", "NotebookEdit", "content", "empty cell"),
+        (r"[A-Z]{2,}-\d+", "mcp__jira__.*", "input", "ticket ids"),
+        (r"(\d{1,3}\.){3}\d{1,3}", "WebFetch", "input", "raw IP address"),
+        (None, rng.choice(["*", ""]), "content", f"think about {w} first"),
+    ]
+    return specs[kind]
+
+
+CLASSICS: list[dict[str, Any]] = [
+    {
+        "regex": r"git push (-f|--force)( |$)",
+        "tool": "Bash",
+        "auto_block": True,
+        "anti_pattern": "force-pushing",
+        "correct_pattern": "git push --force-with-lease",
+    },
+    {
+        "regex": r"rm\s+-rf\s+/(\s|$)",
+        "tool": "Bash",
+        "auto_block": True,
+        "anti_pattern": "rm -rf /",
+        "correct_pattern": "remove the exact directory",
+    },
+    {
+        "regex": r"--no-verify\b",
+        "tool": "Bash",
+        "auto_block": True,
+        "anti_pattern": "skipping hooks",
+        "correct_pattern": "fix what the hook reports",
+    },
+    {
+        "regex": r"(?i)\bDROP\s+TABLE\b",
+        "tool": "*",
+        "severity": "critical",
+        "anti_pattern": "DROP TABLE",
+        "correct_pattern": "write a migration",
+    },
+    {
+        "regex": r"\beval\(",
+        "tool": "Edit|Write",
+        "anti_pattern": "eval()",
+        "correct_pattern": "ast.literal_eval or a parser",
+    },
+]
+
+
+def learnings(count: int, seed: int = 4) -> list[dict[str, Any]]:
+    """`count` learnings in the import format: the classics, then generated ones."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    records: list[dict[str, Any]] = []
+    for number in range(count):
+        if number < len(CLASSICS):
+            record = {"confidence": 0.8, **CLASSICS[number]}
+        else:
+            regex, tool, target, anti = _pattern(rng)
+            record = {
+                "regex": regex,
+                "tool": tool,
+                "target": target,
+                "anti_pattern": anti,
+                "correct_pattern": f"the project's way: see docs/{rng.choice(WORDS)}.md",
+                "severity": rng.choice(["low", "medium", "medium", "high", "critical"]),
+                "auto_block": regex is not None and rng.random() < 0.03,
+                "pinned": rng.random() < 0.03,
+                "confidence": rng.choice(range(30, 91)) / 100,
+                "context": rng.choice([None, f"seen in the {rng.choice(WORDS)} service"]),
+            }
+            if record["auto_block"]:
+                record["confidence"] = max(record["confidence"], 0.5)
+        age, accesses = rng.choice([(5, 0), (30, 0), (60, 1), (200, 2), (500, 5), (120, 0)])
+        if rng.random() > 0.02:  # all but ~2% (old and never used) survive pruning
+            accesses = max(accesses, 1 if age < 365 else 3)
+        created = now - timedelta(days=rng.uniform(0, age))
+        record.update(
+            access_count=accesses,
+            created_at=created.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            updated_at=created.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            last_accessed=now.isoformat(timespec="seconds").replace("+00:00", "Z")
+            if accesses
+            else None,
+            archived_at=None,
+        )
+        if record.get("tool") == "*":  # the default; an explicit "*" is refused at this commit
+            del record["tool"]
+        records.append(record)
+    return records
+
+
+def build_database(venv: str, path: str, count: int, work: str) -> None:
+    """A database of `count` learnings, written by `cortex-hooks import`."""
+    import subprocess
+
+    source = os.path.join(work, f"learnings-{count}.json")
+    with open(source, "w", encoding="utf-8") as stream:
+        json.dump(learnings(count), stream)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    done = subprocess.run(
+        [os.path.join(venv, "bin", "cortex-hooks"), "import", source, "--db", path],
+        capture_output=True,
+        text=True,
+        env=_env(venv, path, work),
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"bench: import of {count} learnings failed: {done.stderr.strip()}")
+
+
+def add_sessions(path: str, count: int) -> None:
+    """`count` past sessions, written with sqlite3 into the `session` table directly."""
+    import random
+    import sqlite3
+    from contextlib import closing
+    from datetime import UTC, datetime, timedelta
+
+    rng = random.Random(5)
+    now = datetime.now(UTC)
+    with closing(sqlite3.connect(path)) as connection:
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(session)")}
+        rows = []
+        for number in range(count):
+            start = now - timedelta(days=count - number, minutes=rng.randrange(600))
+            end = start + timedelta(minutes=rng.randrange(5, 300))
+            files = [
+                {
+                    "file": f"src/{rng.choice(WORDS)}/{rng.choice(WORDS)}.py",
+                    "action": rng.choice(["Write", "Edit", "MultiEdit"]),
+                }
+                for _ in range(rng.randrange(0, 8))
+            ]
+            rows.append(
+                {
+                    "id": f"{number:08x}-0000-4000-8000-{rng.getrandbits(48):012x}",
+                    "source": rng.choice(["startup", "resume", "clear", "compact"]),
+                    "started_at": start.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                    "ended_at": end.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                    "reason": rng.choice(["clear", "logout", "prompt_input_exit", "other"]),
+                    "summary": f"Fix the {rng.choice(WORDS)} {rng.choice(WORDS)} handling "
+                    * rng.randrange(1, 6),
+                    "key_changes": json.dumps(files),
+                }
+            )
+        names = [name for name in rows[0] if name in columns]
+        with connection:
+            connection.executemany(
+                f"INSERT INTO session ({', '.join(names)}) "
+                f"VALUES ({', '.join(':' + name for name in names)})",
+                rows,
+            )
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def copy_database(source: str, target: str) -> None:
+    """A private copy of a database (main file and any WAL) for one case."""
+    import shutil
+
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    for suffix in ("", "-wal"):
+        if os.path.exists(source + suffix):
+            shutil.copy2(source + suffix, target + suffix)
+
+
+def write_transcript(path: str, megabytes: int) -> int:
+    """A Claude Code transcript of about `megabytes` MB, streamed to disk; files it changes."""
+    import random
+    import uuid
+
+    rng = random.Random(6)
+    session = str(uuid.UUID(int=rng.getrandbits(128)))
+    common = {
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": "/home/dev/proj",
+        "sessionId": session,
+        "version": "2.1.197",
+        "gitBranch": "main",
+    }
+    files: set[str] = set()
+    parent: str | None = None
+    size, target, turn = 0, megabytes * 1_000_000, 0
+    code_line = "    result = {w}_handler(request, retries=3)  # retries as the SLA says\n"
+
+    def line(record: dict[str, Any]) -> str:
+        nonlocal parent
+        record_id = str(uuid.UUID(int=rng.getrandbits(128)))
+        record.update(
+            parentUuid=parent,
+            isSidechain=False,
+            uuid=record_id,
+            timestamp="2026-11-21T23:06:19.345Z",
+            **common,
+        )
+        parent = record_id
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+    def assistant(content: list[dict[str, Any]]) -> str:
+        message = {
+            "id": f"msg_{turn:06d}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-4-8",
+            "content": content,
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 19085, "output_tokens": 120},
+        }
+        return line({"message": message, "requestId": f"req_{turn}", "type": "assistant"})
+
+    def result(tool_id: str, text: str, error: bool = False) -> str:
+        block: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": text}
+        if error:
+            block["is_error"] = True
+        return line(
+            {"type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": text}
+        )
+
+    with open(path, "w", encoding="utf-8") as stream:
+        prompt = {"role": "user", "content": "Add retries to the billing client — and a test"}
+        size += stream.write(line({"type": "user", "message": prompt}))
+        while size < target:
+            turn += 1
+            w = rng.choice(WORDS)
+            file = f"/home/dev/proj/src/{w}/{rng.choice(WORDS)}_{turn % 400}.py"
+            long_write = turn % 9000 == 4500  # a few Writes of several MB
+            body = code_line.replace("{w}", w) * (40000 if long_write else rng.randrange(5, 60))
+            kind = ("Write", "Edit", "Bash")[turn % 3]
+            tool_input: dict[str, Any] = {
+                "Write": {"file_path": file, "content": body},
+                "Edit": {"file_path": file, "old_string": body[:80], "new_string": body[:160]},
+                "Bash": {"command": f"python3 -m pytest -q tests/test_{w}.py", "description": "t"},
+            }[kind]
+            if kind != "Bash":
+                files.add(file)
+            tool_id = f"toolu_{turn:08d}"
+            chunks = [
+                assistant([{"type": "text", "text": f"Now {w}: I will {kind.lower()} it."}]),
+                assistant([{"type": "tool_use", "id": tool_id, "name": kind, "input": tool_input}]),
+                result(
+                    tool_id,
+                    f"The file {file} has been updated successfully."
+                    if kind != "Bash"
+                    else "Exit code 1\nFAILED tests",
+                    kind == "Bash",
+                ),
+            ]
+            for chunk in chunks:
+                size += stream.write(chunk)
+    return len(files)
+
+
+def _env(venv: str, database: str, work: str) -> dict[str, str]:
+    return {
+        "PATH": os.path.join(venv, "bin") + os.pathsep + os.defpath,
+        "HOME": work,
+        "LANG": "C.UTF-8",
+        "CORTEX_DB": database,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases
+
+
+def _payload(event: str, **fields: Any) -> str:
+    return json.dumps(
+        {
+            "session_id": "@SESSION@",
+            "transcript_path": "/home/dev/.claude/projects/-home-dev-proj/none.jsonl",
+            "cwd": "/home/dev/proj",
+            "permission_mode": "default",
+            "hook_event_name": event,
+            **fields,
+        }
+    )
+
+
+def _bash(command: str) -> str:
+    return _payload(
+        "PreToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_bench",
+        tool_input={"command": command, "description": "Run the smoke tests"},
+    )
+
+
+def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[dict[str, Any]]:
+    """Every case: name, learnings, command, payload, goal, what a correct run looks like."""
+    scripts = os.path.join(venv, "bin")
+    python = os.path.join(scripts, "python")
+    floor = "import json, sqlite3, sys; json.loads(sys.stdin.buffer.read())"
+    found: list[dict[str, Any]] = [
+        {
+            "name": "floor: `import json, sqlite3` + parse payload",
+            "size": None,
+            "argv": [python, "-c", floor],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000",
+            "goal": None,
+            "expect": "silent",
+        },
+    ]
+    for size in SIZES:
+        found.append(
+            {
+                "name": "PreToolUse, no match",
+                "size": size,
+                "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+                "payload": _bash(NO_MATCH_COMMAND),
+                "db": str(size),
+                "goal": ("ratio", 3.0 if size == 10_000 else 2.5),
+                "expect": "silent",
+            }
+        )
+    hook_end = os.path.join(scripts, "cortex-session-end")
+    found += [
+        {
+            "name": "PreToolUse, a match that denies",
+            "size": 10_000,
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(DENY_COMMAND),
+            "db": "10000",
+            "goal": ("ratio", 12.0),
+            "expect": "deny",
+        },
+        {
+            "name": "SessionStart (1,000 past sessions)",
+            "size": 10_000,
+            "argv": [os.path.join(scripts, "cortex-session-start")],
+            "payload": _payload("SessionStart", source="startup"),
+            "db": "10000",
+            "goal": ("ratio", 15.0),
+            "expect": "context",
+        },
+        {
+            "name": "SessionEnd (decay, small transcript)",
+            "size": 10_000,
+            "argv": [hook_end],
+            "payload": _payload("SessionEnd", reason="other", transcript_path=small_transcript),
+            "db": "10000",
+            "goal": ("ratio", 15.0),
+            "expect": "ok",
+        },
+        {
+            "name": "SessionEnd (100 MB transcript)",
+            "size": 10_000,
+            "argv": [hook_end],
+            "payload": _payload("SessionEnd", reason="other", transcript_path=transcript),
+            "db": "10000",
+            "goal": ("seconds", 1.0),
+            "expect": "ok",
+        },
+    ]
+    for number, case in enumerate(found):
+        database = os.path.join(work, f"case{number}", ".cortex", "cortex.db")
+        copy_database(os.path.join(work, f"db{case['db']}", ".cortex", "cortex.db"), database)
+        case.update(database=database, env=_env(venv, database, work))
+    return found
+
+
+def problem(expect: str, output: dict[str, Any]) -> str | None:
+    """What is wrong with a hook run, or None when it did what the case expects."""
+    code, stdout, stderr = output["code"], output["stdout"], output["stderr"]
+    if code != 0:
+        return f"exit {code}: {stderr.strip() or '(no stderr)'}"
+    if expect == "silent" and (stdout.strip() or stderr.strip()):
+        return f"expected no output, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
+    if expect == "deny" and '"permissionDecision": "deny"' not in stdout.replace('":"', '": "'):
+        return f"expected a deny, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
+    if expect == "context" and "additionalContext" not in stdout:
+        return f"expected additionalContext, got stdout {stdout[:300]!r}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+def summarize(case: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    import statistics
+
+    hook = [run[0] for run in result["hook"]]
+    base = [run[0] for run in result["base"]]
+    ratio = statistics.median(h / b for h, b in zip(hook, base, strict=True))
+    peak = max(run[1] for run in result["hook"]) / 1024
+    median = statistics.median(hook)
+    problems = [problem(case["expect"], output) for output in result["outputs"]]
+    broken = next((text for text in problems if text), None)
+    goal = case["goal"]
+    if goal is None:
+        goal_text, passed = "—", True
+    elif goal[0] == "ratio":
+        goal_text, passed = f"≤ {goal[1]:g}{TIMES}", ratio <= goal[1]
+    else:
+        goal_text, passed = f"< {goal[1]:g} s", median < goal[1]
+    memory_ok = peak <= MEMORY_GOAL_MIB or goal is None
+    return {
+        "median": median,
+        "low": min(hook),
+        "high": max(hook),
+        "ratio": ratio,
+        "peak": peak,
+        "goal": goal_text,
+        "pass": passed and memory_ok and broken is None,
+        "problem": broken,
+        "time_ok": passed,
+        "memory_ok": memory_ok,
+        "base_median": statistics.median(base),
+        "base_peak": max(run[1] for run in result["base"]) / 1024,
+    }
+
+
+def table(rows: list[tuple[dict[str, Any], dict[str, Any]]], runs: int) -> str:
+    lines = [
+        f"Whole process, {runs} timed runs per case, each paired with the venv's `python -c pass`; "
+        "ratio = median of the paired ratios hook/baseline. Memory goal: peak RSS ≤ 50 MiB.",
+        "",
+        f"| case | learnings | median ms | min{DASH}max ms | ratio | goal | result | peak RSS MiB"
+        " |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    first = rows[0][1]
+    lines.append(
+        f"| baseline: venv `python -c pass` | — | {first['base_median'] * 1000:.1f} | — "
+        f"| 1.0{TIMES} | — | — | {first['base_peak']:.1f} |"
+    )
+    for case, row in rows:
+        size = f"{case['size']:,}" if case["size"] else "—"
+        if case["goal"] is None:
+            verdict = "—"
+        elif row["problem"]:
+            verdict = "**ERROR**"
+        else:
+            why = [] if row["time_ok"] else ["time"]
+            why += [] if row["memory_ok"] else ["memory"]
+            verdict = "PASS" if row["pass"] else f"**FAIL** ({', '.join(why)})"
+        lines.append(
+            f"| {case['name']} | {size} | {row['median'] * 1000:.1f} | "
+            f"{row['low'] * 1000:.1f}{DASH}{row['high'] * 1000:.1f} | {row['ratio']:.2f}{TIMES} | "
+            f"{row['goal']} | {verdict} | {row['peak']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    import platform
+
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as stream:
+            model = next(
+                (line.split(":", 1)[1].strip() for line in stream if line.startswith("model name")),
+                model,
+            )
+    except OSError:
+        pass
+    return (
+        f"Machine: {model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def transcript_note(case: dict[str, Any], written: int) -> str:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(case["database"])) as connection:
+        row = connection.execute(
+            "SELECT summary, key_changes FROM session WHERE id LIKE 'bench-%' "
+            "ORDER BY ended_at DESC LIMIT 1"
+        ).fetchone()
+    if row is None:
+        return "100 MB transcript: no session row was stored."
+    changes = len(json.loads(row[1] or "[]"))
+    return (
+        f"100 MB transcript: summary {'stored' if row[0] else 'MISSING'}; {changes} key changes "
+        f"stored ({written} distinct files written in the transcript)."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="timed runs per case (default 15)")
+    parser.add_argument("--quick", action="store_true", help="5 runs per case")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument("--venv", metavar="DIR", help="venv to use or create (default: a temp one)")
+    parser.add_argument("--transcript-mb", type=int, default=100, metavar="MB")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--measure", nargs=2, metavar=("PLAN", "RESULT"), help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--measure"]:  # before argparse: the measuring process stays small
+        return measure(argv[1], argv[2])
+    args = arguments(argv)
+    import shutil
+    import subprocess
+    import tempfile
+
+    runs = 5 if args.quick else args.runs
+    work = tempfile.mkdtemp(prefix="cortex-bench-")
+    try:
+        print(f"bench: venv and install of {REPO} ...", file=sys.stderr)
+        venv = make_venv(args.venv, work)
+        print("bench: databases, sessions and transcript ...", file=sys.stderr)
+        for size in SIZES:
+            database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
+            build_database(venv, database, size, work)
+        add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
+        transcript = os.path.join(work, "transcript.jsonl")
+        written = write_transcript(transcript, args.transcript_mb)
+        small = os.path.join(work, "small.jsonl")
+        shutil.copyfile(os.path.join(REPO, "tests", "fixtures", "transcript.jsonl"), small)
+        plan = cases(venv, work, transcript, small)
+        with open(os.path.join(work, "empty"), "w", encoding="utf-8"):
+            pass
+        plan_path, result_path = os.path.join(work, "plan.json"), os.path.join(work, "result.json")
+        baseline = [os.path.join(venv, "bin", "python"), "-c", "pass"]
+        with open(plan_path, "w", encoding="utf-8") as stream:
+            json.dump({"work": work, "runs": runs, "baseline": baseline, "cases": plan}, stream)
+        print(f"bench: measuring {len(plan)} cases x {runs} runs ...", file=sys.stderr)
+        subprocess.run(
+            [baseline[0], os.path.abspath(__file__), "--measure", plan_path, result_path],
+            check=True,
+        )
+        with open(result_path, encoding="utf-8") as stream:
+            results = json.load(stream)
+        rows = [(case, summarize(case, result)) for case, result in zip(plan, results, strict=True)]
+        print(machine())
+        print()
+        print(table(rows, runs))
+        print()
+        print(transcript_note(plan[-1], written))
+        for case, row in rows:
+            if row["problem"]:
+                print(f"- {case['name']} ({case['size']}): {row['problem']}")
+        failed = any(not row["pass"] for case, row in rows if case["goal"] is not None)
+    finally:
+        if args.keep:
+            print(f"bench: work directory kept: {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed and args.check else 0
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    status = main()
+    print(f"bench: done in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    sys.exit(status)
