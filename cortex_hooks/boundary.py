@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
 
@@ -37,8 +38,6 @@ def guarded(work: Callable[[], int], prefix: str = "cortex-hooks") -> int:
 
 def _fail(prefix: str, message: str, code: int) -> int:
     line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds
-    try:
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing more can be said
         print(line[:2000], file=sys.stderr)
-    except (OSError, ValueError):  # stderr closed: nothing more can be said
-        pass
     return code

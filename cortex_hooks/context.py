@@ -13,9 +13,7 @@ from cortex_hooks import confidence
 class Section:
     """A heading, one-line entries, and a closing line for what is left out."""
 
-    def __init__(
-        self, heading: str, entries: list[str], *, rank: int, more: str, hidden: int = 0
-    ) -> None:
+    def __init__(self, heading: str, entries: list[str], *, rank: int, more: str, hidden: int = 0) -> None:
         self.heading = heading
         self.entries = entries
         self.rank = rank  # 0 is the most important

@@ -37,9 +37,7 @@ def project_root() -> str:
 def _nearest_project(start: str) -> str:
     here = os.path.abspath(start)
     while True:
-        if os.path.isdir(os.path.join(here, DIRECTORY)) or os.path.exists(
-            os.path.join(here, ".git")
-        ):
+        if os.path.isdir(os.path.join(here, DIRECTORY)) or os.path.exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
@@ -64,9 +62,7 @@ def create_private(path: str) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
         if not os.path.isdir(directory):
-            raise CortexError(
-                f"cannot create the database: {directory} is not a directory"
-            ) from None
+            raise CortexError(f"cannot create the database: {directory} is not a directory") from None
         # The file exists: another process created it first, or it is there already.
     except OSError as error:
         raise CortexError(f"cannot create the database {path}: {error.strerror or error}") from None

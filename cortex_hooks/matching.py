@@ -43,7 +43,7 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
 
 def check_tool_matcher(matcher: str) -> str:
     """A matcher as given, or CortexError when it is a regular expression that does not compile."""
-    if not _NAMES.fullmatch(matcher.strip()):
+    if matcher.strip() not in ("", "*") and not _NAMES.fullmatch(matcher.strip()):
         try:
             re.compile(matcher)
         except re.error as error:
@@ -66,7 +66,11 @@ def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[s
         edits = tool_input.get("edits")
         if not isinstance(edits, list):
             return []
-        return [edit["new_string"] for edit in edits if isinstance(edit, dict) and isinstance(edit.get("new_string"), str)]
+        return [
+            edit["new_string"]
+            for edit in edits
+            if isinstance(edit, dict) and isinstance(edit.get("new_string"), str)
+        ]
     field = _CONTENT_FIELD.get(tool_name)
     if field is None:
         return [compact(tool_input)]

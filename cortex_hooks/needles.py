@@ -13,6 +13,7 @@ Keys only ever let too many learnings through, never too few: the regex decides.
 
 from __future__ import annotations
 
+import warnings
 from re import _constants as sre
 from re import _parser
 
@@ -29,6 +30,7 @@ SCAN_ABOVE = 4096  # longer texts are checked key by key instead of gram by gram
 # i: dotted/dotless I), so lower-casing the text would not find them: they never go into a key.
 _AMBIGUOUS_FOLD = frozenset("ikIKS" + "s")
 _COMMON = frozenset("etaoinshrdlucm ")
+_VERBOSE_FLAG = "x"  # crude but safe: any inline flag group could turn verbose mode on
 
 Needle = tuple[str, bool]  # (literal, case-insensitive)
 
@@ -80,8 +82,14 @@ def _required(pattern: str) -> list[Needle] | None:
     """
     if any(marker in pattern for marker in ("[:", "[=", "[.")):
         return None
+    if "(?" in pattern and _VERBOSE_FLAG in pattern and any(
+        char.isspace() and char not in _parser.WHITESPACE for char in pattern
+    ):
+        return None  # in verbose mode `regex` skips all Unicode whitespace, `re` only ASCII
     try:
-        parsed = _parser.parse(pattern)
+        with warnings.catch_warnings():  # `re`'s FutureWarnings are not the user's business
+            warnings.simplefilter("ignore")
+            parsed = _parser.parse(pattern)
     except Exception:  # any pattern `re` cannot read: always a candidate
         return None
     try:

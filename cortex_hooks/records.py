@@ -30,9 +30,7 @@ def _hundredths(value: object) -> int:
     hundredths = confidence.parse(repr(value) if isinstance(value, float) else str(value))
     low, high = START_RANGE
     if not low <= hundredths <= high:
-        raise ValueError(
-            f"must lie in [{confidence.show(low)}, {confidence.show(high)}], got {value}"
-        )
+        raise ValueError(f"must lie in [{confidence.show(low)}, {confidence.show(high)}], got {value}")
     return hundredths
 
 

@@ -95,7 +95,9 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
             hidden=older_decisions if recent_decisions else 0,
         ),
         _count_only(
-            older_decisions if not recent_decisions else 0, "decisions", "cortex-hooks decisions list"
+            older_decisions if not recent_decisions else 0,
+            "decisions",
+            "cortex-hooks decisions list",
         ),
         Section(
             "Recent sessions:",
@@ -119,9 +121,7 @@ def _count_only(count: int, what: str, command: str) -> Section:
 
 
 def _rule(verb: str, row: dict[str, object]) -> str:
-    return (
-        f"- {verb}: {line(str(row['anti_pattern']), 160)} — DO: {line(str(row['correct_pattern']), 200)}"
-    )
+    return f"- {verb}: {line(str(row['anti_pattern']), 160)} — DO: {line(str(row['correct_pattern']), 200)}"
 
 
 def _todo(row: dict[str, object]) -> str:

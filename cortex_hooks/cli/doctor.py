@@ -90,7 +90,9 @@ def _check_wiring(report: Report, project: str) -> None:
     for event, script in HOOKS.items():
         if not found[event]:
             report.problem(
-                f"hook {event}", f"{script} is not wired in any settings file", "run `cortex-hooks install`"
+                f"hook {event}",
+                f"{script} is not wired in any settings file",
+                "run `cortex-hooks install`",
             )
             continue
         broken = [command for command in found[event] if not _runnable(command)]
@@ -131,7 +133,9 @@ def _runnable(command: str) -> bool:
 def _check_database(report: Report, path: str) -> None:
     if not os.path.exists(path):
         report.problem(
-            "database", f"none at {path}: the hooks do nothing here", "record a learning: `cortex-hooks add …`"
+            "database",
+            f"none at {path}: the hooks do nothing here",
+            "record a learning: `cortex-hooks add …`",
         )
         return
     _check_permissions(report, path)
@@ -154,9 +158,10 @@ def _check_database(report: Report, path: str) -> None:
 
 
 def _check_permissions(report: Report, path: str) -> None:
-    for target, private, fix in (
-        (path, 0o600, f"chmod 600 {shlex.quote(path)}"),
-        (os.path.dirname(os.path.abspath(path)), 0o700, f"chmod 700 {shlex.quote(os.path.dirname(os.path.abspath(path)))}"),
+    directory = os.path.dirname(os.path.abspath(path))
+    for target, fix in (
+        (path, f"chmod 600 {shlex.quote(path)}"),
+        (directory, f"chmod 700 {shlex.quote(directory)}"),
     ):
         mode = stat.S_IMODE(os.stat(target).st_mode)
         if target != path and os.path.basename(target) != location.DIRECTORY:
@@ -197,7 +202,9 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: set
         try:
             compiled = matching.compile_pattern(row["regex"])
         except CortexError as error:
-            report.problem(name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)")
+            report.problem(
+                name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)"
+            )
             bad += 1
             continue
         try:

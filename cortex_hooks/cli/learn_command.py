@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 MARKER = (
-    "<!-- written by `cortex-hooks install --with-learn-command`;"
-    " `cortex-hooks uninstall` removes it -->"
+    "<!-- written by `cortex-hooks install --with-learn-command`; `cortex-hooks uninstall` removes it -->"
 )
 
 _TEMPLATE = """\

@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, needles, settings
+from cortex_hooks import clock, confidence, needles, settings
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.records import Learning, LearningFields, validated
@@ -115,9 +115,7 @@ def run_add(args: argparse.Namespace) -> int:
 def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:
     """Every column of a new learning row: the fields given, then counters and times."""
     values: dict[str, Any] = fields.model_dump()
-    values.update(
-        access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None
-    )
+    values.update(access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None)
     values.update((name, value) for name, value in stored.items() if value is not None)
     return values
 
@@ -174,31 +172,30 @@ def run_update(args: argparse.Namespace) -> int:
     return 0
 
 
-_CHANGES = {
-    "pin": (lambda policy, now: {"pinned": 1, "updated_at": now}, "Pinned"),
-    "unpin": (lambda policy, now: {"pinned": 0, "updated_at": now}, "Unpinned"),
-    "keep": (
-        lambda policy, now: {"confidence": policy.start, "updated_at": now},
-        "Kept",
-    ),
-    "archive": (lambda policy, now: {"archived_at": now}, "Archived"),
-    "restore": (lambda policy, now: {"archived_at": None, "updated_at": now}, "Restored"),
-}
+_VERBS = {"pin": "Pinned", "unpin": "Unpinned", "keep": "Kept", "archive": "Archived", "restore": "Restored"}
+
+
+def _change(change: str, current: Learning, policy: confidence.Policy, now: str) -> dict[str, Any]:
+    """The columns one of pin, unpin, keep, archive, restore sets."""
+    if change == "archive":
+        return {"archived_at": current.archived_at or now}  # archiving twice keeps the first date
+    values: dict[str, dict[str, Any]] = {
+        "pin": {"pinned": 1},
+        "unpin": {"pinned": 0},
+        "keep": {"confidence": policy.start},  # the review answer: trusted again from the start
+        "restore": {"archived_at": None},
+    }
+    return {**values[change], "updated_at": now}
 
 
 def run_change(args: argparse.Namespace) -> int:
-    change, verb = _CHANGES[args.change]
     now = clock.iso(clock.now())
     policy = settings.for_database(database.path(args)).policy
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
-            current = _load(connection, args.id)
-            values = change(policy, now)
-            if args.change == "archive" and current.archived_at:
-                values = {}  # archiving twice keeps the first date
-            store.update(connection, args.id, values)
+            store.update(connection, args.id, _change(args.change, _load(connection, args.id), policy, now))
         learning = _load(connection, args.id)
-    message = f"{verb} learning #{args.id}."
+    message = f"{_VERBS[args.change]} learning #{args.id}."
     if args.change == "keep":
         message = f"Kept learning #{args.id}: confidence back to {learning.confidence:.2f}."
     _emit(args, learning, message)

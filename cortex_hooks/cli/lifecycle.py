@@ -67,7 +67,8 @@ def run_stats(args: argparse.Namespace) -> int:
     blocks = []
     for kind, rows in top.items():
         lines = [f"Most accessed {kind}:"] + [
-            f"  #{row['id']:<5} {row['access_count']:>5}×  {render.clean(row[_LABELS[kind]], one_line=True)[:80]}"
+            f"  #{row['id']:<5} {row['access_count']:>5} x  "
+            f"{render.clean(row[_LABELS[kind]], one_line=True)[:80]}"
             for row in rows
         ]
         blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
@@ -112,5 +113,3 @@ def run_sessions(args: argparse.Namespace) -> int:
             )
         )
     return 0
-
-

@@ -163,11 +163,12 @@ def run_change(args: argparse.Namespace) -> int:
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
             current = _load(connection, kind, args.id).model_dump()
-            changes: dict[str, Any] = {
+            options: dict[str, dict[str, Any]] = {
                 "archive": {"archived_at": current["archived_at"] or now},
                 "restore": {"archived_at": None},
                 "done": {"done": 1, "done_at": current.get("done_at") or now},
-            }[args.action]
+            }
+            changes = options[args.action]
             if "updated_at" in current:
                 changes["updated_at"] = now
             store.update(connection, kind.name, args.id, changes)

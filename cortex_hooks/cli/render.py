@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -31,9 +32,7 @@ def emit_json(value: Any) -> None:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     elif isinstance(value, list):
-        value = [
-            item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value
-        ]
+        value = [item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value]
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -89,12 +88,15 @@ def learning_detail(learning: Learning) -> str:
     return f"Learning #{learning.id}\n{body}"
 
 
-def table(what: str, columns: tuple[str, ...], records: list[BaseModel]) -> str:
+def table(what: str, columns: tuple[str, ...], records: Sequence[BaseModel]) -> str:
     """A plain table: the id, then the given columns, each cut to a readable width."""
     if not records:
         return f"No {what}."
     rows = [
-        [str(getattr(record, "id")), *(clean(_text(getattr(record, c)), one_line=True)[:60] for c in columns)]
+        [
+            str(record.model_dump()["id"]),
+            *(clean(_text(getattr(record, c)), one_line=True)[:60] for c in columns),
+        ]
         for record in records
     ]
     header = ["ID", *(column.upper().replace("_", " ") for column in columns)]

@@ -45,9 +45,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
     export.set_defaults(run=run_export)
     load = commands.add_parser("import", parents=[common], help="add the records of an export file")
-    load.add_argument(
-        "file", metavar="FILE", help="an export file or a JSON array of learnings; - for stdin"
-    )
+    load.add_argument("file", metavar="FILE", help="an export file or a JSON array of learnings; - for stdin")
     load.add_argument("--json", action="store_true", help="print the counts as JSON")
     load.set_defaults(run=run_import)
 
@@ -150,6 +148,4 @@ def _read(file: str) -> Any:
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise CortexError(
-            f"{file} rejected, nothing imported: not a JSON file ({error})", USAGE
-        ) from None
+        raise CortexError(f"{file} rejected, nothing imported: not a JSON file ({error})", USAGE) from None

@@ -91,7 +91,9 @@ def read_payload(event: str) -> Payload:
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CortexError(f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+        raise CortexError(
+            f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
     if not isinstance(payload, dict):
         raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
     name = payload.get("hook_event_name", event)

@@ -95,5 +95,7 @@ def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) ->
             keys += needles.text_keys(target, fragments)
         else:
             letter = needles.TARGET_LETTER[target]
-            keys += [key for key in store.keys_of_target(connection, letter) if needles.present(key, fragments)]
+            keys += [
+                key for key in store.keys_of_target(connection, letter) if needles.present(key, fragments)
+            ]
     return keys

@@ -6,8 +6,7 @@ import sqlite3
 import sys
 
 from cortex_hooks import clock, hooks, protocol, settings, transcript
-from cortex_hooks.store import Transaction
-from cortex_hooks.store import learnings, sessions
+from cortex_hooks.store import Transaction, learnings, sessions
 
 
 def main() -> int:
@@ -29,7 +28,12 @@ def handle(
             return hooks.Outcome()  # a repeated SessionEnd: the session has decayed already
         learnings.decay_all(connection, config.policy)
         sessions.record_end(
-            connection, payload.session_id, payload.reason, now, summary.summary, summary.key_changes
+            connection,
+            payload.session_id,
+            reason=payload.reason,
+            now=now,
+            summary=summary.summary,
+            key_changes=summary.key_changes,
         )
     return hooks.Outcome()
 
@@ -41,5 +45,8 @@ def _summary(path: str | None) -> transcript.Summary:
     try:
         return transcript.summarize(path)
     except OSError as error:
-        print(f"cortex-hooks: SessionEnd: transcript not read ({error.strerror or error})", file=sys.stderr)
+        print(
+            f"cortex-hooks: SessionEnd: transcript not read ({error.strerror or error})",
+            file=sys.stderr,
+        )
         return transcript.Summary(None, [])

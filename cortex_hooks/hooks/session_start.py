@@ -61,10 +61,7 @@ def injected_text(
     connection: sqlite3.Connection, config: settings.Settings, now: datetime
 ) -> tuple[str, int]:
     """The text SessionStart injects, and how many learnings await review."""
-    review = [
-        dict(row)
-        for row in learnings.select(connection, "active", config.policy.review_threshold)
-    ]
+    review = [dict(row) for row in learnings.select(connection, "active", config.policy.review_threshold)]
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = recall.memory(connection, since) if config.snapshot else None
     return snapshot.session_context(review, loaded, now, config.context_budget), len(review)

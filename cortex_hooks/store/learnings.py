@@ -35,9 +35,7 @@ _SCOPES = {
 }
 
 
-def insert(
-    connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]
-) -> int:
+def insert(connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]) -> int:
     """Insert a learning (every column of COLUMNS given) and its prefilter keys; the new id."""
     placeholders = ", ".join(f":{column}" for column in COLUMNS)
     cursor = connection.execute(

@@ -60,16 +60,13 @@ def get(connection: sqlite3.Connection, kind: str, row_id: int) -> sqlite3.Row |
 
 
 def select(connection: sqlite3.Connection, kind: str, scope: str = "active") -> list[sqlite3.Row]:
-    return connection.execute(
-        f"SELECT * FROM {_table(kind)} WHERE {_SCOPES[scope]} ORDER BY id"
-    ).fetchall()
+    return connection.execute(f"SELECT * FROM {_table(kind)} WHERE {_SCOPES[scope]} ORDER BY id").fetchall()
 
 
 def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> bool:
     """Count one single-item read; False when there is no such row."""
     cursor = connection.execute(
-        f"UPDATE {_table(kind)} SET access_count = access_count + 1, last_accessed = :now "
-        "WHERE id = :id",
+        f"UPDATE {_table(kind)} SET access_count = access_count + 1, last_accessed = :now WHERE id = :id",
         {"now": now, "id": row_id},
     )
     return cursor.rowcount == 1
@@ -95,15 +92,11 @@ def prune(
     """Archive (or, dry, count) the active rows of a kind that `prunable(age_from, accesses)` picks."""
     table, age_column = KINDS[kind]
     connection.create_function("prunable", 2, prunable, deterministic=True)
-    where = (
-        f"archived_at IS NULL AND {_EXEMPT[kind]} AND prunable({age_column}, access_count)"
-    )
+    where = f"archived_at IS NULL AND {_EXEMPT[kind]} AND prunable({age_column}, access_count)"
     if dry_run:
         count: int = connection.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
         return count
-    return connection.execute(
-        f"UPDATE {table} SET archived_at = :now WHERE {where}", {"now": now}
-    ).rowcount
+    return connection.execute(f"UPDATE {table} SET archived_at = :now WHERE {where}", {"now": now}).rowcount
 
 
 def find_active_error(connection: sqlite3.Connection, message: str) -> sqlite3.Row | None:

@@ -99,9 +99,7 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         if version > SCHEMA_VERSION:
             raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
         if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise CortexError(
-                f"{path} is an SQLite database of something else; it was left untouched"
-            )
+            raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
         for statements in MIGRATIONS[version:]:
             for statement in statements:
                 connection.execute(statement)

@@ -17,15 +17,14 @@ def record_start(connection: sqlite3.Connection, session_id: str, source: str, n
 
 
 def has_ended(connection: sqlite3.Connection, session_id: str) -> bool:
-    row = connection.execute(
-        "SELECT ended_at FROM session WHERE id = :id", {"id": session_id}
-    ).fetchone()
+    row = connection.execute("SELECT ended_at FROM session WHERE id = :id", {"id": session_id}).fetchone()
     return row is not None and row[0] is not None
 
 
 def record_end(
     connection: sqlite3.Connection,
     session_id: str,
+    *,
     reason: str,
     now: str,
     summary: str | None,
