@@ -14,8 +14,8 @@ Keys only ever let too many learnings through, never too few: the regex decides.
 from __future__ import annotations
 
 import warnings
-from re import _constants as sre
-from re import _parser
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
 
 TYPE_CHECKING = False  # typing itself costs PreToolUse more than all of this module
 if TYPE_CHECKING:
@@ -82,8 +82,10 @@ def _required(pattern: str) -> list[Needle] | None:
     """
     if any(marker in pattern for marker in ("[:", "[=", "[.")):
         return None
-    if "(?" in pattern and _VERBOSE_FLAG in pattern and any(
-        char.isspace() and char not in _parser.WHITESPACE for char in pattern
+    if (
+        "(?" in pattern
+        and _VERBOSE_FLAG in pattern
+        and any(char.isspace() and char not in _parser.WHITESPACE for char in pattern)
     ):
         return None  # in verbose mode `regex` skips all Unicode whitespace, `re` only ASCII
     try:
@@ -103,7 +105,7 @@ class _Unsafe(Exception):
     """The pattern uses something whose meaning may differ between `re` and `regex`."""
 
 
-def _needles(items: Sequence[tuple[object, object]], folded: bool) -> list[Needle] | None:
+def _needles(items: Sequence[tuple[object, Any]], folded: bool) -> list[Needle] | None:
     """Literals one of which every match of this sequence of parsed items contains."""
     best: list[Needle] | None = None
     run: list[str] = []
@@ -115,7 +117,7 @@ def _needles(items: Sequence[tuple[object, object]], folded: bool) -> list[Needl
 
     for op, argument in items:
         if op is sre.LITERAL:
-            char = chr(argument)  # type: ignore[call-overload]
+            char = chr(argument)
             if char in "{}":  # `regex` may read braces as fuzzy matching, `re` as literals
                 raise _Unsafe
             if not folded:
