@@ -367,3 +367,31 @@ def test_a_failing_hook_never_blocks_the_tool(
     assert pre_tool_use[0]["exitCode"] == 1
     assert "cortex-hooks: PreToolUse: " in pre_tool_use[0]["stderr"]
     assert "Traceback" not in json.dumps(errors)
+
+
+def test_the_learn_command_reaches_the_model_and_its_cli_call_records_a_learning(
+    claude: str, namespace: list[str], project: Path
+) -> None:
+    installed = cli("install", "--with-learn-command", cwd=project)
+    assert installed.code == 0, installed.stderr
+    text = (project / ".claude/commands/learn.md").read_text()
+    (add_line,) = [line for line in text.splitlines() if " add --anti-pattern " in line]
+    cortex = add_line.split()[0]  # the absolute path install wrote: the venv is not on PATH
+    command = (
+        f"{cortex} add --anti-pattern 'rm -rf build' --correct 'make clean'"
+        " --regex 'rm\\s+-rf\\s+build' --tool Bash"
+    )
+    run = run_claude(
+        claude,
+        namespace,
+        project,
+        [bash(command), {"text": "Recorded."}],
+        prompt="/learn never rm -rf build, use make clean",
+    )
+    assert run.code == 0, run.explain()
+
+    seen = text_of(run.requests[0]["messages"])
+    assert "Record this as a cortex-hooks learning: never rm -rf build, use make clean" in seen
+    assert f"{cortex} explain --tool Bash --command" in seen
+    rows = cli_json("list", env={"CORTEX_DB": str(project / ".cortex" / "cortex.db")})
+    assert [(row["anti_pattern"], row["regex"]) for row in rows] == [("rm -rf build", r"rm\s+-rf\s+build")]

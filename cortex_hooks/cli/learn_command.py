@@ -20,20 +20,22 @@ If nothing is given after /learn, use the mistake just made in this session.
    instead; this is the text the agent reads when the learning warns or blocks), and a detection
    regex (Python `regex` syntax) that matches the wrong tool input and not the right one. Choose
    the tool it is about (`Bash`, `Edit|Write`, ...; leave `--tool` out for every tool).
-2. Check the regex before saving it, with the Bash tool:
+2. Save it with the Bash tool, every value in single quotes, without `--auto-block` for now:
+
+       {cli} add --anti-pattern '...' --correct '...' --regex '...' [--tool Bash]
+
+   A value that begins with `-` is written `--regex=-...`. Note the id it prints.
+3. Check the regex with `explain`, which shows what the hooks would decide and writes nothing:
 
        {cli} explain --tool Bash --command 'the wrong command'
+       {cli} explain --tool Bash --command 'the correct command'
 
-   It must match; run it again with the correct command: it must not. `explain` writes nothing.
-   (An older cortex-hooks without `explain`: skip this step, `add` still refuses a regex that
-   does not compile.)
-3. Save it with the Bash tool, every value in single quotes:
-
-       {cli} add --anti-pattern '...' --correct '...' --regex '...' [--tool Bash] [--auto-block]
-
-   Give `--auto-block` only when the user asked for the mistake to be blocked outright; without it
-   a match warns. A value that begins with `-` is written `--regex=-...`.
-4. Report the id it printed and, in one line, what will now warn or be blocked.
+   (another tool: `--tool Write --input '{{"file_path": "...", "content": "..."}}'`). The new
+   learning must match the wrong input and not the correct one. If it does not, fix the regex
+   with `{cli} update ID --regex '...'` and check again.
+4. Only when the user asked for the mistake to be blocked outright:
+   `{cli} update ID --auto-block` (otherwise a match warns).
+5. Report the id and, in one line, what will now warn or be blocked.
 """
 
 
