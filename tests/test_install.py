@@ -384,9 +384,7 @@ def test_our_hooks_are_known_by_script_name(command: object, script: str | None)
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
 _HANDLER = st.fixed_dictionaries(
@@ -396,9 +394,7 @@ _GROUP = st.fixed_dictionaries({"hooks": st.lists(_HANDLER, max_size=3)}) | st.f
     {"matcher": st.sampled_from(["*", "Bash", ""]), "hooks": st.lists(_HANDLER, max_size=2)}
 )
 _EVENTS = st.sampled_from(["PreToolUse", "SessionStart", "SessionEnd", "Stop", "PostToolUse"])
-_FOREIGN = st.dictionaries(
-    st.sampled_from(["model", "env", "permissions"]), _JSON, max_size=3
-).flatmap(
+_FOREIGN = st.dictionaries(st.sampled_from(["model", "env", "permissions"]), _JSON, max_size=3).flatmap(
     lambda rest: st.one_of(
         st.just(rest),
         st.dictionaries(_EVENTS, st.lists(_GROUP, min_size=1, max_size=2), min_size=1).map(

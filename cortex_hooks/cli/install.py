@@ -73,9 +73,7 @@ def _group(event: str, command: str) -> Settings:
 def check(settings: object, path: str) -> Settings:
     """The settings object, or CortexError (exit 2) when it is not something we can merge into."""
     if not isinstance(settings, dict):
-        raise CortexError(
-            f"{path} is a JSON {type(settings).__name__}, not an object; {_UNTOUCHED}", USAGE
-        )
+        raise CortexError(f"{path} is a JSON {type(settings).__name__}, not an object; {_UNTOUCHED}", USAGE)
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise CortexError(f'{path}: "hooks" is not an object; {_UNTOUCHED}', USAGE)
@@ -102,9 +100,7 @@ def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings
     for event, script in SCRIPTS.items():
         command = commands[event]
         groups = hooks.setdefault(event, [])
-        ours = [
-            h for group in groups for h in _handlers(group) if script_of(h.get("command")) == script
-        ]
+        ours = [h for group in groups for h in _handlers(group) if script_of(h.get("command")) == script]
         for handler in ours:
             previous = handler.get("command")
             if previous != command or "timeout" not in handler:
@@ -338,9 +334,7 @@ def _apply(plan: Plan) -> str | None:
         else:
             _write(plan.path, plan.after)
     except OSError as error:
-        raise CortexError(
-            f"cannot write {error.filename or plan.path}: {error.strerror or error}"
-        ) from None
+        raise CortexError(f"cannot write {error.filename or plan.path}: {error.strerror or error}") from None
     return backup
 
 
@@ -377,9 +371,7 @@ def _write(path: str, text: str) -> None:
 
 def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
     diffs = {
-        plan.path: diff(
-            plan.path, None if plan.before is None else plan.before.decode(), plan.after
-        )
+        plan.path: diff(plan.path, None if plan.before is None else plan.before.decode(), plan.after)
         for plan in plans
     }
     if args.json:
@@ -434,21 +426,15 @@ def _report(args: argparse.Namespace, plans: list[Plan], backups: dict[str, str 
                 if change.previous and change.previous != change.command
                 else ""
             )
-            render.say(
-                f"  {change.action:<8} {change.where:<13} {render.clean(change.command)}{was}"
-            )
+            render.say(f"  {change.action:<8} {change.where:<13} {render.clean(change.command)}{was}")
     for plan in others:
         if plan.changed:
-            render.say(
-                f"{plan.action().capitalize()} the /learn command: {render.clean(plan.path)}"
-            )
+            render.say(f"{plan.action().capitalize()} the /learn command: {render.clean(plan.path)}")
         else:
             render.say(f"The /learn command is already in {render.clean(plan.path)}.")
     for plan in plans:
         backup = backups.get(plan.path)
         if backup:
-            render.say(
-                f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(backup)}"
-            )
+            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(backup)}")
         elif plan.changed and plan.before is None:
             render.say(f"{render.clean(plan.path)} did not exist: created it, nothing to back up.")
