@@ -349,6 +349,18 @@ def test_the_learn_command_is_written_refused_over_a_foreign_one_and_uninstalled
     assert learn.read_text() == "my own /learn\n"
 
 
+def test_a_symlinked_settings_file_stays_a_link(project: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}')
+    settings_file(project).parent.mkdir()
+    settings_file(project).symlink_to(dotfiles)
+    assert cli("install", cwd=project).code == 0
+    assert settings_file(project).is_symlink()
+    assert install.script_of(commands_of(load(dotfiles))[0]) == "cortex-pre-tool-use"
+    assert load(dotfiles)["model"] == "opus"
+
+
 def test_json_output_names_the_file_and_the_backup(project: Path) -> None:
     path = settings_file(project)
     path.parent.mkdir()

@@ -354,7 +354,11 @@ def _backup(path: str, content: bytes) -> str:
 
 
 def _write(path: str, text: str) -> None:
-    """Write through a temporary file and a rename: Claude Code never reads half a file."""
+    """Write through a temporary file and a rename: Claude Code never reads half a file.
+
+    A symlinked settings file (dotfiles) is written where it points, and stays a link.
+    """
+    path = os.path.realpath(path)
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
