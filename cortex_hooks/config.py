@@ -37,7 +37,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from cortex_hooks import confidence, settings
-from cortex_hooks.records import explain
+from cortex_hooks.validation import explain
 
 
 def _hundredths(value: object) -> int:

@@ -68,11 +68,11 @@ def line(text: str | None, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def review_section(rows: list[dict[str, object]]) -> Section:
-    """Learnings awaiting review, each with the exact commands that answer it."""
-    one = len(rows) == 1
+def review_section(rows: list[dict[str, object]], total: int) -> Section:
+    """Learnings awaiting review (`rows` of `total`), each with the exact commands that answer it."""
+    one = total == 1
     heading = (
-        f"cortex-hooks: {len(rows)} learned anti-pattern{'' if one else 's'} lost confidence "
+        f"cortex-hooks: {total} learned anti-pattern{'' if one else 's'} lost confidence "
         f"through disuse and {'awaits' if one else 'await'} review. "
         "Ask the user whether to keep or archive each:"
     )
@@ -82,7 +82,7 @@ def review_section(rows: list[dict[str, object]]) -> Section:
         f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
         for row in rows
     ]
-    return Section(heading, entries, rank=0, more="cortex-hooks list --review")
+    return Section(heading, entries, rank=0, more="cortex-hooks list --review", hidden=total - len(rows))
 
 
 def system_message(count: int) -> str:

@@ -12,7 +12,8 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from cortex_hooks.records import validated
+from cortex_hooks.errors import FAILURE
+from cortex_hooks.validation import validated
 
 
 class _Payload(BaseModel):
@@ -55,5 +56,5 @@ Model = TypeVar("Model", bound=_Payload)
 
 def parse(model: type[Model], payload: dict[str, Any]) -> Model:
     """The payload validated, or CortexError naming every field that is wrong."""
-    parsed: Model = validated(model, payload, "invalid payload")
+    parsed: Model = validated(model, payload, "invalid payload", FAILURE)
     return parsed

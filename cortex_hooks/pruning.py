@@ -1,4 +1,10 @@
-"""Ebbinghaus pruning, pure: which never-used old memories fade into the archive (SPEC §5)."""
+"""Ebbinghaus pruning, pure: the cut-off instants of the rule of SPEC §5 for one moment.
+
+A memory fades into the archive when (age > 90 days and it was never accessed) or
+(age > 365 days and it was accessed fewer than 3 times). Ages are counted from `created_at`
+(errors: `first_seen`); the store applies the rule in SQL, comparing the stored ISO-8601 times
+with these cut-offs as text, so a SessionStart never parses ten thousand dates.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +14,19 @@ from cortex_hooks import clock
 from cortex_hooks.settings import Settings
 
 
-class PruneRule:
-    """(age > 90 days and never accessed) or (age > 365 days and accessed fewer than 3 times)."""
+class Cutoffs:
+    """Born before `unused_before` and never accessed, or before `rarely_used_before` and
+    accessed fewer than `rarely_used_accesses` times: pruned."""
+
+    __slots__ = ("rarely_used_accesses", "rarely_used_before", "unused_before")
 
     def __init__(self, now: datetime, settings: Settings) -> None:
-        self.unused_before = now - timedelta(days=settings.prune_unused_days)
-        self.rarely_used_before = now - timedelta(days=settings.prune_rarely_used_days)
-        self.rare = settings.prune_rarely_used_accesses
+        self.unused_before = clock.iso(now - timedelta(days=settings.prune_unused_days))
+        self.rarely_used_before = clock.iso(now - timedelta(days=settings.prune_rarely_used_days))
+        self.rarely_used_accesses = settings.prune_rarely_used_accesses
 
-    def __call__(self, age_from: str | None, access_count: int) -> bool:
-        if not age_from:
-            return False
-        try:
-            born = clock.parse(age_from)
-        except ValueError:  # an unreadable date is never a reason to hide a memory
-            return False
+    def prunes(self, born: str, access_count: int) -> bool:
+        """The rule for one memory (the store's SQL states the same for many at once)."""
         return (born < self.unused_before and access_count == 0) or (
-            born < self.rarely_used_before and access_count < self.rare
+            born < self.rarely_used_before and access_count < self.rarely_used_accesses
         )

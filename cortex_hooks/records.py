@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -11,7 +11,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
 )
 
@@ -121,21 +120,3 @@ class Learning(BaseModel):
         values = dict(row)
         values["confidence"] = confidence.as_number(values["confidence"])
         return cls.model_validate(values)
-
-
-def explain(error: ValidationError) -> str:
-    """A ValidationError as one line of `field: message` parts, the field named as pydantic does."""
-    parts = []
-    for problem in error.errors(include_url=False):
-        where = ".".join(str(part) for part in problem["loc"]) or "value"
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        parts.append(f"{where}: {message}")
-    return "; ".join(parts)
-
-
-def validated(model: type[BaseModel], data: Any, what: str) -> Any:
-    """`model` validated from data, or CortexError (invalid input) naming every offending field."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as error:
-        raise CortexError(f"{what}: {explain(error)}", 2) from None

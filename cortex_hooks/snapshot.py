@@ -37,10 +37,11 @@ class Memory:
 
 
 def session_context(
-    review: list[dict[str, object]], memory: Memory | None, now: datetime, budget: int
+    review: list[dict[str, object]], awaiting: int, memory: Memory | None, now: datetime, budget: int
 ) -> str:
-    """The review prompt, then the snapshot (when enabled), within `budget` characters."""
-    parts = [review_section(review)]
+    """The review prompt (`review` rows of `awaiting`), then the snapshot (when enabled), within
+    `budget` characters."""
+    parts = [review_section(review, awaiting)]
     if memory is not None:
         snapshot = [section for section in sections(memory, now) if section.length()]
         if snapshot:

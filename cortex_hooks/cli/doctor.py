@@ -176,7 +176,7 @@ def _check_config(report: Report, file: str) -> None:
     from pydantic import ValidationError
 
     from cortex_hooks import config
-    from cortex_hooks.records import explain
+    from cortex_hooks.validation import explain
 
     try:
         import tomllib

@@ -10,9 +10,10 @@ from typing import Any
 from cortex_hooks import clock, confidence, needles, settings
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.records import Learning, LearningFields, validated
+from cortex_hooks.records import Learning, LearningFields
 from cortex_hooks.store import Transaction
 from cortex_hooks.store import learnings as store
+from cortex_hooks.validation import validated
 
 _FIELD_OPTIONS = {  # option dest -> LearningFields field
     "anti_pattern": "anti_pattern",

@@ -10,9 +10,9 @@ from typing import Any
 from cortex_hooks import clock, kinds
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.records import validated
 from cortex_hooks.store import Transaction
 from cortex_hooks.store import memory as store
+from cortex_hooks.validation import validated
 
 
 class Kind:

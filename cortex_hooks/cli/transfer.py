@@ -16,9 +16,10 @@ from cortex_hooks import clock, kinds, needles
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import row_values
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.records import ImportedLearning, Learning, validated
+from cortex_hooks.records import ImportedLearning, Learning
 from cortex_hooks.store import Transaction, memory
 from cortex_hooks.store import learnings as learning_store
+from cortex_hooks.validation import validated
 
 FORMAT_VERSION = 1
 _SHOWN: dict[str, type[BaseModel]] = {

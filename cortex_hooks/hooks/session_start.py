@@ -8,11 +8,6 @@ from datetime import datetime, timedelta
 from cortex_hooks import clock, context, hooks, protocol, pruning, settings, snapshot
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
-# Claude Code starts these sources inside a session that is already counted: the context is
-# injected again (it was compacted or cleared), but no new session begins.
-CONTINUING = frozenset({"resume", "clear", "compact"})
-
-
 def main() -> int:
     return hooks.run("SessionStart", parse, handle)
 
@@ -27,9 +22,10 @@ def handle(
     config = settings.for_database(database)
     now = clock.now()
     problems: list[str] = []
-    if payload.source not in CONTINUING:
-        with Transaction(connection):
-            sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    with Transaction(connection):
+        # resume and compact continue a session already recorded: its row stays as it is, so
+        # the context is injected again without counting a new session.
+        sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
     if config.prune:
         try:
             with Transaction(connection):
@@ -50,9 +46,9 @@ def prune(
     connection: sqlite3.Connection, config: settings.Settings, now: datetime, *, dry_run: bool
 ) -> dict[str, int]:
     """Ebbinghaus pruning of every kind; the count archived (or, dry, that would be) per kind."""
-    rule = pruning.PruneRule(now, config)
+    cutoffs = pruning.Cutoffs(now, config)
     return {
-        kind: memory.prune(connection, kind, rule, clock.iso(now), dry_run=dry_run)
+        kind: memory.prune(connection, kind, cutoffs, clock.iso(now), dry_run=dry_run)
         for kind in memory.PRUNED_KINDS
     }
 
@@ -61,7 +57,11 @@ def injected_text(
     connection: sqlite3.Connection, config: settings.Settings, now: datetime
 ) -> tuple[str, int]:
     """The text SessionStart injects, and how many learnings await review."""
-    review = [dict(row) for row in learnings.select(connection, "active", config.policy.review_threshold)]
+    # No review entry is shorter than 60 characters: more rows than this could never be shown.
+    rows, awaiting = learnings.awaiting_review(
+        connection, config.policy.review_threshold, limit=config.context_budget // 60 + 1
+    )
+    review = [dict(row) for row in rows]
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = recall.memory(connection, since) if config.snapshot else None
-    return snapshot.session_context(review, loaded, now, config.context_budget), len(review)
+    return snapshot.session_context(review, awaiting, loaded, now, config.context_budget), awaiting

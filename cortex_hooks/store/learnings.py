@@ -92,6 +92,21 @@ def select(
     ).fetchall()
 
 
+def awaiting_review(
+    connection: sqlite3.Connection, threshold: int, limit: int
+) -> tuple[list[sqlite3.Row], int]:
+    """The first `limit` learnings awaiting review, lowest confidence first, and how many there are."""
+    where = "archived_at IS NULL AND pinned = 0 AND confidence <= :threshold"
+    rows = connection.execute(
+        f"SELECT * FROM learning WHERE {where} ORDER BY confidence, id LIMIT :limit",
+        {"threshold": threshold, "limit": limit},
+    ).fetchall()
+    total: int = connection.execute(
+        f"SELECT count(*) FROM learning WHERE {where}", {"threshold": threshold}
+    ).fetchone()[0]
+    return rows, total
+
+
 def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:
     """Count one access (a single-item read); False when there is no such learning."""
     cursor = connection.execute(
@@ -157,12 +172,14 @@ def record_matches(
 
 
 def decay_all(connection: sqlite3.Connection, policy: confidence.Policy) -> int:
-    """One session end's decay of every unpinned, active learning; how many changed."""
-    connection.create_function(
-        "decayed", 1, lambda value: confidence.decayed(value, policy), deterministic=True
-    )
+    """One session end's decay of every unpinned, active learning; how many changed.
+
+    The SQL form of confidence.decayed (integers, so exact): one statement for ten thousand rows
+    costs far less than calling Python for each. tests/test_confidence.py holds the two equal.
+    """
     cursor = connection.execute(
-        """UPDATE learning SET confidence = decayed(confidence)
-           WHERE pinned = 0 AND archived_at IS NULL AND decayed(confidence) != confidence"""
+        """UPDATE learning SET confidence = max(:floor, confidence - :decay)
+           WHERE pinned = 0 AND archived_at IS NULL AND confidence > :floor""",
+        {"floor": policy.floor, "decay": policy.decay},
     )
     return cursor.rowcount

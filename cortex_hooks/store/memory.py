@@ -7,7 +7,9 @@ named parameters.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+
+from cortex_hooks.pruning import Cutoffs
 
 # kind -> (table, the column its age is counted from, columns a user may give)
 KINDS: dict[str, tuple[str, str]] = {
@@ -81,22 +83,26 @@ def most_accessed(connection: sqlite3.Connection, kind: str, limit: int = 10) ->
     ).fetchall()
 
 
-def prune(
-    connection: sqlite3.Connection,
-    kind: str,
-    prunable: Callable[[str, int], bool],
-    now: str,
-    *,
-    dry_run: bool,
-) -> int:
-    """Archive (or, dry, count) the active rows of a kind that `prunable(age_from, accesses)` picks."""
-    table, age_column = KINDS[kind]
-    connection.create_function("prunable", 2, prunable, deterministic=True)
-    where = f"archived_at IS NULL AND {_EXEMPT[kind]} AND prunable({age_column}, access_count)"
+def prune(connection: sqlite3.Connection, kind: str, cutoffs: Cutoffs, now: str, *, dry_run: bool) -> int:
+    """Archive (or, dry, count) the active rows of a kind that the pruning rule picks."""
+    table, born = KINDS[kind]
+    where = (
+        f"archived_at IS NULL AND {_EXEMPT[kind]} AND ("
+        f"({born} < :unused_before AND access_count = 0) OR "
+        f"({born} < :rarely_used_before AND access_count < :rarely_used_accesses))"
+    )
+    parameters = {
+        "unused_before": cutoffs.unused_before,
+        "rarely_used_before": cutoffs.rarely_used_before,
+        "rarely_used_accesses": cutoffs.rarely_used_accesses,
+        "now": now,
+    }
     if dry_run:
-        count: int = connection.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
+        count: int = connection.execute(f"SELECT count(*) FROM {table} WHERE {where}", parameters).fetchone()[
+            0
+        ]
         return count
-    return connection.execute(f"UPDATE {table} SET archived_at = :now WHERE {where}", {"now": now}).rowcount
+    return connection.execute(f"UPDATE {table} SET archived_at = :now WHERE {where}", parameters).rowcount
 
 
 def find_active_error(connection: sqlite3.Connection, message: str) -> sqlite3.Row | None:
