@@ -1,8 +1,10 @@
-"""The one error boundary of every process: one line on stderr and the documented exit code."""
+"""The one error boundary of every process: one line on stderr and the documented exit code.
+
+On the PreToolUse hot path: it imports nothing the hook would not import anyway.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import sys
 
@@ -38,6 +40,8 @@ def guarded(work: Callable[[], int], prefix: str = "cortex-hooks") -> int:
 
 def _fail(prefix: str, message: str, code: int) -> int:
     line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds
-    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing more can be said
+    try:
         print(line[:2000], file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed: nothing more can be said
+        return code
     return code

@@ -1,15 +1,17 @@
 """PreToolUse: match the tool call against learnings; boost, then deny or warn (SPEC §4.1).
 
 This is the hot path, run before every tool call. A call that cannot match any learning costs
-a JSON parse, an index lookup and nothing else: pydantic and `regex` are imported only once a
-candidate survives the prefilter and the tool matcher.
+a JSON parse, an index lookup and nothing else: `regex`, the clock and the settings are imported
+only once a candidate survives the prefilter and the tool matcher. pydantic is never imported
+here (unless a config file is to be read): it alone costs more than the whole no-match path, and
+the few payload fields this hook uses are checked with the standard library.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, hooks, matching, needles, settings, verdict
+from cortex_hooks import hooks, matching, needles
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import Transaction
 from cortex_hooks.store import learnings as store
@@ -43,15 +45,24 @@ def parse(payload: dict[str, Any]) -> ToolCall:
 
 
 def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hooks.Outcome:
-    tool_name, tool_input = call.tool_name, call.tool_input
-    texts = {target: matching.fragments(target, tool_name, tool_input) for target in matching.TARGETS}
+    texts = {
+        target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
+    }
     rows = [
         row
         for row in store.candidates(connection, _lookup_keys(connection, texts))
-        if matching.tool_accepts(row["tool"], tool_name)
+        if matching.tool_accepts(row["tool"], call.tool_name)
     ]
     if not rows:
-        return hooks.Outcome()
+        return hooks.Outcome()  # the hot path ends here, having imported nothing more
+    return _match(rows, texts, connection, database)
+
+
+def _match(
+    rows: list[sqlite3.Row], texts: dict[str, list[str]], connection: sqlite3.Connection, database: str
+) -> hooks.Outcome:
+    """Run the candidates' regexes; record every match in one transaction; decide."""
+    from cortex_hooks import clock, settings, verdict
 
     config = settings.for_database(database)
     matched: list[int] = []
@@ -79,7 +90,7 @@ def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hoo
                 correct_pattern=row["correct_pattern"],
                 severity=row["severity"],
                 auto_block=bool(row["auto_block"]),
-                before=row["confidence"],
+                before=row["confidence"],  # the gate is judged before this match's boost
             )
             for row in store.matched(connection, matched)
         ]

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from cortex_hooks import clock, context, hooks, protocol, pruning, settings, snapshot
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
+
 def main() -> int:
     return hooks.run("SessionStart", parse, handle)
 
