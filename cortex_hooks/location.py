@@ -66,3 +66,19 @@ def create_private(path: str) -> None:
         # The file exists: another process created it first, or it is there already.
     except OSError as error:
         raise CortexError(f"cannot create the database {path}: {error.strerror or error}") from None
+
+
+def cli_command() -> str:
+    """How the agent can run this installation's CLI: `cortex-hooks` when PATH finds it, else
+    its full path (hooks installed from a venv that is not on PATH still name a working command)."""
+    import shlex
+    import shutil
+    import sys
+
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "cortex-hooks")
+    if not os.access(beside, os.X_OK):
+        return "cortex-hooks"
+    found = shutil.which("cortex-hooks")
+    if found and os.path.samefile(found, beside):
+        return "cortex-hooks"
+    return shlex.quote(beside)

@@ -37,20 +37,26 @@ class Memory:
 
 
 def session_context(
-    review: list[dict[str, object]], awaiting: int, memory: Memory | None, now: datetime, budget: int
+    review: list[dict[str, object]],
+    awaiting: int,
+    memory: Memory | None,
+    now: datetime,
+    *,
+    budget: int,
+    cli: str = "cortex-hooks",
 ) -> str:
     """The review prompt (`review` rows of `awaiting`), then the snapshot (when enabled), within
     `budget` characters."""
-    parts = [review_section(review, awaiting)]
+    parts = [review_section(review, awaiting, cli)]
     if memory is not None:
-        snapshot = [section for section in sections(memory, now) if section.length()]
+        snapshot = [section for section in sections(memory, now, cli) if section.length()]
         if snapshot:
             snapshot[0].heading = f"Project memory (cortex-hooks):\n{snapshot[0].heading}"
         parts += snapshot
     return assemble(parts, budget)
 
 
-def sections(memory: Memory, now: datetime) -> list[Section]:
+def sections(memory: Memory, now: datetime, cli: str = "cortex-hooks") -> list[Section]:
     """The snapshot's sections in display order, ranked for cutting (see context.assemble)."""
     since = clock.iso(now - timedelta(days=RECENT_DAYS))
     recent_decisions = [row for row in memory.decisions if str(row["created_at"]) >= since]
@@ -66,51 +72,51 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
             "Never do these (auto-block learnings):",
             [_rule("NEVER", row) for row in memory.auto_block],
             rank=1,
-            more="cortex-hooks list",
+            more=f"{cli} list",
         ),
         Section(
             f"Learnings recorded or updated in the last {RECENT_DAYS} days:",
             [_rule("AVOID", row) for row in recent_learnings],
             rank=3,
-            more="cortex-hooks list",
+            more=f"{cli} list",
             hidden=other_learnings if recent_learnings else 0,
         ),
-        _count_only(other_learnings if not recent_learnings else 0, "learnings", "cortex-hooks list"),
+        _count_only(other_learnings if not recent_learnings else 0, "learnings", f"{cli} list"),
         Section(
             "Open todos, high priority:",
             [_todo(row) for row in high],
             rank=2,
-            more="cortex-hooks todos list",
+            more=f"{cli} todos list",
         ),
         Section(
             "Open todos, medium priority:",
             [_todo(row) for row in medium],
             rank=5,
-            more="cortex-hooks todos list",
+            more=f"{cli} todos list",
         ),
         Section(
             f"Decisions of the last {RECENT_DAYS} days:",
             [_decision(row) for row in recent_decisions[:RECENT_DECISIONS]],
             rank=4,
-            more="cortex-hooks decisions list",
+            more=f"{cli} decisions list",
             hidden=older_decisions if recent_decisions else 0,
         ),
         _count_only(
             older_decisions if not recent_decisions else 0,
             "decisions",
-            "cortex-hooks decisions list",
+            f"{cli} decisions list",
         ),
         Section(
             "Recent sessions:",
             [_recent_session(row) for row in recent_sessions],
             rank=6,
-            more="cortex-hooks sessions list",
+            more=f"{cli} sessions list",
         ),
         Section(
             "Earlier sessions:",
             [_older_session(row) for row in older_sessions],
             rank=7,
-            more="cortex-hooks sessions list",
+            more=f"{cli} sessions list",
         ),
     ]
 

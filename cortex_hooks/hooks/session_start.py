@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, context, hooks, protocol, pruning, settings, snapshot
+from cortex_hooks import clock, context, hooks, location, protocol, pruning, settings, snapshot
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
 
@@ -65,4 +65,7 @@ def injected_text(
     review = [dict(row) for row in rows]
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = recall.memory(connection, since) if config.snapshot else None
-    return snapshot.session_context(review, awaiting, loaded, now, config.context_budget), awaiting
+    text = snapshot.session_context(
+        review, awaiting, loaded, now, budget=config.context_budget, cli=location.cli_command()
+    )
+    return text, awaiting
