@@ -30,18 +30,26 @@ def cli_database(option: str | None) -> str:
 
 
 def project_root() -> str:
-    """The CLI's project: CLAUDE_PROJECT_DIR, else the nearest ancestor with `.cortex/` or `.git`."""
-    return os.environ.get("CLAUDE_PROJECT_DIR") or _nearest_project(os.getcwd())
+    """The CLI's project: CLAUDE_PROJECT_DIR, else the nearest ancestor of the working directory
+    holding `.cortex/`, `.git` or `.claude/`, else the working directory itself.
 
-
-def _nearest_project(start: str) -> str:
-    here = os.path.abspath(start)
+    The `.claude/` of the home directory is the user's configuration, not a project marker.
+    """
+    explicit = os.environ.get("CLAUDE_PROJECT_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    start = here = os.getcwd()
+    home = os.path.abspath(os.path.expanduser("~"))
     while True:
-        if os.path.isdir(os.path.join(here, DIRECTORY)) or os.path.exists(os.path.join(here, ".git")):
+        if (
+            os.path.isdir(os.path.join(here, DIRECTORY))
+            or os.path.exists(os.path.join(here, ".git"))
+            or (here != home and os.path.isdir(os.path.join(here, ".claude")))
+        ):
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return os.path.abspath(start)
+            return start
         here = parent
 
 

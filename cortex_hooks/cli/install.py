@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from cortex_hooks import clock
-from cortex_hooks.cli import learn_command, render
+from cortex_hooks import clock, location, store
+from cortex_hooks.cli import database, learn_command, render
 from cortex_hooks.errors import USAGE, CortexError
 
 SCRIPTS = {
@@ -222,35 +222,27 @@ def run(args: argparse.Namespace) -> int:
         _report_dry_run(args, plans)
         return 0
     backups = {plan.path: _apply(plan) for plan in plans if plan.changed}
-    _report(args, plans, backups)
+    project_database = None
+    if args.action == "install" and args.scope != "user":
+        project_database = _ensure_database(args)
+    _report(args, plans, backups, project_database)
     return 0
 
 
-def project_dir() -> str:
-    """CLAUDE_PROJECT_DIR, else the nearest ancestor holding `.git` or `.claude`, else cwd.
-
-    The `.claude` of the home directory is the user's configuration, not a project marker.
-    """
-    explicit = os.environ.get("CLAUDE_PROJECT_DIR")
-    if explicit:
-        return os.path.abspath(explicit)
-    start = here = os.getcwd()
-    home = os.path.abspath(os.path.expanduser("~"))
-    while True:
-        if os.path.exists(os.path.join(here, ".git")) or (
-            here != home and os.path.isdir(os.path.join(here, ".claude"))
-        ):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return start
-        here = parent
+def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:
+    """The project's database, created (private) if need be: hooks never create one, so without
+    it the hooks just wired would stay silent. (A user-scope install wires every project; each
+    gets its database from its first `cortex-hooks add` or `install`.)"""
+    path = database.path(args)
+    existed = os.path.exists(path)
+    store.open_database(path, create=True).close()
+    return {"path": path, "created": not existed}
 
 
 def _claude_dir(scope: str) -> str:
     if scope == "user":
         return os.path.join(os.path.abspath(os.path.expanduser("~")), ".claude")
-    return os.path.join(project_dir(), ".claude")
+    return os.path.join(location.project_root(), ".claude")
 
 
 def settings_path(scope: str) -> str:
@@ -404,10 +396,17 @@ def _plan_json(plan: Plan, backup: str | None) -> dict[str, Any]:
     }
 
 
-def _report(args: argparse.Namespace, plans: list[Plan], backups: dict[str, str | None]) -> None:
+def _report(
+    args: argparse.Namespace,
+    plans: list[Plan],
+    backups: dict[str, str | None],
+    project_database: dict[str, Any] | None,
+) -> None:
     if args.json:
         files = [_plan_json(plan, backups.get(plan.path)) for plan in plans]
-        render.emit_json({"scope": args.scope, "dry_run": False, "files": files})
+        render.emit_json(
+            {"scope": args.scope, "dry_run": False, "files": files, "database": project_database}
+        )
         return
     settings, *others = plans
     where = f"{render.clean(settings.path)} ({args.scope} scope)"
@@ -442,3 +441,6 @@ def _report(args: argparse.Namespace, plans: list[Plan], backups: dict[str, str 
             render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(backup)}")
         elif plan.changed and plan.before is None:
             render.say(f"{render.clean(plan.path)} did not exist: created it, nothing to back up.")
+    if project_database is not None:
+        state = "created" if project_database["created"] else "in place"
+        render.say(f"Database {render.clean(project_database['path'])}: {state}.")
