@@ -1,0 +1,232 @@
+"""Schema migration of real database files by the installed commands and hooks (SPEC §4.4, STYLE).
+
+The version-1 schema is written out here as literal SQL, as the first release created it, so this
+test keeps building the OLD database whatever the code's migrations become.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import Result, cli, cli_json, payload, run, script
+
+from cortex_hooks.store import SCHEMA_VERSION
+
+VERSION_1 = (
+    """CREATE TABLE learning (
+        id INTEGER PRIMARY KEY,
+        anti_pattern TEXT NOT NULL,
+        correct_pattern TEXT NOT NULL,
+        regex TEXT,
+        tool TEXT NOT NULL DEFAULT '*',
+        target TEXT NOT NULL DEFAULT 'content' CHECK (target IN ('content', 'path', 'input')),
+        severity TEXT NOT NULL DEFAULT 'medium'
+            CHECK (severity IN ('low', 'medium', 'high', 'critical')),
+        auto_block INTEGER NOT NULL DEFAULT 0 CHECK (auto_block IN (0, 1)),
+        pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+        confidence INTEGER NOT NULL DEFAULT 70 CHECK (confidence BETWEEN 0 AND 100),
+        access_count INTEGER NOT NULL DEFAULT 0,
+        last_accessed TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        archived_at TEXT,
+        context TEXT
+    )""",
+    """CREATE TABLE learning_key (
+        key TEXT NOT NULL,
+        learning_id INTEGER NOT NULL REFERENCES learning (id),
+        PRIMARY KEY (key, learning_id)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX learning_key_by_learning ON learning_key (learning_id)",
+    """CREATE TABLE session (
+        id TEXT PRIMARY KEY,
+        source TEXT,
+        started_at TEXT,
+        ended_at TEXT,
+        reason TEXT,
+        summary TEXT,
+        key_changes TEXT NOT NULL DEFAULT '[]'
+    )""",
+)
+
+NOW = "2026-06-01T10:00:00Z"
+LEARNINGS = [
+    # id, anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned,
+    # confidence, access_count, last_accessed, created_at, updated_at, archived_at, context
+    (1, "git push --force", "git push --force-with-lease", r"git\s+push\s+--force", "Bash",
+     "content", "high", 1, 0, 55, 4, "2026-05-30T09:00:00Z", "2026-05-01T08:00:00Z",
+     "2026-05-02T08:00:00Z", None, "lost a colleague's commits"),
+    (2, "print debugging", "use the logger", None, "*", "content", "low", 0, 1, 70, 0, None,
+     "2026-05-20T08:00:00Z", "2026-05-20T08:00:00Z", None, None),
+    (3, "sudo pip install", "a virtualenv", r"sudo\s+pip", "Bash", "content", "medium", 0, 0, 41,
+     1, "2026-05-21T08:00:00Z", "2026-05-10T08:00:00Z", "2026-05-10T08:00:00Z",
+     "2026-05-25T08:00:00Z", None),
+]  # fmt: skip
+KEYS = [("c*", 1), ("c*", 3)]  # "always a candidate": valid in every version of the prefilter
+SESSIONS = [
+    ("old-session", "startup", "2026-05-30T08:00:00Z", "2026-05-30T09:00:00Z", "logout",
+     "Fix the release script", json.dumps([{"file": "release.sh", "action": "Edit"}])),
+    ("open-session", "startup", "2026-05-31T08:00:00Z", None, None, None, "[]"),
+]  # fmt: skip
+NEW_TABLES = {"decision", "error", "todo"}
+
+
+def build(path: Path, version: int = 1) -> None:
+    """A database as the first release left it, then stamped with `version`."""
+    with closing(sqlite3.connect(path)) as connection:
+        for statement in VERSION_1:
+            connection.execute(statement)
+        connection.executemany(f"INSERT INTO learning VALUES ({', '.join('?' * 16)})", LEARNINGS)
+        connection.executemany("INSERT INTO learning_key VALUES (?, ?)", KEYS)
+        connection.executemany("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?)", SESSIONS)
+        connection.execute(f"PRAGMA user_version = {version}")
+        connection.commit()
+
+
+def contents(path: Path) -> dict[str, Any]:
+    """The version, the tables, and the rows of the version-1 tables."""
+    with closing(sqlite3.connect(path)) as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return {
+            "version": connection.execute("PRAGMA user_version").fetchone()[0],
+            "tables": tables,
+            "learning": connection.execute("SELECT * FROM learning ORDER BY id").fetchall(),
+            "learning_key": connection.execute("SELECT * FROM learning_key ORDER BY 1, 2").fetchall(),
+            "session": connection.execute("SELECT * FROM session ORDER BY id").fetchall(),
+        }
+
+
+def assert_migrated(path: Path) -> None:
+    after = contents(path)
+    assert after["version"] == SCHEMA_VERSION
+    assert after["version"] > 1
+    assert after["tables"] >= {"learning", "learning_key", "session"} | NEW_TABLES
+    assert after["learning"] == LEARNINGS
+    assert after["learning_key"] == sorted(KEYS)
+    assert sorted(after["session"]) == sorted(SESSIONS)
+
+
+# --- version 1 -> current -------------------------------------------------------------------------
+
+
+def test_a_command_migrates_version_1_and_keeps_every_row(db: Path) -> None:
+    build(db)
+    assert contents(db)["version"] == 1
+    listed = cli_json("list", "--all", env={"CORTEX_NOW": NOW})
+    assert_migrated(db)
+    assert [row["id"] for row in listed] == [1, 2, 3]
+    first = listed[0]
+    assert (first["auto_block"], first["pinned"], first["confidence"]) == (True, False, 0.55)
+    assert first["context"] == "lost a colleague's commits"
+    assert listed[2]["archived_at"] == "2026-05-25T08:00:00Z"
+
+    sessions = {row["id"]: row for row in cli_json("sessions", "list")}
+    assert sessions["old-session"]["key_changes"] == [{"file": "release.sh", "action": "Edit"}]
+    assert sessions["open-session"]["ended_at"] is None
+    decision = cli_json("decisions", "add", "--title", "After the upgrade", "--reasoning", "works")
+    assert decision["id"] == 1  # the new tables are there and usable
+    assert_migrated(db)
+
+
+def test_a_hook_migrates_version_1_and_keeps_every_row(db: Path) -> None:
+    build(db)
+    result = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash"), env={"CORTEX_NOW": NOW})
+    assert result.code == 0, result.stderr
+    assert (result.stdout, result.stderr) == ("", "")  # no match: nothing said, nothing written
+    assert_migrated(db)
+
+    # The old learning still works after the upgrade: a force push is denied by it.
+    push = payload("pre_tool_use.bash", tool_input={"command": "git push --force origin main"})
+    denied = run("cortex-pre-tool-use", stdin=push, env={"CORTEX_NOW": NOW})
+    assert denied.code == 0, denied.stderr
+    assert denied.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_concurrent_first_opens_migrate_once_without_errors(db: Path) -> None:
+    build(db)
+    commands = [
+        [script("cortex-hooks"), "list", "--json"],
+        [script("cortex-hooks"), "stats", "--json"],
+        [script("cortex-hooks"), "decisions", "add", "--title", "A", "--reasoning", "r"],
+        [script("cortex-hooks"), "todos", "add", "--text", "B"],
+        [script("cortex-hooks"), "sessions", "list", "--json"],
+        [script("cortex-pre-tool-use")],
+        [script("cortex-pre-tool-use")],
+        [script("cortex-hooks"), "errors", "add", "--message", "C"],
+    ]
+    stdin = json.dumps(payload("pre_tool_use.bash")).encode()
+    processes = [
+        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for command in commands
+    ]
+    outcomes = [process.communicate(stdin, timeout=60) for process in processes]
+    for command, process, (_, stderr) in zip(commands, processes, outcomes, strict=True):
+        assert process.returncode == 0, (command, stderr)
+        assert stderr == b"", (command, stderr)
+    assert_migrated(db)
+    memory = cli("export").json()
+    assert [len(memory[kind]) for kind in ("decisions", "todos", "errors")] == [1, 1, 1]
+
+
+# --- a newer schema -------------------------------------------------------------------------------
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def refused(result: Result, what: str) -> None:
+    assert result.code != 0, what
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, (what, result.stderr)
+    assert lines[0].startswith("cortex-hooks"), (what, result.stderr)
+    assert "99" in lines[0], (what, result.stderr)  # says which version it found
+    assert result.stdout == "", what
+
+
+@pytest.fixture
+def newer(db: Path, tmp_path: Path) -> Path:
+    build(db, version=99)
+    return db
+
+
+def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_path: Path) -> None:
+    source = tmp_path / "import.json"
+    source.write_text(json.dumps([{"anti_pattern": "a", "correct_pattern": "b", "tool": "Bash"}]))
+    before = digest(newer), sorted(path.name for path in newer.parent.iterdir())
+    commands = [
+        ("list",), ("list", "--all"), ("list", "--review"), ("show", "1"),
+        ("add", "--anti-pattern", "a", "--correct", "b"), ("update", "1", "--context", "x"),
+        ("pin", "2"), ("unpin", "2"), ("keep", "1"), ("archive", "1"), ("restore", "3"),
+        ("prune",), ("prune", "--dry-run"), ("stats",), ("snapshot",), ("sessions", "list"),
+        ("export",), ("import", str(source)),
+        ("decisions", "add", "--title", "t", "--reasoning", "r"), ("decisions", "list"),
+        ("decisions", "show", "1"), ("errors", "add", "--message", "m"), ("errors", "list"),
+        ("todos", "add", "--text", "t"), ("todos", "list"), ("todos", "done", "1"),
+        ("explain", "--tool", "Bash", "--command", "git push --force"),
+    ]  # fmt: skip
+    hooks = [
+        ("cortex-pre-tool-use", "pre_tool_use.bash"),
+        ("cortex-session-start", "session_start.startup"),
+        ("cortex-session-end", "session_end.other"),
+    ]
+
+    def command(args: tuple[str, ...]) -> tuple[str, Result]:
+        return " ".join(args), cli(*args)
+
+    def hook(spec: tuple[str, str]) -> tuple[str, Result]:
+        return spec[0], run(spec[0], stdin=payload(spec[1]))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = [*pool.map(command, commands), *pool.map(hook, hooks)]
+    for what, result in results:
+        refused(result, what)
+    assert (digest(newer), sorted(path.name for path in newer.parent.iterdir())) == before
