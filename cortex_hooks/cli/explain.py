@@ -138,5 +138,6 @@ def _human(args: argparse.Namespace, decision: str, reports: list[dict[str, Any]
         )
     hidden = len(reports) - len(shown)
     if hidden:
-        lines.append(f"{hidden} learnings are for other tools (--all lists them).")
+        are = "learning is" if hidden == 1 else "learnings are"
+        lines.append(f"{hidden} {are} for other tools (--all lists them).")
     return "\n".join(lines)

@@ -118,6 +118,8 @@ def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any
     values: dict[str, Any] = fields.model_dump()
     values.update(access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None)
     values.update((name, value) for name, value in stored.items() if value is not None)
+    if stored.get("created_at") and not stored.get("updated_at"):
+        values["updated_at"] = values["created_at"]  # an imported old learning is not a recent one
     return values
 
 

@@ -9,6 +9,12 @@ from cortex_hooks import clock, context, hooks, location, protocol, pruning, set
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
 
+# Claude Code fires SessionStart with these sources inside a conversation that goes on (resumed,
+# compacted, cleared): the context is injected again, but no new session is counted (issue 3).
+# Its SessionEnd still decays once and records the session then.
+CONTINUING = frozenset({"resume", "clear", "compact"})
+
+
 def main() -> int:
     return hooks.run("SessionStart", parse, handle)
 
@@ -23,10 +29,9 @@ def handle(
     config = settings.for_database(database)
     now = clock.now()
     problems: list[str] = []
-    with Transaction(connection):
-        # resume and compact continue a session already recorded: its row stays as it is, so
-        # the context is injected again without counting a new session.
-        sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    if payload.source not in CONTINUING:
+        with Transaction(connection):
+            sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
     if config.prune:
         try:
             with Transaction(connection):
