@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from cortex_hooks import clock, context, hooks, location, protocol, pruning, settings, snapshot
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
-
 # Claude Code fires SessionStart with these sources inside a conversation that goes on (resumed,
 # compacted, cleared): the context is injected again, but no new session is counted (issue 3).
 # Its SessionEnd still decays once and records the session then.
