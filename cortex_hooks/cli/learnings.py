@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, confidence, needles, settings
+from cortex_hooks import clock, confidence, needles, pruning, settings
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.records import Learning, LearningFields
@@ -192,15 +192,24 @@ def _change(change: str, current: Learning, policy: confidence.Policy, now: str)
 
 
 def run_change(args: argparse.Namespace) -> int:
-    now = clock.iso(clock.now())
-    policy = settings.for_database(database.path(args)).policy
+    instant = clock.now()
+    now = clock.iso(instant)
+    config = settings.for_database(database.path(args))
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
-            store.update(connection, args.id, _change(args.change, _load(connection, args.id), policy, now))
+            current = _load(connection, args.id)
+            store.update(connection, args.id, _change(args.change, current, config.policy, now))
         learning = _load(connection, args.id)
     message = f"{_VERBS[args.change]} learning #{args.id}."
     if args.change == "keep":
         message = f"Kept learning #{args.id}: confidence back to {learning.confidence:.2f}."
+    exempt = learning.pinned or learning.auto_block or not config.prune
+    if args.change == "restore" and not exempt:
+        if pruning.Cutoffs(instant, config).prunes(learning.created_at, learning.access_count):
+            message += (
+                " It is old and little used, so the next session start would archive it again:"
+                f" pin it (cortex-hooks pin {args.id}) to keep it."
+            )
     _emit(args, learning, message)
     return 0
 
