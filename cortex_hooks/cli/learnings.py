@@ -204,12 +204,12 @@ def run_change(args: argparse.Namespace) -> int:
     if args.change == "keep":
         message = f"Kept learning #{args.id}: confidence back to {learning.confidence:.2f}."
     exempt = learning.pinned or learning.auto_block or not config.prune
-    if args.change == "restore" and not exempt:
-        if pruning.Cutoffs(instant, config).prunes(learning.created_at, learning.access_count):
-            message += (
-                " It is old and little used, so the next session start would archive it again:"
-                f" pin it (cortex-hooks pin {args.id}) to keep it."
-            )
+    cutoffs = pruning.Cutoffs(instant, config)
+    if args.change == "restore" and not exempt and cutoffs.prunes(learning.created_at, learning.access_count):
+        message += (
+            " It is old and little used, so the next session start would archive it again:"
+            f" pin it (cortex-hooks pin {args.id}) to keep it."
+        )
     _emit(args, learning, message)
     return 0
 
