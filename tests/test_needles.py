@@ -20,7 +20,7 @@ BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[Healt
 
 # Letters whose case-insensitive matches reach beyond ASCII, and those non-ASCII letters themselves.
 TRICKY = "kKsSiI\u212a\u017f\u0130\u0131"
-ALPHABET = "ab-x " + TRICKY + "é\u00df{}.\t\u00a0\u2028"
+ALPHABET = "abgtu-x " + TRICKY + "é\u00df{}.\t\u00a0\u2028"
 # What a case-insensitive match of each letter may meet in the text.
 FOLDS = {
     "k": "kK\u212a",
@@ -86,7 +86,10 @@ def literal(draw: st.DrawFn) -> Piece:
 
 @st.composite
 def atom(draw: st.DrawFn) -> Piece:
-    kind = draw(st.integers(min_value=0, max_value=9))
+    kind = draw(st.integers(min_value=-3, max_value=9))
+    if kind < 0:  # a run of literals, the kind of text keys are made of
+        parts = draw(st.lists(literal(), min_size=2, max_size=6))
+        return Piece("".join(p.pattern for p in parts), "".join(p.sample for p in parts))
     if kind <= 4:
         return draw(literal())
     if kind == 5:
@@ -125,7 +128,9 @@ def _combine(children: st.SearchStrategy[Piece]) -> st.SearchStrategy[Piece]:
             )
         ),
         # A backreference right after its group: the group's text twice.
-        children.map(lambda p: Piece("(?P<g>" + p.pattern + ")(?P=g)", p.sample * 2)),
+        st.tuples(children, st.text(alphabet="abcdefgh", min_size=8, max_size=8)).map(
+            lambda pair: Piece(f"(?P<g{pair[1]}>{pair[0].pattern})(?P=g{pair[1]})", pair[0].sample * 2)
+        ),
         st.tuples(children, st.sampled_from(["(?=", "(?!", "(?<=", "(?<!"])).map(
             lambda pair: (
                 Piece(
