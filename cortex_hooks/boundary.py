@@ -15,17 +15,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-def guarded(work: Callable[[], int], prefix: str = "cortex-hooks") -> int:
+def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool = False) -> int:
     """Run `work`; map every failure to one line on stderr and an exit status, never a traceback.
 
     For a hook this is the failure policy of SPEC §4.4: Claude Code treats exit 1 as a
     non-blocking hook error, so whatever goes wrong here the agent's tool call goes ahead.
-    A deliberate deny is printed as JSON by the hook itself, never reached through here.
+    A deliberate deny is printed as JSON by the hook itself, never reached through here, and a
+    hook fails with exit 1 whatever went wrong: exit 2 would block the tool call.
     """
     try:
         return work()
     except CortexError as error:
-        return _fail(prefix, error.message, error.code)
+        return _fail(prefix, error.message, FAILURE if hook else error.code)
     except sqlite3.Error as error:
         return _fail(prefix, f"database error: {error}", FAILURE)
     except RecursionError:

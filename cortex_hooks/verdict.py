@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cortex_hooks import confidence
 
-TEXT_LIMIT = 9500  # Claude Code turns longer hook output into a file reference (SPEC §4.4)
+TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +34,15 @@ class Hit:
         self.before = before
 
 
+DENY_HEADER = (
+    "cortex-hooks blocked this tool call: it matches a learned anti-pattern. Do it the correct way instead."
+)
+WARN_HEADER = (
+    "cortex-hooks: this tool call matches learned anti-patterns (not blocked). "
+    "Check it against the correct pattern:"
+)
+
+
 def decide(hits: list[Hit], policy: confidence.Policy = confidence.DEFAULT) -> dict[str, Any] | None:
     """The hook output for these matches: a deny when a trusted auto-block learning matched,
     the other matches as one warning in the agent's context; None when nothing matched."""
@@ -44,48 +53,53 @@ def decide(hits: list[Hit], policy: confidence.Policy = confidence.DEFAULT) -> d
     output: dict[str, Any] = {"hookEventName": "PreToolUse"}
     room = TEXT_LIMIT
     if blocking:
-        reason = _fit(
-            "cortex-hooks blocked this tool call: it matches a learned anti-pattern. "
-            "Do it the correct way instead.",
-            [_entry(hit, "NEVER", policy) for hit in blocking],
-            room if not warning else TEXT_LIMIT * 2 // 3,
-        )
+        limit = TEXT_LIMIT * 2 // 3 if warning else TEXT_LIMIT
+        reason = _text(DENY_HEADER, blocking, "NEVER", policy, limit)
         output["permissionDecision"] = "deny"
         output["permissionDecisionReason"] = reason
         room -= len(reason)
     if warning:
-        output["additionalContext"] = _fit(
-            "cortex-hooks: this tool call matches learned anti-patterns (not blocked). "
-            "Check it against the correct pattern:",
-            [_entry(hit, "AVOID", policy) for hit in warning],
-            room,
-        )
+        output["additionalContext"] = _text(WARN_HEADER, warning, "AVOID", policy, room)
     return {"hookSpecificOutput": output}
 
 
-def _entry(hit: Hit, verb: str, policy: confidence.Policy) -> str:
-    after = confidence.boosted(hit.before, policy)
-    note = ""
-    if hit.auto_block and not confidence.blocks(hit.before, policy):
-        note = "; auto-block, trusted again from the next match" if confidence.blocks(after, policy) else ""
-    return (
-        f"- learning #{hit.id} ({hit.severity}, confidence "
-        f"{confidence.show(hit.before)} -> {confidence.show(after)}{note})\n"
-        f"  {verb}: {hit.anti_pattern}\n"
-        f"  DO: {hit.correct_pattern}"
-    )
-
-
-def _fit(header: str, entries: list[str], limit: int) -> str:
-    """The header and as many entries as fit in `limit` characters, then how many were left out."""
+def _text(header: str, hits: list[Hit], verb: str, policy: confidence.Policy, limit: int) -> str:
+    """The header and an entry per learning, within `limit` characters and naming every one:
+    long texts are shortened to share the room, and learnings beyond room are named by id."""
+    share = (limit - len(header)) // len(hits) - 1
     text = header
-    for shown, entry in enumerate(entries):
-        rest = len(entries) - shown
-        tail = f"\n… and {rest} more: run `cortex-hooks list` to see them all"
-        if len(text) + 1 + len(entry) + len(tail) > limit:
-            room = limit - len(text) - len(tail) - 2
-            if shown == 0 and room > 80:  # one huge learning: show its start rather than nothing
-                return f"{text}\n{entry[:room]}…{tail}"
-            return text[: limit - len(tail)] + tail
+    for shown, hit in enumerate(hits):
+        entry = _entry(hit, verb, policy, share)
+        if len(text) + 1 + len(entry) + len(_more(hits[shown + 1 :])) > limit:
+            return (text + _more(hits[shown:]))[:limit]
         text += "\n" + entry
     return text
+
+
+def _entry(hit: Hit, verb: str, policy: confidence.Policy, room: int) -> str:
+    """One learning in at most `room` characters (its first line at least)."""
+    after = confidence.boosted(hit.before, policy)
+    soon = hit.auto_block and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
+    head = (
+        f"- learning #{hit.id} ({hit.severity}, confidence "
+        f"{confidence.show(hit.before)} -> {confidence.show(after)}"
+        f"{'; auto-block: blocks from its next match' if soon else ''})"
+    )
+    labels = f"\n  {verb}: " + "\n  DO: "
+    body = room - len(head) - len(labels)
+    if body < 20:
+        return head
+    anti = _cut(hit.anti_pattern, max(body // 2, body - len(hit.correct_pattern)))
+    correct = _cut(hit.correct_pattern, body - len(anti))
+    return f"{head}\n  {verb}: {anti}\n  DO: {correct}"
+
+
+def _cut(text: str, room: int) -> str:
+    return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
+
+
+def _more(rest: list[Hit]) -> str:
+    if not rest:
+        return ""
+    ids = ", ".join(f"#{hit.id}" for hit in rest)
+    return f"\n… and {len(rest)} more: learnings {ids} (`cortex-hooks show ID`)"

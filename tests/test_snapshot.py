@@ -316,8 +316,11 @@ def test_snapshot_is_what_session_start_injects_and_writes_nothing(realistic: Re
 def test_continuing_sources_inject_context_without_counting_a_session(
     realistic: Realistic, copy: Path, source: str
 ) -> None:
+    """Claude Code resumes and compacts a session it has already started: the context comes
+    again, the recorded session stays one row, its start and source unchanged."""
     before = cli_json("sessions", "list")
-    output = session_start(f"sess-{source}", source)
+    going_on = before[0]["id"]
+    output = session_start(going_on, source)
     assert output["hookSpecificOutput"]["additionalContext"] == realistic.snapshot.rstrip("\n")
     assert cli_json("sessions", "list") == before
 

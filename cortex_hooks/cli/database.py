@@ -6,6 +6,7 @@ import argparse
 import sqlite3
 
 from cortex_hooks import location, store
+from cortex_hooks.errors import CortexError
 
 
 def path(args: argparse.Namespace) -> str:
@@ -23,3 +24,12 @@ def for_reading(args: argparse.Namespace) -> sqlite3.Connection | None:
         return store.open_database(path(args))
     except store.Missing:
         return None
+
+
+def for_changing(args: argparse.Namespace, unknown: CortexError) -> sqlite3.Connection:
+    """The database, for a change to one existing row: with no database there is no such row,
+    and `unknown` is raised before anything is created."""
+    connection = for_reading(args)
+    if connection is None:
+        raise unknown
+    return connection

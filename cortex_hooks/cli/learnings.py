@@ -159,7 +159,7 @@ def run_update(args: argparse.Namespace) -> int:
     if not changes:
         raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
     now = clock.iso(clock.now())
-    with closing(database.for_writing(args)) as connection:
+    with closing(database.for_changing(args, _unknown(args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, args.id)
             kept = set(LearningFields.model_fields) - {"confidence"}
@@ -195,7 +195,7 @@ def run_change(args: argparse.Namespace) -> int:
     instant = clock.now()
     now = clock.iso(instant)
     config = settings.for_database(database.path(args))
-    with closing(database.for_writing(args)) as connection:
+    with closing(database.for_changing(args, _unknown(args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, args.id)
             store.update(connection, args.id, _change(args.change, current, config.policy, now))

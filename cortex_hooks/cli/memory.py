@@ -160,7 +160,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_change(args: argparse.Namespace) -> int:
     kind: Kind = args.kind
     now = clock.iso(clock.now())
-    with closing(database.for_writing(args)) as connection:
+    with closing(database.for_changing(args, _unknown(kind, args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, kind, args.id).model_dump()
             options: dict[str, dict[str, Any]] = {

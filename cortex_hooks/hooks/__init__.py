@@ -43,7 +43,7 @@ def run(
     `parse` validates the payload before the database is looked at, so bad input is reported
     even in a project without a database; `handle` loads, decides and writes.
     """
-    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}")
+    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
 
 
 def _run(

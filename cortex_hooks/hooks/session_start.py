@@ -8,11 +8,6 @@ from datetime import datetime, timedelta
 from cortex_hooks import clock, context, hooks, location, protocol, pruning, settings, snapshot
 from cortex_hooks.store import Transaction, learnings, memory, recall, sessions
 
-# Claude Code fires SessionStart with these sources inside a conversation that goes on (resumed,
-# compacted, cleared): the context is injected again, but no new session is counted (issue 3).
-# Its SessionEnd still decays once and records the session then.
-CONTINUING = frozenset({"resume", "clear", "compact"})
-
 
 def main() -> int:
     return hooks.run("SessionStart", parse, handle)
@@ -28,9 +23,10 @@ def handle(
     config = settings.for_database(database)
     now = clock.now()
     problems: list[str] = []
-    if payload.source not in CONTINUING:
-        with Transaction(connection):
-            sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    with Transaction(connection):
+        # A resumed or compacted session is already recorded: its row stays as it is, so the
+        # context is injected again without counting a new session.
+        sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
     if config.prune:
         try:
             with Transaction(connection):

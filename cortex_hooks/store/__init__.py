@@ -53,6 +53,10 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
         if version < SCHEMA_VERSION:
             from cortex_hooks.store import schema
 
+            if not create and schema.is_blank(connection):
+                # An empty file is not a database (or the CLI is still making it): hooks
+                # never create one, so they leave it alone.
+                raise Missing(f"{path} is empty")
             schema.migrate(connection, path)
     except sqlite3.DatabaseError as error:
         connection.close()

@@ -90,16 +90,30 @@ MIGRATIONS: list[tuple[str, ...]] = [
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
+def _check_ours(connection: sqlite3.Connection, path: str) -> None:
+    version = user_version(connection)
+    if version > SCHEMA_VERSION:
+        raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
+    if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+
+
+def is_blank(connection: sqlite3.Connection) -> bool:
+    """An empty file (or one the CLI has just created and not yet migrated): not a database yet."""
+    return (
+        user_version(connection) == 0
+        and not connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    )
+
+
 def migrate(connection: sqlite3.Connection, path: str) -> None:
     """Bring the database to SCHEMA_VERSION; a no-op if another process got there first."""
+    _check_ours(connection, path)  # before anything, even the journal mode, is written
     if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
     with Transaction(connection):
-        version = user_version(connection)  # again: another process may have migrated meanwhile
-        if version > SCHEMA_VERSION:
-            raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
-        if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+        _check_ours(connection, path)  # again: another process may have migrated meanwhile
+        version = user_version(connection)
         for statements in MIGRATIONS[version:]:
             for statement in statements:
                 connection.execute(statement)
