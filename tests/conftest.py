@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+
 def _footprint(home: str | None) -> dict[str, float | None]:
     paths = [Path(home, name) for name in (".cortex", ".claude/settings.json")] if home else []
     return {str(path): path.stat().st_mtime if path.exists() else None for path in paths}

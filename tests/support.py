@@ -70,5 +70,3 @@ def cli_json(*args: str, **kwargs: Any) -> Any:
     result = cli(*args, "--json", **kwargs)
     assert result.code == 0, result.stderr
     return result.json()
-
-

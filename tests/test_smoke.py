@@ -6,7 +6,9 @@ from support import cli, cli_json, payload, run
 
 
 def test_installed_scripts_deny_a_matching_bash_command() -> None:
-    added = cli_json("add", "--anti-pattern", "rm -rf", "--correct", "trash", "--regex", r"rm\s+-rf", "--auto-block")
+    added = cli_json(
+        "add", "--anti-pattern", "rm -rf", "--correct", "trash", "--regex", r"rm\s+-rf", "--auto-block"
+    )
     result = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash"))
     assert result.code == 0, result.stderr
     output = result.json()["hookSpecificOutput"]
