@@ -7,13 +7,17 @@ target and by `=` (matched as written) or `~` (matched case-insensitively, in lo
 A learning whose literals cannot be known gets the key `<target>*` and is always a candidate.
 
 At a tool call, every substring of up to three characters of each target text is looked up in
-that index, so the cost follows the size of the tool call, not the number of learnings.
-Keys only ever let too many learnings through, never too few: the regex decides.
+that index, so the cost follows the size of the tool call, not the number of learnings. The
+learnings it finds are then checked against *all* their required literals (stored beside them
+as `literals`: every clause of the pattern, each a list of alternatives) by plain substring
+tests, so only learnings that can really match have their regex compiled.
+
+Keys and literals only ever let too many learnings through, never too few: the regex decides.
 """
 
 from __future__ import annotations
 
-import warnings
+import json
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
@@ -33,15 +37,39 @@ _COMMON = frozenset("etaoinshrdlucm ")
 _VERBOSE_FLAG = "x"  # crude but safe: any inline flag group could turn verbose mode on
 
 Needle = tuple[str, bool]  # (literal, case-insensitive)
+Clause = list[Needle]  # every match contains at least one of these
 
 
 def keys(pattern: str | None, target: str) -> list[str]:
-    """The index keys of a learning: one per alternative, or `<target>*` when none can be known."""
+    """The index keys of a learning: one per alternative of its most selective clause, or
+    `<target>*` when nothing can be known."""
     letter = TARGET_LETTER[target]
-    needles = _required(pattern) if pattern else None
-    if not needles:
+    clauses = requirements(pattern)
+    if not clauses:
         return [letter + "*"]
-    return sorted({letter + ("~" if folded else "=") + _rarest(text) for text, folded in needles})
+    best = max(clauses, key=_quality)
+    return sorted({letter + ("~" if folded else "=") + _rarest(text) for text, folded in best})
+
+
+def literals(pattern: str | None) -> str | None:
+    """The stored form of a pattern's requirements (JSON), or None when nothing can be known."""
+    clauses = requirements(pattern)
+    return json.dumps(clauses, ensure_ascii=False) if clauses else None
+
+
+def satisfied(stored: str | None, fragments: Sequence[str]) -> bool:
+    """Whether one text holds every clause of a learning's stored literals (or none are known)."""
+    if not stored:
+        return True
+    clauses: list[list[list[Any]]] = json.loads(stored)
+    for fragment in fragments:
+        lowered = fragment.lower() if any(folded for clause in clauses for _, folded in clause) else ""
+        if all(
+            any((text in lowered) if folded else (text in fragment) for text, folded in clause)
+            for clause in clauses
+        ):
+            return True
+    return False
 
 
 def text_keys(target: str, fragments: Sequence[str]) -> list[str]:
@@ -72,15 +100,16 @@ def _rarest(literal: str) -> str:
     return max(grams, key=lambda gram: sum(char not in _COMMON for char in gram))
 
 
-def _required(pattern: str) -> list[Needle] | None:
-    """Literals one of which every match contains, or None when they cannot be known.
+def requirements(pattern: str | None) -> list[Clause] | None:
+    """The clauses every match satisfies (all of them, each by one of its literals), or None
+    when they cannot be known.
 
     Parsed with the standard library's own regex parser (private, but stable since 3.11 and
     exactly the grammar `regex` shares in its default VERSION0). Anything outside the plain
     common ground (inline flags `re` does not know, POSIX classes, `{`-syntax `regex` reads
     differently) makes the answer None, which is always safe.
     """
-    if any(marker in pattern for marker in ("[:", "[=", "[.")):
+    if not pattern or any(marker in pattern for marker in ("[:", "[=", "[.")):
         return None
     if (
         "(?" in pattern
@@ -88,6 +117,8 @@ def _required(pattern: str) -> list[Needle] | None:
         and any(char.isspace() and char not in _parser.WHITESPACE for char in pattern)
     ):
         return None  # in verbose mode `regex` skips all Unicode whitespace, `re` only ASCII
+    import warnings
+
     try:
         with warnings.catch_warnings():  # `re`'s FutureWarnings are not the user's business
             warnings.simplefilter("ignore")
@@ -95,26 +126,19 @@ def _required(pattern: str) -> list[Needle] | None:
     except Exception:  # any pattern `re` cannot read: always a candidate
         return None
     try:
-        found = _needles(parsed.data, bool(parsed.state.flags & sre.SRE_FLAG_IGNORECASE))
+        return _clauses(parsed.data, bool(parsed.state.flags & sre.SRE_FLAG_IGNORECASE))
     except _Unsafe:
         return None
-    return found
 
 
 class _Unsafe(Exception):
     """The pattern uses something whose meaning may differ between `re` and `regex`."""
 
 
-def _needles(items: Sequence[tuple[object, Any]], folded: bool) -> list[Needle] | None:
-    """Literals one of which every match of this sequence of parsed items contains."""
-    best: list[Needle] | None = None
+def _clauses(items: Sequence[tuple[object, Any]], folded: bool) -> list[Clause]:
+    """The clauses every match of this sequence of parsed items satisfies."""
+    clauses: list[Clause] = []
     run: list[str] = []
-
-    def consider(candidate: list[Needle] | None) -> None:
-        nonlocal best
-        if candidate and (best is None or _quality(candidate) > _quality(best)):
-            best = candidate
-
     for op, argument in items:
         if op is sre.LITERAL:
             char = chr(argument)
@@ -127,39 +151,41 @@ def _needles(items: Sequence[tuple[object, Any]], folded: bool) -> list[Needle] 
                 run.append(char.lower())
                 continue
         if run:
-            consider([("".join(run), folded)])
+            clauses.append([("".join(run), folded)])
             run = []
-        consider(_item(op, argument, folded))
+        clauses += _item(op, argument, folded)
     if run:
-        consider([("".join(run), folded)])
-    return best
+        clauses.append([("".join(run), folded)])
+    return clauses
 
 
-def _item(op: object, argument: Any, folded: bool) -> list[Needle] | None:
+def _item(op: object, argument: Any, folded: bool) -> list[Clause]:
     if op is sre.SUBPATTERN:
         _group, added, removed, sub = argument
         ignorecase = sre.SRE_FLAG_IGNORECASE
-        return _needles(sub.data, (folded or bool(added & ignorecase)) and not removed & ignorecase)
+        return _clauses(sub.data, (folded or bool(added & ignorecase)) and not removed & ignorecase)
     if op is sre.ATOMIC_GROUP:
-        return _needles(argument.data, folded)
+        return _clauses(argument.data, folded)
     if op is sre.BRANCH:
-        options = [_needles(alternative.data, folded) for alternative in argument[1]]
-        if any(option is None for option in options):
-            return None
-        return [needle for option in options for needle in option or ()]
+        # Each alternative must bring a clause; one clause of each, joined, is then implied.
+        options = [_clauses(alternative.data, folded) for alternative in argument[1]]
+        if not all(options):
+            return []
+        return [[needle for option in options for needle in max(option, key=_quality)]]
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
         low, _high, sub = argument
-        return _needles(sub.data, folded) if low >= 1 else None
+        inner = _clauses(sub.data, folded)
+        return inner if low >= 1 else []
     # Items that carry no literal of their own are still searched for unsafe syntax.
     if op in (sre.ASSERT, sre.ASSERT_NOT):
-        _needles(argument[1].data, folded)
+        _clauses(argument[1].data, folded)
     elif op is sre.GROUPREF_EXISTS:
         for branch in argument[1:]:
             if branch is not None:
-                _needles(branch.data, folded)
-    return None
+                _clauses(branch.data, folded)
+    return []
 
 
-def _quality(needles: list[Needle]) -> tuple[int, int]:
+def _quality(needles: Clause) -> tuple[int, int]:
     """Longer shortest literal first (up to a full gram), then fewer alternatives."""
     return (min(min(len(text), GRAM) for text, _ in needles), -len(needles))

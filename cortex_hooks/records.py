@@ -118,5 +118,6 @@ class Learning(BaseModel):
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Learning:
         values = dict(row)
+        values.pop("literals", None)  # prefilter data, derived from the regex: not part of the record
         values["confidence"] = confidence.as_number(values["confidence"])
         return cls.model_validate(values)

@@ -49,12 +49,13 @@ def regex_matches(pattern: str, text: str) -> bool:
 
 
 def is_candidate(pattern: str, target: str, fragments: list[str]) -> bool:
-    """Both ways PreToolUse looks a learning up: grams (short texts) and `present` (long texts)."""
+    """Both ways PreToolUse looks a learning up — grams (short texts) and `present` (long
+    texts) — then the check of all its required literals before the regex is compiled."""
     stored = needles.keys(pattern, target)
     by_grams = bool(set(stored) & set(needles.text_keys(target, fragments)))
     by_scan = any(needles.present(key, fragments) for key in stored)
     assert by_grams == by_scan, (stored, fragments)
-    return by_grams
+    return by_grams and needles.satisfied(needles.literals(pattern), fragments)
 
 
 def check(pattern: str, text: str) -> None:

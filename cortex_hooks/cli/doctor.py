@@ -219,10 +219,11 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: set
             )
             bad += 1
             continue
-        if stored.get(row["id"], set()) != set(needles.keys(row["regex"], row["target"])):
+        derived = set(needles.keys(row["regex"], row["target"])), needles.literals(row["regex"])
+        if (stored.get(row["id"], set()), row["literals"]) != derived:
             report.problem(
                 name,
-                "its prefilter keys are missing or stale, so the hook may skip it",
+                "its prefilter data is missing or stale, so the hook may skip it",
                 f"cortex-hooks update {row['id']} --regex={shlex.quote(row['regex'])}",
             )
             bad += 1

@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, confidence, needles, pruning, settings
+from cortex_hooks import clock, confidence, pruning, settings
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.records import Learning, LearningFields
@@ -105,9 +105,7 @@ def run_add(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
-            learning_id = store.insert(
-                connection, row_values(fields, now), needles.keys(fields.regex, fields.target)
-            )
+            learning_id = store.insert(connection, row_values(fields, now))
         learning = _load(connection, learning_id)
     _emit(args, learning, f"Added learning #{learning_id}.")
     return 0
@@ -168,8 +166,9 @@ def run_update(args: argparse.Namespace) -> int:
             # Without --confidence the stored value stays, decayed or not.
             values = fields.model_dump(exclude=None if "confidence" in changes else {"confidence"})
             values["updated_at"] = now
-            # Keys are derived again on every update: it also repairs stale ones (see doctor).
-            store.update(connection, args.id, values, needles.keys(fields.regex, fields.target))
+            # values hold the regex and target, so the prefilter data is derived again: an
+            # update also repairs stale data (see doctor).
+            store.update(connection, args.id, values)
         learning = _load(connection, args.id)
     _emit(args, learning, f"Updated learning #{args.id}.")
     return 0

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_hooks import clock, kinds, needles
+from cortex_hooks import clock, kinds
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import row_values
 from cortex_hooks.errors import USAGE, CortexError
@@ -107,7 +107,7 @@ def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str) -> Non
     for learning in parsed.learnings:
         values = row_values(learning, now, **learning.model_dump(include=_KEPT_LEARNING_FIELDS))
         values.pop("id")  # import assigns new ids
-        learning_store.insert(connection, values, needles.keys(learning.regex, learning.target))
+        learning_store.insert(connection, values)
     new_ids: dict[int, int] = {}  # id in the file -> id assigned
     links: list[tuple[int, int]] = []  # (new id, superseded_by as the file names it)
     for decision in parsed.decisions:

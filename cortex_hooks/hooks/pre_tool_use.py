@@ -52,6 +52,7 @@ def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hoo
         row
         for row in store.candidates(connection, _lookup_keys(connection, texts))
         if matching.tool_accepts(row["tool"], call.tool_name)
+        and needles.satisfied(row["literals"], texts[row["target"]])
     ]
     if not rows:
         return hooks.Outcome()  # the hot path ends here, having imported nothing more

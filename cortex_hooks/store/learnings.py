@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import confidence
+from cortex_hooks import confidence, needles
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
 COLUMNS = (
     "anti_pattern",
@@ -35,25 +35,20 @@ _SCOPES = {
 }
 
 
-def insert(connection: sqlite3.Connection, values: Mapping[str, object], keys: Iterable[str]) -> int:
-    """Insert a learning (every column of COLUMNS given) and its prefilter keys; the new id."""
+def insert(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
+    """Insert a learning (every column of COLUMNS given) with its derived prefilter data; its id."""
     placeholders = ", ".join(f":{column}" for column in COLUMNS)
     cursor = connection.execute(
         f"INSERT INTO learning ({', '.join(COLUMNS)}) VALUES ({placeholders})", dict(values)
     )
     learning_id = cursor.lastrowid
     assert learning_id is not None
-    _replace_keys(connection, learning_id, keys)
+    derive(connection, learning_id)
     return learning_id
 
 
-def update(
-    connection: sqlite3.Connection,
-    learning_id: int,
-    changes: Mapping[str, object],
-    keys: Iterable[str] | None = None,
-) -> None:
-    """Change some columns of one learning; new prefilter keys when its regex or target changed."""
+def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[str, object]) -> None:
+    """Change some columns of one learning; its prefilter data follows its regex and target."""
     unknown = set(changes) - set(COLUMNS)
     assert not unknown, unknown
     if changes:
@@ -61,16 +56,31 @@ def update(
         connection.execute(
             f"UPDATE learning SET {assignments} WHERE id = :id", {**changes, "id": learning_id}
         )
-    if keys is not None:
-        _replace_keys(connection, learning_id, keys)
+    if "regex" in changes or "target" in changes:
+        derive(connection, learning_id)
 
 
-def _replace_keys(connection: sqlite3.Connection, learning_id: int, keys: Iterable[str]) -> None:
+def derive(connection: sqlite3.Connection, learning_id: int) -> None:
+    """(Re)compute what the PreToolUse prefilter reads: the index keys and the required literals
+    (cortex_hooks.needles), from the learning's regex and target as stored."""
+    row = connection.execute(
+        "SELECT regex, target FROM learning WHERE id = :id", {"id": learning_id}
+    ).fetchone()
+    connection.execute(
+        "UPDATE learning SET literals = :literals WHERE id = :id",
+        {"literals": needles.literals(row["regex"]), "id": learning_id},
+    )
     connection.execute("DELETE FROM learning_key WHERE learning_id = :id", {"id": learning_id})
     connection.executemany(
         "INSERT INTO learning_key (key, learning_id) VALUES (:key, :id)",
-        [{"key": key, "id": learning_id} for key in keys],
+        [{"key": key, "id": learning_id} for key in needles.keys(row["regex"], row["target"])],
     )
+
+
+def derive_all(connection: sqlite3.Connection) -> None:
+    """Every learning's prefilter data anew (after a migration, or a change to how it is derived)."""
+    for (learning_id,) in connection.execute("SELECT id FROM learning").fetchall():
+        derive(connection, learning_id)
 
 
 def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
@@ -119,7 +129,7 @@ def record_access(connection: sqlite3.Connection, learning_id: int, now: str) ->
 def candidates(connection: sqlite3.Connection, keys: list[str]) -> list[sqlite3.Row]:
     """Active learnings with a regex whose prefilter key is among `keys` (an index lookup)."""
     return connection.execute(
-        """SELECT DISTINCT l.id, l.regex, l.tool, l.target
+        """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
            FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
            WHERE k.key IN (SELECT value FROM json_each(:keys))
              AND l.archived_at IS NULL AND l.regex IS NOT NULL

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store import SCHEMA_VERSION, Transaction, user_version
+from cortex_hooks.store import SCHEMA_VERSION, Transaction, learnings, user_version
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
@@ -86,6 +86,8 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX session_by_end ON session (ended_at)",
     ),
+    # 3: every required literal of a learning's regex, checked before it is compiled.
+    ("ALTER TABLE learning ADD COLUMN literals TEXT",),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -117,4 +119,6 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         for statements in MIGRATIONS[version:]:
             for statement in statements:
                 connection.execute(statement)
+        if version < SCHEMA_VERSION:
+            learnings.derive_all(connection)  # the prefilter data of this version, for every row
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
