@@ -44,22 +44,18 @@ class Section:
 def assemble(sections: list[Section], budget: int) -> str:
     """The sections in order, within `budget` characters: least important entries cut first."""
     live = [section for section in sections if section.length()]
-    cap = max(1, budget // 8)  # no entry is shorter than a few characters: cheap first cut
+    cap = max(1, budget // 20)  # no entry is shorter than 20 characters: a cheap first cut
     for section in live:
         while len(section.entries) > cap:
             section.drop_last()
-    while _total(live) > budget:
-        cuttable = [section for section in live if section.entries]
-        if not cuttable:
-            break
-        max(cuttable, key=lambda section: section.rank).drop_last()
-    text = "\n\n".join(section.render() for section in live if section.length())
+    total = sum(section.length() for section in live) + 2 * (len(live) - 1)
+    for section in sorted(live, key=lambda section: -section.rank):  # least important first
+        while total > budget and section.entries:
+            before = section.length()
+            section.drop_last()
+            total += section.length() - before
+    text = "\n\n".join(section.render() for section in live)
     return text[:budget]
-
-
-def _total(sections: list[Section]) -> int:
-    lengths = [section.length() for section in sections if section.length()]
-    return sum(lengths) + 2 * max(0, len(lengths) - 1)
 
 
 def line(text: str | None, limit: int = 200) -> str:

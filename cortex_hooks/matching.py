@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 TARGETS = ("content", "path", "input")
 
 # Claude Code reads a matcher made only of these characters as exact tool names separated by
-# `|` or `,`; anything else is an unanchored, case-sensitive regular expression.
-_NAMES = re.compile(r"[A-Za-z0-9_\- ,|]*")
-_SEPARATORS = re.compile(r"[|,]")
+# `|` or `,`; anything else is an unanchored, case-sensitive regular expression. (A set, not a
+# compiled pattern: compiling one at import would cost every PreToolUse call.)
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_- ,|")
 
 _CONTENT_FIELD = {
     "Bash": "command",
@@ -33,8 +33,8 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
     matcher = matcher.strip()
     if matcher in ("", "*"):
         return True
-    if _NAMES.fullmatch(matcher):
-        return tool_name in {name.strip() for name in _SEPARATORS.split(matcher)}
+    if _NAME_CHARACTERS.issuperset(matcher):
+        return tool_name in {name.strip() for name in matcher.replace(",", "|").split("|")}
     try:
         return re.search(matcher, tool_name) is not None
     except re.error:
@@ -43,7 +43,7 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
 
 def check_tool_matcher(matcher: str) -> str:
     """A matcher as given, or CortexError when it is a regular expression that does not compile."""
-    if matcher.strip() not in ("", "*") and not _NAMES.fullmatch(matcher.strip()):
+    if matcher.strip() not in ("", "*") and not _NAME_CHARACTERS.issuperset(matcher.strip()):
         try:
             re.compile(matcher)
         except re.error as error:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import confidence, needles
+from cortex_hooks import needles
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from cortex_hooks.confidence import Policy
 
 COLUMNS = (
     "anti_pattern",
@@ -165,13 +167,11 @@ def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]
     ).fetchall()
 
 
-def record_matches(
-    connection: sqlite3.Connection, ids: list[int], now: str, policy: confidence.Policy
-) -> None:
+def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, policy: Policy) -> None:
     """Boost each matched learning and count the access, by the pure rule of the confidence model."""
-    connection.create_function(
-        "boosted", 1, lambda value: confidence.boosted(value, policy), deterministic=True
-    )
+    from cortex_hooks.confidence import boosted  # the match path only
+
+    connection.create_function("boosted", 1, lambda value: boosted(value, policy), deterministic=True)
     connection.execute(
         """UPDATE learning
            SET confidence = boosted(confidence), access_count = access_count + 1,
@@ -181,7 +181,7 @@ def record_matches(
     )
 
 
-def decay_all(connection: sqlite3.Connection, policy: confidence.Policy) -> int:
+def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
     """One session end's decay of every unpinned, active learning; how many changed.
 
     The SQL form of confidence.decayed (integers, so exact): one statement for ten thousand rows
