@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import cli
 
-from cortex_hooks.cli import install
+from cortex_hooks import wiring
 
 ROOT = Path(__file__).parent.parent
 OUR_SCRIPTS = {
@@ -69,8 +69,8 @@ def commands_of(settings: dict[str, Any]) -> list[str]:
 def without_paths(settings: Any) -> Any:
     """The settings with each of our commands reduced to its script name, as the example has it."""
     text = json.dumps(settings)
-    for command in {c for c in commands_of(settings) if install.script_of(c)}:
-        text = text.replace(json.dumps(command), json.dumps(install.script_of(command)))
+    for command in {c for c in commands_of(settings) if wiring.script_of(c)}:
+        text = text.replace(json.dumps(command), json.dumps(wiring.script_of(command)))
     return json.loads(text)
 
 
@@ -165,7 +165,7 @@ def test_install_updates_our_entry_in_place_when_the_path_moved(project: Path) -
     assert mine == {"type": "command", "command": "./mine.sh"}
     assert ours["timeout"] == 10
     assert ours["command"] != old
-    assert install.script_of(ours["command"]) == "cortex-pre-tool-use"
+    assert wiring.script_of(ours["command"]) == "cortex-pre-tool-use"
     assert "updated  PreToolUse" in result.stdout
     assert "(was '/old venv/bin/cortex-pre-tool-use')" in result.stdout
 
@@ -279,7 +279,7 @@ def test_user_scope_writes_under_home(project: Path) -> None:
     result = cli("install", "--scope", "user", cwd=project)
     assert result.code == 0, result.stderr
     assert "user scope" in result.stdout
-    assert {install.script_of(c) for c in commands_of(load(home / ".claude/settings.json"))} == set(
+    assert {wiring.script_of(c) for c in commands_of(load(home / ".claude/settings.json"))} == set(
         OUR_SCRIPTS.values()
     )
     assert not (project / ".claude").exists()
@@ -357,7 +357,7 @@ def test_a_symlinked_settings_file_stays_a_link(project: Path, tmp_path: Path) -
     settings_file(project).symlink_to(dotfiles)
     assert cli("install", cwd=project).code == 0
     assert settings_file(project).is_symlink()
-    assert install.script_of(commands_of(load(dotfiles))[0]) == "cortex-pre-tool-use"
+    assert wiring.script_of(commands_of(load(dotfiles))[0]) == "cortex-pre-tool-use"
     assert load(dotfiles)["model"] == "opus"
 
 
@@ -391,7 +391,7 @@ def test_json_output_names_the_file_and_the_backup(project: Path) -> None:
     ],
 )
 def test_our_hooks_are_known_by_script_name(command: object, script: str | None) -> None:
-    assert install.script_of(command) == script
+    assert wiring.script_of(command) == script
 
 
 _JSON = st.recursive(
@@ -419,19 +419,19 @@ _PATHS = {event: f"/venv/bin/{script}" for event, script in OUR_SCRIPTS.items()}
 
 @given(_FOREIGN)
 def test_install_is_idempotent_and_uninstall_lossless(settings: dict[str, Any]) -> None:
-    once, changes = install.installed(settings, _PATHS)
+    once, changes = wiring.installed(settings, _PATHS)
     assert len(changes) == 3
-    twice, again = install.installed(once, _PATHS)
+    twice, again = wiring.installed(once, _PATHS)
     assert (twice, again) == (once, [])
     assert sorted(commands_of(once)) == sorted([*commands_of(settings), *_PATHS.values()])
-    back, removed = install.uninstalled(once)
+    back, removed = wiring.uninstalled(once)
     assert back == settings
     assert len(removed) == 3
-    assert install.check(back, "x") == settings
+    assert wiring.check(back, "x") == settings
 
 
 def test_the_example_settings_file_is_what_install_writes() -> None:
     example = load(ROOT / "settings.example.json")
-    assert install.hooks_block(OUR_SCRIPTS) == example
-    written, _ = install.installed({}, _PATHS)
+    assert wiring.hooks_block(OUR_SCRIPTS) == example
+    written, _ = wiring.installed({}, _PATHS)
     assert without_paths(written) == example

@@ -17,16 +17,12 @@ import stat
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import location, matching, needles, settings, store
+from cortex_hooks import location, matching, needles, settings, store, wiring
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
+from cortex_hooks.wiring import SCRIPTS
 
-HOOKS = {
-    "PreToolUse": "cortex-pre-tool-use",
-    "SessionStart": "cortex-session-start",
-    "SessionEnd": "cortex-session-end",
-}
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
 
 
@@ -75,7 +71,7 @@ def _check_wiring(report: Report, project: str) -> None:
         os.path.join(project, ".claude", "settings.local.json"),
         os.path.join(os.path.expanduser("~"), ".claude", "settings.json"),
     ]
-    found: dict[str, list[str]] = {event: [] for event in HOOKS}
+    found: dict[str, list[str]] = {event: [] for event in SCRIPTS}
     for file in files:
         try:
             with open(file, encoding="utf-8") as handle:
@@ -87,7 +83,7 @@ def _check_wiring(report: Report, project: str) -> None:
             continue
         for event, commands in _our_commands(data).items():
             found[event] += commands
-    for event, script in HOOKS.items():
+    for event, script in SCRIPTS.items():
         if not found[event]:
             report.problem(
                 f"hook {event}",
@@ -107,15 +103,15 @@ def _check_wiring(report: Report, project: str) -> None:
 
 
 def _our_commands(data: Any) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {event: [] for event in HOOKS}
+    found: dict[str, list[str]] = {event: [] for event in SCRIPTS}
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    for event, script in HOOKS.items():
+    for event, script in SCRIPTS.items():
         groups = hooks.get(event) if isinstance(hooks, dict) else None
         for group in groups if isinstance(groups, list) else []:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for handler in handlers if isinstance(handlers, list) else []:
                 command = handler.get("command") if isinstance(handler, dict) else None
-                if isinstance(command, str) and script in command:
+                if isinstance(command, str) and wiring.script_of(command) == script:
                     found[event].append(command)
     return found
 

@@ -1,0 +1,157 @@
+"""Our three hooks in Claude Code's settings, pure: merged in, merged out, never clobbering.
+
+Settings in, settings and the list of changes out; cortex_hooks.cli.install reads, diffs,
+backs up and writes the files around it.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cortex_hooks.errors import USAGE, CortexError
+
+SCRIPTS = {
+    "PreToolUse": "cortex-pre-tool-use",
+    "SessionStart": "cortex-session-start",
+    "SessionEnd": "cortex-session-end",
+}
+MATCHERS = {"PreToolUse": "*"}  # the session events take no matcher: every source, every reason
+TIMEOUT = 30  # seconds; for SessionEnd it also lifts Claude Code's 1.5 s budget (SPEC §4.5)
+
+Settings = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    where: str  # a hook event, or "command" for the /learn file
+    action: Literal["added", "updated", "removed"]
+    command: str
+    previous: str | None = None
+
+
+def script_of(command: object) -> str | None:
+    """Our script name when `command` runs one of our hooks, whatever its path."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    name = os.path.basename(words[0].replace("\\", "/")).removesuffix(".exe")
+    return name if name in SCRIPTS.values() else None
+
+
+def hooks_block(commands: Mapping[str, str]) -> Settings:
+    """The `hooks` block install writes for a fresh file (settings.example.json, with paths)."""
+    return {"hooks": {event: [_group(event, commands[event])] for event in SCRIPTS}}
+
+
+def _group(event: str, command: str) -> Settings:
+    group: Settings = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
+    group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
+    return group
+
+
+def check(settings: object, path: str) -> Settings:
+    """The settings object, or CortexError (exit 2) when it is not something we can merge into."""
+    if not isinstance(settings, dict):
+        raise CortexError(f"{path} is a JSON {type(settings).__name__}, not an object; {UNTOUCHED}", USAGE)
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise CortexError(f'{path}: "hooks" is not an object; {UNTOUCHED}', USAGE)
+    for event in SCRIPTS:
+        if not isinstance(hooks.get(event, []), list):
+            raise CortexError(f'{path}: "hooks.{event}" is not a list; {UNTOUCHED}', USAGE)
+    return settings
+
+
+UNTOUCHED = "left untouched (fix or move it, then run this again)"
+
+
+def _handlers(group: object) -> Iterator[Settings]:
+    if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+        yield from (handler for handler in group["hooks"] if isinstance(handler, dict))
+
+
+def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings, list[Change]]:
+    """`settings` with our three hooks in it: ours (known by script name) get the new path in
+    place, anything missing is appended; every other key, hook and order stays as it is."""
+    result = copy.deepcopy(settings)
+    changes: list[Change] = []
+    hooks = result.setdefault("hooks", {})
+    for event, script in SCRIPTS.items():
+        command = commands[event]
+        groups = hooks.setdefault(event, [])
+        ours = [h for group in groups for h in _handlers(group) if script_of(h.get("command")) == script]
+        for handler in ours:
+            previous = handler.get("command")
+            if previous != command or "timeout" not in handler:
+                changes.append(Change(event, "updated", command, str(previous)))
+            handler["command"] = command
+            handler.setdefault("timeout", TIMEOUT)  # a timeout the user chose is theirs
+        if not ours:
+            groups.append(_group(event, command))
+            changes.append(Change(event, "added", command))
+    return result, changes
+
+
+def uninstalled(settings: Settings) -> tuple[Settings, list[Change]]:
+    """`settings` without our hooks, in any event; a group, event list or `hooks` object that
+    only held ours goes too, anything that was empty before stays."""
+    result = copy.deepcopy(settings)
+    changes: list[Change] = []
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result, changes
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        emptied = 0
+        for group in list(groups):
+            mine = [h for h in _handlers(group) if script_of(h.get("command"))]
+            if not mine:
+                continue
+            changes += [Change(event, "removed", str(h["command"])) for h in mine]
+            group["hooks"] = [h for h in group["hooks"] if all(h is not m for m in mine)]
+            if not group["hooks"]:
+                groups[:] = [g for g in groups if g is not group]  # by identity: equal ones stay
+                emptied += 1
+        if emptied and not groups:
+            del hooks[event]
+    if changes and not hooks:
+        del result["hooks"]
+    return result, changes
+
+
+def dumped(settings: Settings, original: str | None) -> str:
+    """The file text, indented like the original (two spaces for a new file)."""
+    return json.dumps(settings, indent=_indent(original), ensure_ascii=False) + "\n"
+
+
+def _indent(text: str | None) -> str | int:
+    for line in (text or "").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            return line[: len(line) - len(stripped)]
+    return 2
+
+
+def diff(path: str, before: str | None, after: str | None) -> str:
+    return "".join(
+        difflib.unified_diff(
+            (before or "").splitlines(keepends=True),
+            (after or "").splitlines(keepends=True),
+            fromfile="/dev/null" if before is None else path,
+            tofile="/dev/null" if after is None else path,
+        )
+    )
