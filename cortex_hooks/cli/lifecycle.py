@@ -42,7 +42,7 @@ def run_prune(args: argparse.Namespace) -> int:
         render.emit_json(counts)
     else:
         verb = "Would archive" if args.dry_run else "Archived"
-        render.say(f"{verb} " + ", ".join(f"{count} {kind}" for kind, count in counts.items()) + ".")
+        render.say(f"{verb} " + ", ".join(render.count(n, kind) for kind, n in counts.items()) + ".")
     return 0
 
 

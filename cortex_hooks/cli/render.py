@@ -78,7 +78,7 @@ def learning_detail(learning: Learning) -> str:
         ("severity", learning.severity),
         ("confidence", confidence.show(round(learning.confidence * 100))),
         ("flags", flags(learning)),
-        ("accessed", f"{learning.access_count} times, last {learning.last_accessed or 'never'}"),
+        ("accessed", _times(learning.access_count) + f", last {learning.last_accessed or 'never'}"),
         ("created", learning.created_at),
         ("updated", learning.updated_at),
         ("archived", learning.archived_at or "no"),
@@ -116,6 +116,15 @@ def detail(title: str, record: BaseModel) -> str:
         if value not in (None, [], "")
     )
     return f"{title}\n{body}"
+
+
+def count(number: int, kind: str) -> str:
+    """`1 learning`, `2 learnings`: `kind` is given in the plural."""
+    return f"{number} {kind.removesuffix('s') if number == 1 else kind}"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
 
 
 def _text(value: object) -> str:

@@ -70,7 +70,7 @@ def run_export(args: argparse.Namespace) -> int:
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         _write_private(args.output, text)
-        counts = ", ".join(f"{len(document[kind])} {kind}" for kind in ("learnings", *_SHOWN))
+        counts = ", ".join(render.count(len(document[kind]), kind) for kind in ("learnings", *_SHOWN))
         print(f"Exported {counts} to {render.clean(args.output)}.", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -99,7 +99,7 @@ def run_import(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(counts)
     else:
-        render.say("Imported " + ", ".join(f"{n} {kind}" for kind, n in counts.items()) + ".")
+        render.say("Imported " + ", ".join(render.count(n, kind) for kind, n in counts.items()) + ".")
     return 0
 
 
