@@ -275,12 +275,12 @@ def test_a_newer_schema_is_left_byte_for_byte_untouched_by_every_command(tmp_pat
             failures.append(f"{what}: changed the files: {sorted(tree(directory))}")
         if what.startswith("doctor"):
             said = result.stdout + result.stderr
-            if result.code == 0 or "upgrade" not in said or str(newer) not in said:
+            if result.code != 1 or "upgrade" not in said or str(newer) not in said:
                 failures.append(f"{what}: exit {result.code}, does not say to upgrade: {said!r}")
             continue
         lines = result.stderr.splitlines()
         if (
-            result.code == 0
+            result.code != 1  # SPEC §2.1 "anything else"; for a hook, exit 2 would block the tool call
             or result.stdout
             or len(lines) != 1
             or not lines[0].startswith("cortex-hooks")
