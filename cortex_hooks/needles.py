@@ -2,11 +2,11 @@
 
 When a learning is saved, its regex is parsed once for the literals every match must contain:
 one per alternative, e.g. `git push (-f|--force)` needs "git push ". Each such literal is stored
-as one short *key* (its rarest substring of up to three characters), prefixed by the learning's
+as one short *key* (its rarest substring of up to four characters), prefixed by the learning's
 target and by `=` (matched as written) or `~` (matched case-insensitively, in lower case).
 A learning whose literals cannot be known gets the key `<target>*` and is always a candidate.
 
-At a tool call, every substring of up to three characters of each target text is looked up in
+At a tool call, every substring of up to four characters of each target text is looked up in
 that index, so the cost follows the size of the tool call, not the number of learnings. The
 learnings it finds are then checked against *all* their required literals (stored beside them
 as `literals`: every clause of the pattern, each a list of alternatives) by plain substring
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 TARGET_LETTER = {"content": "c", "path": "p", "input": "i"}
-GRAM = 3
+GRAM = 4  # four characters: at 10,000 learnings far fewer chance hits than three, for little more work
 SCAN_ABOVE = 4096  # longer texts are checked key by key instead of gram by gram
 
 # Under `(?i)` these ASCII letters also match non-ASCII letters (K: KELVIN SIGN, s: LONG S,

@@ -102,7 +102,10 @@ def _evaluate(
     if not row["regex"]:
         report["result"] = "no regex: never matches"
         return report
-    report["candidate"] = any(needles.present(key, fragments) for key in keys)
+    # As the hook decides: an index key present, then every stored required literal.
+    report["candidate"] = any(needles.present(key, fragments) for key in keys) and needles.satisfied(
+        row["literals"], fragments
+    )
     if not report["tool_accepted"]:
         report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
         return report

@@ -84,10 +84,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         _report_dry_run(args, plans)
         return 0
-    backups = {plan.path: _apply(plan) for plan in plans if plan.changed}
     project_database = None
     if args.action == "install" and args.scope != "user":
+        # first: a database this version cannot use stops the install before any file is written
         project_database = _ensure_database(args)
+    backups = {plan.path: _apply(plan) for plan in plans if plan.changed}
     _report(args, plans, backups, project_database)
     return 0
 

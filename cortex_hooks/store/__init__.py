@@ -42,10 +42,10 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
     except sqlite3.Error as error:
         raise CortexError(f"cannot open the database {path}: {error}") from None
     connection.row_factory = sqlite3.Row
-    # WAL with synchronous=NORMAL: every transaction stays atomic and the file consistent through
-    # any crash; only a power loss may forget the last few commits. It saves an fsync per hook.
-    connection.execute("PRAGMA synchronous = NORMAL")
     try:
+        # WAL with synchronous=NORMAL: every transaction stays atomic and the file consistent
+        # through any crash; only a power loss may forget the last commits. An fsync less per hook.
+        connection.execute("PRAGMA synchronous = NORMAL")
         version = user_version(connection)
         if version > SCHEMA_VERSION:
             raise CortexError(

@@ -75,7 +75,12 @@ def derive(connection: sqlite3.Connection, learning_id: int) -> None:
     connection.execute("DELETE FROM learning_key WHERE learning_id = :id", {"id": learning_id})
     connection.executemany(
         "INSERT INTO learning_key (key, learning_id) VALUES (:key, :id)",
-        [{"key": key, "id": learning_id} for key in needles.keys(row["regex"], row["target"])],
+        # a learning without a regex never matches: it needs no key
+        [
+            {"key": key, "id": learning_id}
+            for key in needles.keys(row["regex"], row["target"])
+            if row["regex"]
+        ],
     )
 
 
