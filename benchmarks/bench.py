@@ -336,9 +336,7 @@ def learnings(count: int, seed: int = 4) -> list[dict[str, Any]]:
             access_count=accesses,
             created_at=created.isoformat(timespec="seconds").replace("+00:00", "Z"),
             updated_at=created.isoformat(timespec="seconds").replace("+00:00", "Z"),
-            last_accessed=now.isoformat(timespec="seconds").replace("+00:00", "Z")
-            if accesses
-            else None,
+            last_accessed=now.isoformat(timespec="seconds").replace("+00:00", "Z") if accesses else None,
             archived_at=None,
         )
         if record.get("tool") == "*":  # the default; an explicit "*" is refused at this commit
@@ -469,9 +467,7 @@ def write_transcript(path: str, megabytes: int) -> int:
         block: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": text}
         if error:
             block["is_error"] = True
-        return line(
-            {"type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": text}
-        )
+        return line({"type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": text})
 
     with open(path, "w", encoding="utf-8") as stream:
         prompt = {"role": "user", "content": "Add retries to the billing client — and a test"}
@@ -673,8 +669,7 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any]]], runs: int) -> str:
         f"Whole process, {runs} timed runs per case, each paired with the venv's `python -c pass`; "
         "ratio = median of the paired ratios hook/baseline. Memory goal: peak RSS ≤ 50 MiB.",
         "",
-        f"| case | learnings | median ms | min{DASH}max ms | ratio | goal | result | peak RSS MiB"
-        " |",
+        f"| case | learnings | median ms | min{DASH}max ms | ratio | goal | result | peak RSS MiB |",
         "|---|---|---|---|---|---|---|---|",
     ]
     first = rows[0][1]
@@ -724,8 +719,7 @@ def transcript_note(case: dict[str, Any], written: int) -> str:
 
     with closing(sqlite3.connect(case["database"])) as connection:
         row = connection.execute(
-            "SELECT summary, key_changes FROM session WHERE id LIKE 'bench-%' "
-            "ORDER BY ended_at DESC LIMIT 1"
+            "SELECT summary, key_changes FROM session WHERE id LIKE 'bench-%' ORDER BY ended_at DESC LIMIT 1"
         ).fetchone()
     if row is None:
         return "100 MB transcript: no session row was stored."
