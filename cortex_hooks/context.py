@@ -64,11 +64,8 @@ def line(text: str | None, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def review_section(rows: list[dict[str, object]], total: int, cli: str = "cortex-hooks") -> Section:
-    """Learnings awaiting review (`rows` of `total`), each with the exact commands that answer it.
-
-    `cli` is how the agent can run cortex-hooks: its name, or its path when it is not on PATH.
-    """
+def review_section(rows: list[dict[str, object]], total: int) -> Section:
+    """Learnings awaiting review (`rows` of `total`), each with the exact commands that answer it."""
     one = total == 1
     heading = (
         f"cortex-hooks: {total} learned anti-pattern{'' if one else 's'} lost confidence "
@@ -78,10 +75,10 @@ def review_section(rows: list[dict[str, object]], total: int, cli: str = "cortex
     entries = [
         f"- #{row['id']} {line(str(row['anti_pattern']), 160)} "
         f"(confidence {confidence.show(int(str(row['confidence'])))})"
-        f" — keep: `{cli} keep {row['id']}` · archive: `{cli} archive {row['id']}`"
+        f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
         for row in rows
     ]
-    return Section(heading, entries, rank=0, more=f"{cli} list --review", hidden=total - len(rows))
+    return Section(heading, entries, rank=0, more="cortex-hooks list --review", hidden=total - len(rows))
 
 
 def system_message(count: int) -> str:

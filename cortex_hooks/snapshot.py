@@ -46,17 +46,20 @@ def session_context(
     cli: str = "cortex-hooks",
 ) -> str:
     """The review prompt (`review` rows of `awaiting`), then the snapshot (when enabled), within
-    `budget` characters."""
-    parts = [review_section(review, awaiting, cli)]
+    `budget` characters. Commands are written `cortex-hooks …`; when that name is not on the
+    agent's PATH (`cli` is then the installed path), a last line says where it is."""
+    parts = [review_section(review, awaiting)]
     if memory is not None:
-        snapshot = [section for section in sections(memory, now, cli) if section.length()]
+        snapshot = [section for section in sections(memory, now) if section.length()]
         if snapshot:
             snapshot[0].heading = f"Project memory (cortex-hooks):\n{snapshot[0].heading}"
         parts += snapshot
-    return assemble(parts, budget)
+    where = f"\n\n(`cortex-hooks` is not on PATH here: run it as {cli})" if cli != "cortex-hooks" else ""
+    text = assemble(parts, budget - len(where))
+    return text + where if text else ""
 
 
-def sections(memory: Memory, now: datetime, cli: str = "cortex-hooks") -> list[Section]:
+def sections(memory: Memory, now: datetime) -> list[Section]:
     """The snapshot's sections in display order, ranked for cutting (see context.assemble)."""
     since = clock.iso(now - timedelta(days=RECENT_DAYS))
     recent_decisions = [row for row in memory.decisions if str(row["created_at"]) >= since]
@@ -72,51 +75,51 @@ def sections(memory: Memory, now: datetime, cli: str = "cortex-hooks") -> list[S
             "Never do these (auto-block learnings):",
             [_rule("NEVER", row) for row in memory.auto_block],
             rank=1,
-            more=f"{cli} list",
+            more="cortex-hooks list",
         ),
         Section(
             f"Learnings recorded or updated in the last {RECENT_DAYS} days:",
             [_rule("AVOID", row) for row in recent_learnings],
             rank=3,
-            more=f"{cli} list",
+            more="cortex-hooks list",
             hidden=other_learnings if recent_learnings else 0,
         ),
-        _count_only(other_learnings if not recent_learnings else 0, "learnings", f"{cli} list"),
+        _count_only(other_learnings if not recent_learnings else 0, "learnings", "cortex-hooks list"),
         Section(
             "Open todos, high priority:",
             [_todo(row) for row in high],
             rank=2,
-            more=f"{cli} todos list",
+            more="cortex-hooks todos list",
         ),
         Section(
             "Open todos, medium priority:",
             [_todo(row) for row in medium],
             rank=5,
-            more=f"{cli} todos list",
+            more="cortex-hooks todos list",
         ),
         Section(
             f"Decisions of the last {RECENT_DAYS} days:",
             [_decision(row) for row in recent_decisions[:RECENT_DECISIONS]],
             rank=4,
-            more=f"{cli} decisions list",
+            more="cortex-hooks decisions list",
             hidden=older_decisions if recent_decisions else 0,
         ),
         _count_only(
             older_decisions if not recent_decisions else 0,
             "decisions",
-            f"{cli} decisions list",
+            "cortex-hooks decisions list",
         ),
         Section(
             "Recent sessions:",
             [_recent_session(row) for row in recent_sessions],
             rank=6,
-            more=f"{cli} sessions list",
+            more="cortex-hooks sessions list",
         ),
         Section(
             "Earlier sessions:",
             [_older_session(row) for row in older_sessions],
             rank=7,
-            more=f"{cli} sessions list",
+            more="cortex-hooks sessions list",
         ),
     ]
 

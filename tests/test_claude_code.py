@@ -306,9 +306,10 @@ def test_the_review_prompt_reaches_the_first_request(
     (text,) = context
     assert "lost confidence through disuse and awaits review" in text
     assert f"#{stale['id']} pip install without a venv (confidence 0.40)" in text
-    # the venv is not on the client's PATH: the commands name the installed CLI by its path
-    assert f"`{script('cortex-hooks')} keep {stale['id']}`" in text
-    assert f"`{script('cortex-hooks')} archive {stale['id']}`" in text
+    assert f"`cortex-hooks keep {stale['id']}`" in text
+    assert f"`cortex-hooks archive {stale['id']}`" in text
+    # the venv is not on the client's PATH: the text says where the CLI is
+    assert f"run it as {script('cortex-hooks')}" in text
     assert "trusted one (confidence" not in text
 
 

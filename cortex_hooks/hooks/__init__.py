@@ -65,11 +65,11 @@ def _run(
     if outcome.output is not None:
         sys.stdout.write(json.dumps(outcome.output) + "\n")
     if outcome.problems:
-        raise_or_report(event, outcome)
+        _report_problems(event, outcome)
     return 0
 
 
-def raise_or_report(event: str, outcome: Outcome) -> None:
+def _report_problems(event: str, outcome: Outcome) -> None:
     """Problems without a decision are a hook error (exit 1); beside a decision they are only
     reported, so that Claude Code still acts on the JSON (it reads JSON reliably on exit 0)."""
     line = "; ".join(outcome.problems)
