@@ -58,9 +58,13 @@ def assemble(sections: list[Section], budget: int) -> str:
     return text[:budget]
 
 
+_CONTROL = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0)), " ")
+
+
 def line(text: str | None, limit: int = 200) -> str:
-    """One line of at most `limit` characters."""
-    text = " ".join((text or "").split())
+    """One line of at most `limit` characters, without control characters (no escape sequence
+    reaches the agent's context, or a terminal through `cortex-hooks snapshot`)."""
+    text = " ".join((text or "").translate(_CONTROL).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -59,7 +59,8 @@ def create_private(path: str) -> None:
     A `.cortex/` directory we create gets a `.gitignore` of `*`, so the memory is never committed
     by accident. An existing file is left alone: this runs before SQLite ever opens the path.
     """
-    directory = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(path)  # through a symlink, even one whose target is not there yet
+    directory = os.path.dirname(path)
     try:
         if not os.path.isdir(directory):
             os.makedirs(directory, mode=0o700, exist_ok=True)

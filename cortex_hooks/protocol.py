@@ -25,6 +25,17 @@ class _Payload(BaseModel):
     transcript_path: str | None = None
     cwd: str | None = None
 
+    @field_validator("*")
+    @classmethod
+    def _encodable(cls, value: object) -> object:
+        # JSON may carry lone surrogates ("\ud800"): no such string can be stored or shown.
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("holds an invalid Unicode escape (a lone surrogate)") from None
+        return value
+
     @field_validator("session_id")
     @classmethod
     def _named(cls, session_id: str) -> str:

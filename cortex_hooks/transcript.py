@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any
+from typing import Any, BinaryIO
 
 SUMMARY_LENGTH = 200
 MAX_CHANGES = 50
-PARSE_LIMIT = 1 << 20  # longer lines are read with a byte pattern instead of a JSON parse
+PARSE_LIMIT = 1 << 20  # of a longer line only this much is read, with a byte pattern, not parsed
 
 _TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 _TOOL_MARKERS = tuple(f'"name":"{tool}"'.encode() for tool in _TOOLS)
@@ -41,8 +41,19 @@ def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
     deadline = time.monotonic() + budget_seconds
     prompt: str | None = None
     changes: dict[str, tuple[str, str]] = {}  # tool_use id -> (file, tool), in order
-    with open(path, "rb") as lines:
-        for number, line in enumerate(lines):
+    with open(path, "rb") as stream:
+        number = 0
+        # Lines are read at most PARSE_LIMIT bytes at a time: a 60 MB Write line costs no more
+        # memory than a short one. Of a longer line only the head is read (a tool call's name
+        # and path come first), the rest is skipped.
+        while line := stream.readline(PARSE_LIMIT):
+            number += 1
+            if number % 256 == 0 and time.monotonic() > deadline:
+                break
+            if len(line) == PARSE_LIMIT and not line.endswith(b"\n"):
+                changes.update(_raw_changes(line))
+                _skip_rest_of_line(stream)
+                continue
             if prompt is None and b'"type":"user"' in line:
                 prompt = _prompt(_parse(line))
             if b'"tool_use"' in line and any(marker in line for marker in _TOOL_MARKERS):
@@ -50,16 +61,17 @@ def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
             elif b'"is_error":true' in line and b'"tool_result"' in line:
                 for failed in _failed(_parse(line)):
                     changes.pop(failed, None)
-            if number % 1024 == 0 and time.monotonic() > deadline:
-                break
     unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
     key_changes = [{"file": file, "action": tool} for file, tool in unique][:MAX_CHANGES]
     return Summary(prompt, key_changes)
 
 
+def _skip_rest_of_line(stream: BinaryIO) -> None:
+    while (chunk := stream.readline(PARSE_LIMIT)) and not chunk.endswith(b"\n"):
+        pass
+
+
 def _parse(line: bytes) -> Any:
-    if len(line) > PARSE_LIMIT:
-        return None
     try:
         return json.loads(line)
     except (ValueError, RecursionError):
@@ -93,7 +105,7 @@ def _prompt(record: Any) -> str | None:
 
 def _changes(line: bytes) -> dict[str, tuple[str, str]]:
     record = _parse(line)
-    if record is None:
+    if record is None:  # not JSON as a whole: its tool calls may still be read from the bytes
         return _raw_changes(line)
     found: dict[str, tuple[str, str]] = {}
     content = _message_content(record)
@@ -110,7 +122,8 @@ def _changes(line: bytes) -> dict[str, tuple[str, str]]:
 
 
 def _raw_changes(line: bytes) -> dict[str, tuple[str, str]]:
-    """The changes of a line too long to parse: the tool_use header, then its path field."""
+    """The changes in a line's bytes (too long to parse whole): each tool_use header, then the
+    path field after it."""
     found: dict[str, tuple[str, str]] = {}
     for header in _RAW_CHANGE.finditer(line):
         path = _RAW_PATH.search(line, header.end())

@@ -198,7 +198,7 @@ JSON_VALUE = st.recursive(
 )
 TOOLS = st.sampled_from(
     ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "PowerShell", "mcp__db__query", "Task"]
-) | st.text(ANY_CHAR, max_size=20)
+) | st.text(ANY_CHAR, min_size=1, max_size=20)  # Claude Code always names the tool
 
 
 @st.composite

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import time
 import unicodedata
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -120,12 +122,20 @@ def test_catastrophic_regexes_are_bounded_and_the_others_still_decide(db: Path, 
 
 def test_a_regex_that_is_costly_to_compile_does_not_hold_the_hook(db: Path, tmp_path: Path) -> None:
     """Thousands of counted repeats: compiling it (which no timeout covers) costs seconds and
-    gigabytes in the `regex` module. The hook must stay bounded in time and memory all the same."""
+    gigabytes in the `regex` module. `add` refuses it; stored anyway (by hand, or by an older
+    version), the hook skips it without compiling and stays bounded in time and memory."""
     blocker = add("--auto-block", anti="rm -rf", correct="trash", regex=r"rm\s+-rf")
-    add(anti="counted", regex=COUNTED)
+    refused = cli("add", "--anti-pattern", "counted", "--correct", "c", f"--regex={COUNTED}")
+    assert refused.code == 2
+    assert refused.stderr.count("\n") == 1
+    assert "too costly" in refused.stderr
+    counted = add(anti="counted", regex="a+")
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute("UPDATE learning SET regex = ? WHERE id = ?", (COUNTED, counted))
     result = measured(PRE, _bash("rm -rf /tmp/x; echo " + "a" * 48 + "!", tmp_path))
     assert result.code == 0, result.stderr
     assert f"#{blocker}" in json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"learning #{counted} skipped" in result.stderr
     assert result.seconds < 10, f"{result.seconds:.1f} s"
     assert_peak_below(result, 400)
 

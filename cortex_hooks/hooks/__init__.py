@@ -24,13 +24,20 @@ if TYPE_CHECKING:
 
 
 class Outcome:
-    """What a hook has to say: JSON for Claude Code (or nothing), and problems for stderr."""
+    """What a hook has to say: JSON for Claude Code (or nothing); problems (a failure, unless
+    there is a decision beside them) and notes (work done, something worth saying) for stderr."""
 
-    __slots__ = ("output", "problems")
+    __slots__ = ("notes", "output", "problems")
 
-    def __init__(self, output: dict[str, Any] | None = None, problems: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        output: dict[str, Any] | None = None,
+        problems: list[str] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
         self.output = output
         self.problems = problems or []
+        self.notes = notes or []
 
 
 def run(
@@ -64,18 +71,19 @@ def _run(
         connection.close()
     if outcome.output is not None:
         sys.stdout.write(json.dumps(outcome.output) + "\n")
-    if outcome.problems:
-        _report_problems(event, outcome)
+    _report(event, outcome)
     return 0
 
 
-def _report_problems(event: str, outcome: Outcome) -> None:
-    """Problems without a decision are a hook error (exit 1); beside a decision they are only
-    reported, so that Claude Code still acts on the JSON (it reads JSON reliably on exit 0)."""
-    line = "; ".join(outcome.problems)
-    if outcome.output is None:
+def _report(event: str, outcome: Outcome) -> None:
+    """At most one line on stderr. Problems without a decision are a hook error (exit 1); beside
+    a decision they are only reported, so that Claude Code still acts on the JSON (it reads JSON
+    reliably on exit 0); notes never change the exit status."""
+    line = "; ".join(outcome.problems + outcome.notes)
+    if outcome.problems and outcome.output is None:
         raise CortexError(line)
-    print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
+    if line:
+        print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
 
 
 def read_payload(event: str) -> Payload:

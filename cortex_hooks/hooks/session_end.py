@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 
 from cortex_hooks import clock, hooks, protocol, settings, transcript
 from cortex_hooks.store import Transaction, learnings, sessions
@@ -22,7 +21,7 @@ def handle(
 ) -> hooks.Outcome:
     config = settings.for_database(database)
     now = clock.iso(clock.now())
-    summary = _summary(payload.transcript_path)  # read before the write lock is taken
+    summary, notes = _summary(payload.transcript_path)  # read before the write lock is taken
     with Transaction(connection):
         if sessions.has_ended(connection, payload.session_id):
             return hooks.Outcome()  # a repeated SessionEnd: the session has decayed already
@@ -35,18 +34,16 @@ def handle(
             summary=summary.summary,
             key_changes=summary.key_changes,
         )
-    return hooks.Outcome()
+    return hooks.Outcome(notes=notes)
 
 
-def _summary(path: str | None) -> transcript.Summary:
-    """The transcript's summary; an unreadable transcript only costs the summary, not the decay."""
+def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:
+    """The transcript's summary; an unreadable transcript only costs the summary (and a note),
+    never the decay."""
     if not path:
-        return transcript.Summary(None, [])
+        return transcript.Summary(None, []), []
     try:
-        return transcript.summarize(path)
-    except OSError as error:
-        print(
-            f"cortex-hooks: SessionEnd: transcript not read ({error.strerror or error})",
-            file=sys.stderr,
-        )
-        return transcript.Summary(None, [])
+        return transcript.summarize(path), []
+    except (OSError, ValueError) as error:  # ValueError: a path open() refuses (a NUL byte)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return transcript.Summary(None, []), [f"transcript not read ({reason})"]

@@ -22,7 +22,7 @@ def handle(
 ) -> hooks.Outcome:
     config = settings.for_database(database)
     now = clock.now()
-    problems: list[str] = []
+    notes: list[str] = []
     with Transaction(connection):
         # A resumed or compacted session is already recorded: its row stays as it is, so the
         # context is injected again without counting a new session.
@@ -32,15 +32,15 @@ def handle(
             with Transaction(connection):
                 prune(connection, config, now, dry_run=False)
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
-            problems.append(f"pruning skipped: {error}")
+            notes.append(f"pruning skipped: {error}")
     text, review = injected_text(connection, config, now)
     if not text:
-        return hooks.Outcome(problems=problems)
+        return hooks.Outcome(notes=notes)
     output = protocol.SessionStartOutput(
         system_message=context.system_message(review) if review else None,
         hook_specific_output=protocol.SessionStartContext(additional_context=text),
     )
-    return hooks.Outcome(output.wire(), problems)
+    return hooks.Outcome(output.wire(), notes=notes)
 
 
 def prune(

@@ -61,6 +61,9 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
                 # never create one, so they leave it alone.
                 raise Missing(f"{path} is empty")
             schema.migrate(connection, path)
+    except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
+        connection.close()
+        raise CortexError(f"cannot use the database {path}: {_circumstances(path, error)}") from None
     except sqlite3.DatabaseError as error:
         connection.close()
         raise CortexError(
@@ -70,6 +73,19 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def _circumstances(path: str, error: sqlite3.Error) -> str:
+    """What keeps SQLite from working with an intact file: a read-only or full file system."""
+    try:
+        stats = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return str(error)
+    if stats.f_flag & os.ST_RDONLY:
+        return f"it is on a read-only file system ({error})"
+    if stats.f_bavail == 0:
+        return f"the disk is full ({error})"
+    return str(error)
 
 
 def user_version(connection: sqlite3.Connection) -> int:
