@@ -8,6 +8,7 @@ TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output i
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
 
@@ -32,6 +33,18 @@ class Hit:
         self.severity = severity
         self.auto_block = auto_block
         self.before = before
+
+    @classmethod
+    def of(cls, row: sqlite3.Row) -> Hit:
+        """The hit of a stored learning row, at its confidence as stored (before the boost)."""
+        return cls(
+            id=row["id"],
+            anti_pattern=row["anti_pattern"],
+            correct_pattern=row["correct_pattern"],
+            severity=row["severity"],
+            auto_block=bool(row["auto_block"]),
+            before=row["confidence"],
+        )
 
 
 DENY_HEADER = (

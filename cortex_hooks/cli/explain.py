@@ -43,16 +43,7 @@ def run_explain(args: argparse.Namespace) -> int:
             keys = store.keys_by_learning(connection)
     reports = [_evaluate(row, args.tool, texts, keys.get(row["id"], set()), config) for row in rows]
     hits = [
-        verdict.Hit(
-            id=row["id"],
-            anti_pattern=row["anti_pattern"],
-            correct_pattern=row["correct_pattern"],
-            severity=row["severity"],
-            auto_block=bool(row["auto_block"]),
-            before=row["confidence"],
-        )
-        for row, report in zip(rows, reports, strict=True)
-        if report["result"] == "match"
+        verdict.Hit.of(row) for row, report in zip(rows, reports, strict=True) if report["result"] == "match"
     ]
     output = verdict.decide(hits, config.policy)
     decision = "none"

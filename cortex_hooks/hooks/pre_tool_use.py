@@ -84,17 +84,8 @@ def _match(
 
     now = clock.iso(clock.now())
     with Transaction(connection):
-        hits = [
-            verdict.Hit(
-                id=row["id"],
-                anti_pattern=row["anti_pattern"],
-                correct_pattern=row["correct_pattern"],
-                severity=row["severity"],
-                auto_block=bool(row["auto_block"]),
-                before=row["confidence"],  # the gate is judged before this match's boost
-            )
-            for row in store.matched(connection, matched)
-        ]
+        # read inside the transaction: the gate is judged on the confidence before this boost
+        hits = [verdict.Hit.of(row) for row in store.matched(connection, matched)]
         store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
     return hooks.Outcome(verdict.decide(hits, config.policy), problems)
 
