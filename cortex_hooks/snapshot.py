@@ -24,13 +24,15 @@ class Memory:
         sessions: list[dict[str, object]],
         decisions: list[dict[str, object]],
         auto_block: list[dict[str, object]],
+        auto_block_total: int,
         recent_learnings: list[dict[str, object]],
         other_learnings: int,
         todos: list[dict[str, object]],
     ) -> None:
         self.sessions = sessions  # ended, latest first, at most 10
         self.decisions = decisions  # active and not superseded, latest first
-        self.auto_block = auto_block
+        self.auto_block = auto_block  # the most trusted first, as many as a budget could show
+        self.auto_block_total = auto_block_total
         self.recent_learnings = recent_learnings  # not auto-block, changed in the last 7 days
         self.other_learnings = other_learnings
         self.todos = todos  # open, high or medium priority, high first
@@ -76,6 +78,7 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
             [_rule("NEVER", row) for row in memory.auto_block],
             rank=1,
             more="cortex-hooks list",
+            hidden=memory.auto_block_total - len(memory.auto_block),
         ),
         Section(
             f"Learnings recorded or updated in the last {RECENT_DAYS} days:",

@@ -87,11 +87,12 @@ def prune(connection: sqlite3.Connection, kind: str, cutoffs: Cutoffs, now: str,
     """Archive (or, dry, count) the active rows of a kind that the pruning rule picks."""
     table, born = KINDS[kind]
     where = (
-        f"archived_at IS NULL AND {_EXEMPT[kind]} AND ("
+        f"archived_at IS NULL AND {_EXEMPT[kind]} AND {born} < :older_than_either AND ("
         f"({born} < :unused_before AND access_count = 0) OR "
         f"({born} < :rarely_used_before AND access_count < :rarely_used_accesses))"
-    )
+    )  # the first bound lets SQLite read only old rows (index learning_prunable)
     parameters = {
+        "older_than_either": max(cutoffs.unused_before, cutoffs.rarely_used_before),
         "unused_before": cutoffs.unused_before,
         "rarely_used_before": cutoffs.rarely_used_before,
         "rarely_used_accesses": cutoffs.rarely_used_accesses,

@@ -7,6 +7,7 @@ import sqlite3
 from cortex_hooks.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Memory
 
 Rows = list[dict[str, object]]
+AUTO_BLOCK_SHOWN = 500  # more than any snapshot budget can show (an entry is 20 characters or more)
 
 
 def _rows(connection: sqlite3.Connection, sql: str, **parameters: object) -> Rows:
@@ -18,9 +19,8 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
     recent_learnings = _rows(
         connection,
         """SELECT id, anti_pattern, correct_pattern FROM learning
-           WHERE archived_at IS NULL AND auto_block = 0
-             AND (created_at >= :since OR updated_at >= :since)
-           ORDER BY max(created_at, updated_at) DESC, id DESC LIMIT :limit""",
+           WHERE archived_at IS NULL AND auto_block = 0 AND updated_at >= :since  -- created: updated
+           ORDER BY updated_at DESC, id DESC LIMIT :limit""",
         since=since,
         limit=RECENT_LEARNINGS + 1,  # one more than shown tells whether there are more
     )
@@ -43,8 +43,13 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
         auto_block=_rows(
             connection,
             """SELECT id, anti_pattern, correct_pattern FROM learning
-               WHERE archived_at IS NULL AND auto_block = 1 ORDER BY confidence DESC, id""",
+               WHERE archived_at IS NULL AND auto_block = 1 ORDER BY confidence DESC, id
+               LIMIT :limit""",
+            limit=AUTO_BLOCK_SHOWN,
         ),
+        auto_block_total=connection.execute(
+            "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 1"
+        ).fetchone()[0],
         recent_learnings=recent_learnings,
         other_learnings=others - len(recent_learnings),
         todos=_rows(
