@@ -112,16 +112,15 @@ def select(
 def awaiting_review(
     connection: sqlite3.Connection, threshold: int, limit: int
 ) -> tuple[list[sqlite3.Row], int]:
-    """The first `limit` learnings awaiting review, lowest confidence first, and how many there are."""
-    where = "archived_at IS NULL AND pinned = 0 AND confidence <= :threshold"
+    """The first `limit` learnings awaiting review, lowest confidence first, and how many there are
+    (in one pass over the table)."""
     rows = connection.execute(
-        f"SELECT * FROM learning WHERE {where} ORDER BY confidence, id LIMIT :limit",
+        """SELECT *, count(*) OVER () AS awaiting FROM learning
+           WHERE archived_at IS NULL AND pinned = 0 AND confidence <= :threshold
+           ORDER BY confidence, id LIMIT :limit""",
         {"threshold": threshold, "limit": limit},
     ).fetchall()
-    total: int = connection.execute(
-        f"SELECT count(*) FROM learning WHERE {where}", {"threshold": threshold}
-    ).fetchone()[0]
-    return rows, total
+    return rows, rows[0]["awaiting"] if rows else 0
 
 
 def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:

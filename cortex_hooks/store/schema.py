@@ -89,12 +89,10 @@ MIGRATIONS: list[tuple[str, ...]] = [
     # 3: every required literal of a learning's regex, checked before it is compiled.
     ("ALTER TABLE learning ADD COLUMN literals TEXT",),
     # 4: what SessionStart reads at every start, found through small partial indexes rather
-    # than by reading every learning.
+    # than by reading every learning. None holds `confidence`: SessionEnd changes it in every row,
+    # and would then have to rewrite the index too.
     (
-        """CREATE INDEX learning_awaiting_review ON learning (confidence, id)
-           WHERE archived_at IS NULL AND pinned = 0""",
-        """CREATE INDEX learning_auto_block ON learning (confidence DESC, id)
-           WHERE archived_at IS NULL AND auto_block = 1""",
+        "CREATE INDEX learning_auto_block ON learning (id) WHERE archived_at IS NULL AND auto_block = 1",
         """CREATE INDEX learning_by_update ON learning (updated_at)
            WHERE archived_at IS NULL AND auto_block = 0""",
         """CREATE INDEX learning_prunable ON learning (created_at)
