@@ -62,10 +62,10 @@ _CONTROL = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0)), " ")
 
 
 def line(text: str | None, limit: int = 200) -> str:
-    """One line of at most `limit` characters, without control characters (no escape sequence
-    reaches the agent's context, or a terminal through `cortex-hooks snapshot`)."""
+    """One line, its first `limit` characters (then `…` when cut), without control characters:
+    no escape sequence reaches the agent's context, or a terminal through `cortex-hooks snapshot`."""
     text = " ".join((text or "").translate(_CONTROL).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def review_section(rows: list[dict[str, object]], total: int) -> Section:

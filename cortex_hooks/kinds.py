@@ -6,15 +6,18 @@ import json
 import sqlite3
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cortex_hooks.records import Instant, Severity, Text
+from cortex_hooks.validation import encodable
 
 Priority = Literal["high", "medium", "low"]
 
 
 class _Given(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    _encodable = field_validator("*")(encodable)
 
 
 class _Shown(BaseModel):

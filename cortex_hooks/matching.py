@@ -26,6 +26,8 @@ _CONTENT_FIELD = {
     "NotebookEdit": "new_source",
 }
 _PATH_FIELDS = ("file_path", "notebook_path", "path")
+# the tools whose path fields Claude Code defines; an MCP tool's `path` may be anything
+_PATH_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "Grep", "Glob"})
 
 
 def tool_accepts(matcher: str, tool_name: str) -> bool:
@@ -49,6 +51,23 @@ def check_tool_matcher(matcher: str) -> str:
         except re.error as error:
             raise CortexError(f"tool matcher {matcher!r} is not a valid regex: {error}", USAGE) from None
     return matcher
+
+
+def mistyped(tool_name: str, tool_input: dict[str, Any]) -> str | None:
+    """What is wrong with the fields a learning reads from this tool's input, if anything."""
+    field = _CONTENT_FIELD.get(tool_name)
+    if field is not None and field in tool_input and not isinstance(tool_input[field], str):
+        return f"tool_input.{field} must be a string"
+    if tool_name == "MultiEdit" and "edits" in tool_input:
+        edits = tool_input["edits"]
+        if not isinstance(edits, list) or not all(
+            isinstance(edit, dict) and isinstance(edit.get("new_string"), str) for edit in edits
+        ):
+            return "tool_input.edits must be a list of objects with a string new_string"
+    for name in _PATH_FIELDS:
+        if tool_name in _PATH_TOOLS and name in tool_input and not isinstance(tool_input[name], str):
+            return f"tool_input.{name} must be a string"
+    return None
 
 
 def compact(tool_input: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
 from cortex_hooks.errors import FAILURE
-from cortex_hooks.validation import validated
+from cortex_hooks.validation import encodable, validated
 
 
 # defer_build: a hook process builds only the models it uses (SessionEnd never builds the
@@ -25,16 +25,7 @@ class _Payload(BaseModel):
     transcript_path: str | None = None
     cwd: str | None = None
 
-    @field_validator("*")
-    @classmethod
-    def _encodable(cls, value: object) -> object:
-        # JSON may carry lone surrogates ("\ud800"): no such string can be stored or shown.
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError("holds an invalid Unicode escape (a lone surrogate)") from None
-        return value
+    _encodable = field_validator("*")(encodable)
 
     @field_validator("session_id")
     @classmethod

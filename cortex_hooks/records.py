@@ -16,6 +16,7 @@ from pydantic import (
 
 from cortex_hooks import clock, confidence, matching
 from cortex_hooks.errors import CortexError
+from cortex_hooks.validation import encodable
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input"]
@@ -61,6 +62,13 @@ class LearningFields(BaseModel):
     pinned: bool = False
     confidence: Hundredths = confidence.DEFAULT.start
     context: str | None = None
+
+    _encodable = field_validator("*")(encodable)
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, context: str | None) -> str | None:
+        return context or None  # `--context ''` removes it, as `--regex ''` does
 
     @field_validator("regex")
     @classmethod

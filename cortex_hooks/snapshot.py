@@ -26,7 +26,8 @@ class Memory:
         auto_block: list[dict[str, object]],
         auto_block_total: int,
         recent_learnings: list[dict[str, object]],
-        other_learnings: int,
+        recent_learnings_total: int,
+        older_learnings: int,
         todos: list[dict[str, object]],
     ) -> None:
         self.sessions = sessions  # ended, latest first, at most 10
@@ -34,7 +35,8 @@ class Memory:
         self.auto_block = auto_block  # the most trusted first, as many as a budget could show
         self.auto_block_total = auto_block_total
         self.recent_learnings = recent_learnings  # not auto-block, changed in the last 7 days
-        self.other_learnings = other_learnings
+        self.recent_learnings_total = recent_learnings_total
+        self.older_learnings = older_learnings  # not auto-block, not changed in the last 7 days
         self.todos = todos  # open, high or medium priority, high first
 
 
@@ -65,9 +67,8 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
     """The snapshot's sections in display order, ranked for cutting (see context.assemble)."""
     since = clock.iso(now - timedelta(days=RECENT_DAYS))
     recent_decisions = [row for row in memory.decisions if str(row["created_at"]) >= since]
-    older_decisions = len(memory.decisions) - len(recent_decisions[:RECENT_DECISIONS])
+    older_decisions = len(memory.decisions) - len(recent_decisions)
     recent_learnings = memory.recent_learnings[:RECENT_LEARNINGS]
-    other_learnings = memory.other_learnings + len(memory.recent_learnings) - len(recent_learnings)
     high = [todo for todo in memory.todos if todo["priority"] == "high"]
     medium = [todo for todo in memory.todos if todo["priority"] == "medium"]
     recent_sessions = memory.sessions[:RECENT_SESSIONS]
@@ -85,9 +86,9 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
             [_rule("AVOID", row) for row in recent_learnings],
             rank=3,
             more="cortex-hooks list",
-            hidden=other_learnings if recent_learnings else 0,
+            hidden=memory.recent_learnings_total - len(recent_learnings),
         ),
-        _count_only(other_learnings if not recent_learnings else 0, "learnings", "cortex-hooks list"),
+        _count_only(memory.older_learnings, "learnings", "cortex-hooks list"),
         Section(
             "Open todos, high priority:",
             [_todo(row) for row in high],
@@ -105,13 +106,9 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
             [_decision(row) for row in recent_decisions[:RECENT_DECISIONS]],
             rank=4,
             more="cortex-hooks decisions list",
-            hidden=older_decisions if recent_decisions else 0,
+            hidden=max(0, len(recent_decisions) - RECENT_DECISIONS),
         ),
-        _count_only(
-            older_decisions if not recent_decisions else 0,
-            "decisions",
-            "cortex-hooks decisions list",
-        ),
+        _count_only(older_decisions, "decisions", "cortex-hooks decisions list"),
         Section(
             "Recent sessions:",
             [_recent_session(row) for row in recent_sessions],
@@ -128,8 +125,9 @@ def sections(memory: Memory, now: datetime) -> list[Section]:
 
 
 def _count_only(count: int, what: str, command: str) -> Section:
-    """A kind with nothing recent: only how many there are and where to see them."""
-    entries = [f"- {count} older {what}: `{command}`"] if count else []
+    """Older memories of a kind: only how many there are, and where to see them."""
+    noun = what.removesuffix("s") if count == 1 else what
+    entries = [f"- {count} older {noun}: `{command}`"] if count else []
     return Section(f"Older {what}:", entries, rank=8, more=command)
 
 

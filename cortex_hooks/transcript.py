@@ -17,11 +17,15 @@ MAX_CHANGES = 50
 PARSE_LIMIT = 1 << 20  # of a longer line only this much is read, with a byte pattern, not parsed
 
 _TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
-_TOOL_MARKERS = tuple(f'"name":"{tool}"'.encode() for tool in _TOOLS)
+_TOOL_MARKERS = tuple(f'"{tool}"'.encode() for tool in _TOOLS)
+# Claude Code writes compact JSON; these byte patterns also accept the spaces other writers put
+# after `:` and `,`, so a transcript written by json.dumps with its defaults is read the same.
 _RAW_CHANGE = re.compile(
-    rb'"type":"tool_use","id":"([^"]*)","name":"(' + "|".join(_TOOLS).encode() + rb')","input":\{'
+    rb'"type"\s*:\s*"tool_use"\s*,\s*"id"\s*:\s*"([^"]*)"\s*,\s*"name"\s*:\s*"('
+    + "|".join(_TOOLS).encode()
+    + rb')"\s*,\s*"input"\s*:\s*\{'
 )
-_RAW_PATH = re.compile(rb'"(?:file_path|notebook_path)":"((?:[^"\\]|\\.)*)"')
+_RAW_PATH = re.compile(rb'"(?:file_path|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 class Summary:
@@ -54,11 +58,12 @@ def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
                 changes.update(_raw_changes(line))
                 _skip_rest_of_line(stream)
                 continue
-            if prompt is None and b'"type":"user"' in line:
+            # cheap byte tests first: only lines that can matter are parsed
+            if prompt is None and b'"user"' in line:
                 prompt = _prompt(_parse(line))
             if b'"tool_use"' in line and any(marker in line for marker in _TOOL_MARKERS):
                 changes.update(_changes(line))
-            elif b'"is_error":true' in line and b'"tool_result"' in line:
+            elif b'"is_error"' in line and b'"tool_result"' in line:
                 for failed in _failed(_parse(line)):
                     changes.pop(failed, None)
     unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
@@ -99,7 +104,7 @@ def _prompt(record: Any) -> str | None:
         )
     if not isinstance(content, str):
         return None
-    text = " ".join(content.split())
+    text = content.strip()  # as written (the snapshot shows it on one line)
     return text[:SUMMARY_LENGTH] or None
 
 

@@ -101,7 +101,10 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    fields: LearningFields = validated(LearningFields, _given(args), "invalid learning")
+    given = _given(args)
+    if "confidence" not in given:  # the start value, as configured (SPEC §3, §7)
+        given["confidence"] = confidence.show(settings.for_database(database.path(args)).policy.start)
+    fields: LearningFields = validated(LearningFields, given, "invalid learning")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from contextlib import closing
 from typing import Any
 
@@ -27,7 +28,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     actions.required = True
     listing = actions.add_parser("list", parents=[common], help="every session, the latest first")
     listing.set_defaults(run=run_sessions)
-    for command in (prune, stats, listing):
+    for command in (prune, stats, snapshot, listing):
         command.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -78,7 +79,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_snapshot(args: argparse.Namespace) -> int:
     """Exactly the text SessionStart would inject now: pruning included, then rolled back."""
-    text = ""
+    text, awaiting = "", 0
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection), Transaction(connection, keep=False):
@@ -86,8 +87,12 @@ def run_snapshot(args: argparse.Namespace) -> int:
             now = clock.now()
             if config.prune:
                 session_start.prune(connection, config, now, dry_run=False)
-            text, _ = session_start.injected_text(connection, config, now)
-    render.say(text)
+            text, awaiting = session_start.injected_text(connection, config, now)
+    if args.json:
+        render.emit_json({"text": text, "awaiting_review": awaiting})
+    elif text:
+        # exactly the injected text; a newline after it only for a person at a terminal
+        sys.stdout.write(text + ("\n" if sys.stdout.isatty() else ""))
     return 0
 
 

@@ -100,19 +100,22 @@ def run_add(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
-            row_id, message = _insert(connection, kind, fields.model_dump(), now, args)
+            row_id, message = _insert(connection, kind, fields, now, args)
         record = _load(connection, kind, row_id)
     _emit(args, record, message)
     return 0
 
 
 def _insert(
-    connection: sqlite3.Connection, kind: Kind, values: dict[str, Any], now: str, args: Any
+    connection: sqlite3.Connection, kind: Kind, fields: kinds._Given, now: str, args: Any
 ) -> tuple[int, str]:
+    values = fields.model_dump()
     if kind.name == "errors":
         known = store.find_active_error(connection, values["message"])
         if known is not None:  # the same error again: one record that counts its occurrences
             store.seen_again(connection, known["id"], now)
+            given = fields.model_fields_set - {"message"}  # a fix or severity given now is kept
+            store.update(connection, "errors", known["id"], {name: values[name] for name in given})
             return known["id"], f"Error #{known['id']} seen again."
         row_id = store.insert(connection, "errors", {**values, "first_seen": now, "last_seen": now})
         return row_id, f"Recorded error #{row_id}."

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_hooks import clock, kinds
+from cortex_hooks import clock, kinds, settings
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import row_values
 from cortex_hooks.errors import USAGE, CortexError
@@ -44,6 +44,7 @@ class ExportFile(BaseModel):
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export = commands.add_parser("export", parents=[common], help="print the whole memory as JSON")
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument("--json", action="store_true", help="accepted: the export is JSON already")
     export.set_defaults(run=run_export)
     load = commands.add_parser("import", parents=[common], help="add the records of an export file")
     load.add_argument("file", metavar="FILE", help="an export file or a JSON array of learnings; - for stdin")
@@ -94,7 +95,7 @@ def run_import(args: argparse.Namespace) -> int:
     parsed: ExportFile = validated(ExportFile, document, f"{args.file} rejected, nothing imported")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection, Transaction(connection):
-        _import(connection, parsed, now)
+        _import(connection, parsed, now, settings.for_database(database.path(args)).policy.start)
     counts = {kind: len(getattr(parsed, kind)) for kind in ("learnings", *_SHOWN)}
     if args.json:
         render.emit_json(counts)
@@ -103,10 +104,12 @@ def run_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str) -> None:
+def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str, start: int) -> None:
     for learning in parsed.learnings:
         values = row_values(learning, now, **learning.model_dump(include=_KEPT_LEARNING_FIELDS))
         values.pop("id")  # import assigns new ids
+        if "confidence" not in learning.model_fields_set:
+            values["confidence"] = start  # a learning given without one starts as a new one does
         learning_store.insert(connection, values)
     new_ids: dict[int, int] = {}  # id in the file -> id assigned
     links: list[tuple[int, int]] = []  # (new id, superseded_by as the file names it)

@@ -104,7 +104,9 @@ def read_payload(event: str) -> Payload:
         ) from None
     if not isinstance(payload, dict):
         raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
-    name = payload.get("hook_event_name", event)
+    name = payload.get("hook_event_name")
+    if name is None:
+        raise CortexError(f"invalid payload: hook_event_name is missing (expected {event!r})")
     if name != event:
         raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
     return payload

@@ -34,13 +34,19 @@ class ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> ToolCall:
-    """The two fields this hook uses, checked with the standard library (no pydantic here)."""
+    """The fields this hook uses, checked with the standard library (no pydantic here)."""
+    session_id = payload.get("session_id")
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
+    if not isinstance(session_id, str) or not session_id:
+        raise CortexError("invalid payload: session_id must be a non-empty string")
     if not isinstance(tool_name, str) or not tool_name:
         raise CortexError("invalid payload: tool_name must be a non-empty string")
     if not isinstance(tool_input, dict):
         raise CortexError("invalid payload: tool_input must be a JSON object")
+    problem = matching.mistyped(tool_name, tool_input)
+    if problem:
+        raise CortexError(f"invalid payload: {problem}")
     return ToolCall(tool_name, tool_input)
 
 

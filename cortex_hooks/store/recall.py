@@ -22,11 +22,13 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
            WHERE archived_at IS NULL AND auto_block = 0 AND updated_at >= :since  -- created: updated
            ORDER BY updated_at DESC, id DESC LIMIT :limit""",
         since=since,
-        limit=RECENT_LEARNINGS + 1,  # one more than shown tells whether there are more
+        limit=RECENT_LEARNINGS,
     )
-    others: int = connection.execute(
-        "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 0"
-    ).fetchone()[0]
+    recent, others = connection.execute(
+        """SELECT count(*) FILTER (WHERE updated_at >= :since), count(*) FROM learning
+           WHERE archived_at IS NULL AND auto_block = 0""",
+        {"since": since},
+    ).fetchone()
     return Memory(
         sessions=_rows(
             connection,
@@ -51,7 +53,8 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
             "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 1"
         ).fetchone()[0],
         recent_learnings=recent_learnings,
-        other_learnings=others - len(recent_learnings),
+        recent_learnings_total=recent,
+        older_learnings=others - recent,
         todos=_rows(
             connection,
             """SELECT id, text, priority FROM todo
