@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 
 from cortex_hooks.errors import FAILURE
-from cortex_hooks.validation import encodable, validated
+from cortex_hooks.validation import validated
 
 
 # defer_build: a hook process builds only the models it uses (SessionEnd never builds the
@@ -24,8 +24,6 @@ class _Payload(BaseModel):
     session_id: str
     transcript_path: str | None = None
     cwd: str | None = None
-
-    _encodable = field_validator("*")(encodable)
 
     @field_validator("session_id")
     @classmethod

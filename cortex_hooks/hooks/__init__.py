@@ -86,6 +86,21 @@ def _report(event: str, outcome: Outcome) -> None:
         print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
 
 
+def _unicode(value: object) -> bool:
+    """Whether every string in a parsed JSON value can be encoded (stored, shown, sent back)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_unicode(key) and _unicode(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_unicode(item) for item in value)
+    return True
+
+
 def read_payload(event: str) -> Payload:
     """The hook payload from stdin: a JSON object of this event, or CortexError saying why not."""
     stream = getattr(sys.stdin, "buffer", None)
@@ -104,6 +119,9 @@ def read_payload(event: str) -> Payload:
         ) from None
     if not isinstance(payload, dict):
         raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
+    if ("\\ud" in text or "\\uD" in text) and not _unicode(payload):
+        # only a \u escape can make a lone surrogate (raw bytes were checked as UTF-8 above)
+        raise CortexError("invalid payload: a string holds a lone surrogate (an invalid \\u escape)")
     name = payload.get("hook_event_name")
     if name is None:
         raise CortexError(f"invalid payload: hook_event_name is missing (expected {event!r})")
