@@ -71,10 +71,11 @@ LEARNINGS = [
      1, "2026-05-21T08:00:00Z", "2026-05-10T08:00:00Z", "2026-05-10T08:00:00Z",
      "2026-05-25T08:00:00Z", None),
 ]  # fmt: skip
-V1_COLUMNS = (
-    "id, anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned, confidence, "
+V1_COLUMNS = (  # confidence: a column of learning until version 5, then a table of its own
+    "id, anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned, {confidence}, "
     "access_count, last_accessed, created_at, updated_at, archived_at, context"
 )
+MOVED_CONFIDENCE = "(SELECT c.confidence FROM learning_confidence AS c WHERE c.learning_id = learning.id)"
 KEYS = [("c*", 1), ("c*", 3)]  # "always a candidate": valid in every version of the prefilter
 SESSIONS = [
     ("old-session", "startup", "2026-05-30T08:00:00Z", "2026-05-30T09:00:00Z", "logout",
@@ -104,7 +105,11 @@ def contents(path: Path) -> dict[str, Any]:
             "version": connection.execute("PRAGMA user_version").fetchone()[0],
             "tables": tables,
             # the version-1 columns: later versions may add columns, never change these
-            "learning": connection.execute(f"SELECT {V1_COLUMNS} FROM learning ORDER BY id").fetchall(),
+            "learning": connection.execute(
+                f"SELECT {V1_COLUMNS} FROM learning ORDER BY id".format(
+                    confidence=MOVED_CONFIDENCE if "learning_confidence" in tables else "confidence"
+                )
+            ).fetchall(),
             "learning_key": connection.execute("SELECT * FROM learning_key ORDER BY 1, 2").fetchall(),
             "session": connection.execute("SELECT * FROM session ORDER BY id").fetchall(),
         }

@@ -92,10 +92,26 @@ def shape_of(version: int, tmp_path: Path) -> dict[str, list[str]]:
         }
 
 
+# Columns a later version moved to a table of their own, read where they now live.
+MOVED = {
+    ("learning", "confidence"): "learning_confidence",  # version 5
+}
+
+
 def rows_in(path: Path, shape: dict[str, list[str]]) -> dict[str, list[tuple[Any, ...]]]:
     with closing(sqlite3.connect(path)) as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+        def read(table: str, name: str) -> str:
+            home = MOVED.get((table, name))
+            if home in tables:
+                return f"(SELECT m.{name} FROM {home} AS m WHERE m.{table}_id = {table}.id)"
+            return name
+
         return {
-            table: connection.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY 1").fetchall()
+            table: connection.execute(
+                f"SELECT {', '.join(read(table, name) for name in names)} FROM {table} ORDER BY 1"
+            ).fetchall()
             for table, names in shape.items()
         }
 

@@ -13,7 +13,7 @@ import sqlite3
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
 
 TYPE_CHECKING = False

@@ -37,14 +37,24 @@ _SCOPES = {
 }
 
 
+# Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
+# and rewriting the wide learning rows (texts, times, literals) cost SessionEnd most of its budget.
+# A learning row written by hand, without a confidence row, reads as 0.70 and never decays.
+_ROWS = """SELECT l.*, coalesce(c.confidence, 70) AS confidence
+           FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"""
+_TEXT_COLUMNS = tuple(column for column in COLUMNS if column != "confidence")
+
+
 def insert(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
     """Insert a learning (every column of COLUMNS given) with its derived prefilter data; its id."""
-    placeholders = ", ".join(f":{column}" for column in COLUMNS)
+    placeholders = ", ".join(f":{column}" for column in _TEXT_COLUMNS)
     cursor = connection.execute(
-        f"INSERT INTO learning ({', '.join(COLUMNS)}) VALUES ({placeholders})", dict(values)
+        f"INSERT INTO learning ({', '.join(_TEXT_COLUMNS)}) VALUES ({placeholders})",
+        {column: values[column] for column in _TEXT_COLUMNS},
     )
     learning_id = cursor.lastrowid
     assert learning_id is not None
+    _set_confidence(connection, learning_id, values["confidence"])
     derive(connection, learning_id)
     return learning_id
 
@@ -53,13 +63,22 @@ def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[st
     """Change some columns of one learning; its prefilter data follows its regex and target."""
     unknown = set(changes) - set(COLUMNS)
     assert not unknown, unknown
-    if changes:
-        assignments = ", ".join(f"{column} = :{column}" for column in changes)
-        connection.execute(
-            f"UPDATE learning SET {assignments} WHERE id = :id", {**changes, "id": learning_id}
-        )
+    text = {column: value for column, value in changes.items() if column != "confidence"}
+    if text:
+        assignments = ", ".join(f"{column} = :{column}" for column in text)
+        connection.execute(f"UPDATE learning SET {assignments} WHERE id = :id", {**text, "id": learning_id})
+    if "confidence" in changes:
+        _set_confidence(connection, learning_id, changes["confidence"])
     if "regex" in changes or "target" in changes:
         derive(connection, learning_id)
+
+
+def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: object) -> None:
+    connection.execute(
+        """INSERT INTO learning_confidence (learning_id, confidence) VALUES (:id, :confidence)
+           ON CONFLICT (learning_id) DO UPDATE SET confidence = excluded.confidence""",
+        {"id": learning_id, "confidence": value},
+    )
 
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
@@ -91,9 +110,7 @@ def derive_all(connection: sqlite3.Connection) -> None:
 
 
 def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT * FROM learning WHERE id = :id", {"id": learning_id}
-    ).fetchone()
+    row: sqlite3.Row | None = connection.execute(f"{_ROWS} WHERE l.id = :id", {"id": learning_id}).fetchone()
     return row
 
 
@@ -105,7 +122,7 @@ def select(
     if review_threshold is not None:
         where += " AND confidence <= :threshold AND pinned = 0 AND archived_at IS NULL"
     return connection.execute(
-        f"SELECT * FROM learning WHERE {where} ORDER BY id", {"threshold": review_threshold}
+        f"{_ROWS} WHERE {where} ORDER BY l.id", {"threshold": review_threshold}
     ).fetchall()
 
 
@@ -115,8 +132,8 @@ def awaiting_review(
     """The first `limit` learnings awaiting review, lowest confidence first, and how many there are
     (in one pass over the table)."""
     rows = connection.execute(
-        """SELECT *, count(*) OVER () AS awaiting FROM learning
-           WHERE archived_at IS NULL AND pinned = 0 AND confidence <= :threshold
+        f"""SELECT * FROM (SELECT *, count(*) OVER () AS awaiting FROM ({_ROWS}
+               WHERE archived_at IS NULL AND pinned = 0 AND confidence <= :threshold))
            ORDER BY confidence, id LIMIT :limit""",
         {"threshold": threshold, "limit": limit},
     ).fetchall()
@@ -164,9 +181,8 @@ def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
 def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
     """The matched learnings as they are now, inside the write transaction, before their boost."""
     return connection.execute(
-        """SELECT id, anti_pattern, correct_pattern, severity, auto_block, confidence
-           FROM learning WHERE id IN (SELECT value FROM json_each(:ids)) AND archived_at IS NULL
-           ORDER BY id""",
+        f"""{_ROWS} WHERE l.id IN (SELECT value FROM json_each(:ids)) AND l.archived_at IS NULL
+           ORDER BY l.id""",
         {"ids": json.dumps(ids)},
     ).fetchall()
 
@@ -176,12 +192,16 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
     from cortex_hooks.confidence import boosted  # the match path only
 
     connection.create_function("boosted", 1, lambda value: boosted(value, policy), deterministic=True)
+    parameters = {"now": now, "ids": json.dumps(ids)}
     connection.execute(
-        """UPDATE learning
-           SET confidence = boosted(confidence), access_count = access_count + 1,
-               last_accessed = :now
+        """UPDATE learning SET access_count = access_count + 1, last_accessed = :now
            WHERE id IN (SELECT value FROM json_each(:ids)) AND archived_at IS NULL""",
-        {"now": now, "ids": json.dumps(ids)},
+        parameters,
+    )
+    connection.execute(
+        """UPDATE learning_confidence SET confidence = boosted(confidence)
+           WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
+        parameters,
     )
 
 
@@ -192,8 +212,9 @@ def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
     costs far less than calling Python for each. tests/test_confidence.py holds the two equal.
     """
     cursor = connection.execute(
-        """UPDATE learning SET confidence = max(:floor, confidence - :decay)
-           WHERE pinned = 0 AND archived_at IS NULL AND confidence > :floor""",
+        """UPDATE learning_confidence SET confidence = max(:floor, confidence - :decay)
+           WHERE confidence > :floor AND learning_id NOT IN
+               (SELECT id FROM learning WHERE pinned = 1 OR archived_at IS NOT NULL)""",
         {"floor": policy.floor, "decay": policy.decay},
     )
     return cursor.rowcount

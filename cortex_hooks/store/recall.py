@@ -44,9 +44,10 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
         ),
         auto_block=_rows(
             connection,
-            """SELECT id, anti_pattern, correct_pattern FROM learning
-               WHERE archived_at IS NULL AND auto_block = 1 ORDER BY confidence DESC, id
-               LIMIT :limit""",
+            """SELECT l.id, l.anti_pattern, l.correct_pattern FROM learning AS l
+                   LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
+               WHERE l.archived_at IS NULL AND l.auto_block = 1
+               ORDER BY coalesce(c.confidence, 70) DESC, l.id LIMIT :limit""",
             limit=AUTO_BLOCK_SHOWN,
         ),
         auto_block_total=connection.execute(

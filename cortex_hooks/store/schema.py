@@ -98,6 +98,17 @@ MIGRATIONS: list[tuple[str, ...]] = [
         """CREATE INDEX learning_prunable ON learning (created_at)
            WHERE archived_at IS NULL AND auto_block = 0 AND pinned = 0""",
     ),
+    # 5: confidence in a narrow table (see store.learnings): a session end rewrites it for every
+    # learning, and the wide learning rows made that the most of SessionEnd's cost.
+    (
+        """CREATE TABLE learning_confidence (
+            learning_id INTEGER PRIMARY KEY REFERENCES learning (id),
+            confidence INTEGER NOT NULL CHECK (confidence BETWEEN 0 AND 100)
+        )""",
+        "INSERT INTO learning_confidence (learning_id, confidence) SELECT id, confidence FROM learning",
+        "ALTER TABLE learning DROP COLUMN confidence",
+        "CREATE INDEX learning_exempt ON learning (id) WHERE pinned = 1 OR archived_at IS NOT NULL",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
