@@ -129,12 +129,19 @@ def select(
 def awaiting_review(
     connection: sqlite3.Connection, threshold: int, limit: int
 ) -> tuple[list[sqlite3.Row], int]:
-    """The first `limit` learnings awaiting review, lowest confidence first, and how many there are
-    (in one pass over the table)."""
+    """The first `limit` learnings awaiting review, lowest confidence first, and how many there are.
+
+    The due ones are found and counted on narrow rows; only the `limit` shown are read whole.
+    """
     rows = connection.execute(
-        f"""SELECT * FROM (SELECT *, count(*) OVER () AS awaiting FROM ({_ROWS}
-               WHERE archived_at IS NULL AND pinned = 0 AND confidence <= :threshold))
-           ORDER BY confidence, id LIMIT :limit""",
+        """WITH due AS MATERIALIZED (
+               SELECT c.learning_id AS id, c.confidence
+               FROM learning_confidence AS c CROSS JOIN learning AS l ON l.id = c.learning_id
+               WHERE c.confidence <= :threshold AND l.archived_at IS NULL AND l.pinned = 0)
+           SELECT l.*, first.confidence, (SELECT count(*) FROM due) AS awaiting
+           FROM (SELECT * FROM due ORDER BY confidence, id LIMIT :limit) AS first
+               CROSS JOIN learning AS l ON l.id = first.id
+           ORDER BY first.confidence, l.id""",
         {"threshold": threshold, "limit": limit},
     ).fetchall()
     return rows, rows[0]["awaiting"] if rows else 0
