@@ -69,6 +69,14 @@ def parse(text: str) -> int:
     return int(hundredths)
 
 
+def of_value(value: object) -> int:
+    """Hundredths from a number or a decimal string as a user or a file gives it (0.7, "0.75");
+    ValueError for anything else, or more than two decimals. Range checks are the caller's."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError("must be a decimal number such as 0.70")
+    return parse(repr(value) if isinstance(value, float) else str(value))
+
+
 def show(hundredths: int) -> str:
     """`0.70` for 70: the form every text and table shows."""
     sign = "-" if hundredths < 0 else ""

@@ -41,9 +41,7 @@ from cortex_hooks.validation import explain
 
 
 def _hundredths(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError("must be a decimal number such as 0.70")
-    hundredths = confidence.parse(repr(value) if isinstance(value, float) else str(value))
+    hundredths = confidence.of_value(value)
     if not 0 <= hundredths <= 100:
         raise ValueError("must lie in [0, 1]")
     return hundredths

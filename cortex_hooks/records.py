@@ -25,9 +25,7 @@ START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configur
 
 def _hundredths(value: object) -> int:
     """A user's confidence (0.75, "0.75") as hundredths within [0.30, 0.90], two decimals at most."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError("must be a number such as 0.75")
-    hundredths = confidence.parse(repr(value) if isinstance(value, float) else str(value))
+    hundredths = confidence.of_value(value)
     low, high = START_RANGE
     if not low <= hundredths <= high:
         raise ValueError(f"must lie in [{confidence.show(low)}, {confidence.show(high)}], got {value}")

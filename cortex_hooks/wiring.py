@@ -82,6 +82,21 @@ def _handlers(group: object) -> Iterator[Settings]:
         yield from (handler for handler in group["hooks"] if isinstance(handler, dict))
 
 
+def our_commands(settings: object) -> dict[str, list[str]]:
+    """The commands of our hooks in a settings object, per event, however malformed it is."""
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    found: dict[str, list[str]] = {}
+    for event, script in SCRIPTS.items():
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        found[event] = [
+            handler["command"]
+            for group in (groups if isinstance(groups, list) else [])
+            for handler in _handlers(group)
+            if isinstance(handler.get("command"), str) and script_of(handler["command"]) == script
+        ]
+    return found
+
+
 def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings, list[Change]]:
     """`settings` with our three hooks in it: ours (known by script name) get the new path in
     place, anything missing is appended; every other key, hook and order stays as it is."""

@@ -81,7 +81,7 @@ def _check_wiring(report: Report, project: str) -> None:
         except (OSError, ValueError) as error:
             report.problem("settings", f"{file} is not readable JSON ({error})", "repair or remove it")
             continue
-        for event, commands in _our_commands(data).items():
+        for event, commands in wiring.our_commands(data).items():
             found[event] += commands
     for event, script in SCRIPTS.items():
         if not found[event]:
@@ -100,20 +100,6 @@ def _check_wiring(report: Report, project: str) -> None:
             )
         else:
             report.ok(f"hook {event}", found[event][0])
-
-
-def _our_commands(data: Any) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {event: [] for event in SCRIPTS}
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    for event, script in SCRIPTS.items():
-        groups = hooks.get(event) if isinstance(hooks, dict) else None
-        for group in groups if isinstance(groups, list) else []:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else []:
-                command = handler.get("command") if isinstance(handler, dict) else None
-                if isinstance(command, str) and wiring.script_of(command) == script:
-                    found[event].append(command)
-    return found
 
 
 def _runnable(command: str) -> bool:

@@ -14,6 +14,12 @@ from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 
 SCHEMA_VERSION = 5
+# Which rows a listing shows: archiving hides a row from everything but `--archived` / `--all`.
+SCOPES = {
+    "active": "archived_at IS NULL",
+    "archived": "archived_at IS NOT NULL",
+    "all": "1",
+}
 BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
 
 TYPE_CHECKING = False

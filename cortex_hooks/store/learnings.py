@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 from cortex_hooks import needles
+from cortex_hooks.store import SCOPES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,11 +31,6 @@ COLUMNS = (
     "archived_at",
     "context",
 )
-_SCOPES = {
-    "active": "archived_at IS NULL",
-    "archived": "archived_at IS NOT NULL",
-    "all": "1",
-}
 
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
@@ -118,7 +114,7 @@ def select(
     connection: sqlite3.Connection, scope: str = "active", review_threshold: int | None = None
 ) -> list[sqlite3.Row]:
     """Learnings in a scope (active, archived, all), optionally only those awaiting review."""
-    where = _SCOPES[scope]
+    where = SCOPES[scope]
     if review_threshold is not None:
         where += " AND confidence <= :threshold AND pinned = 0 AND archived_at IS NULL"
     return connection.execute(

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from cortex_hooks.pruning import Cutoffs
+from cortex_hooks.store import SCOPES
 
 # kind -> (table, the column its age is counted from, columns a user may give)
 KINDS: dict[str, tuple[str, str]] = {
@@ -17,11 +18,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "decisions": ("decision", "created_at"),
     "errors": ("error", "first_seen"),
     "todos": ("todo", "created_at"),
-}
-_SCOPES = {
-    "active": "archived_at IS NULL",
-    "archived": "archived_at IS NOT NULL",
-    "all": "1",
 }
 # Never pruned (SPEC §5): auto-block and pinned learnings, superseded decisions.
 _EXEMPT = {
@@ -62,7 +58,7 @@ def get(connection: sqlite3.Connection, kind: str, row_id: int) -> sqlite3.Row |
 
 
 def select(connection: sqlite3.Connection, kind: str, scope: str = "active") -> list[sqlite3.Row]:
-    return connection.execute(f"SELECT * FROM {_table(kind)} WHERE {_SCOPES[scope]} ORDER BY id").fetchall()
+    return connection.execute(f"SELECT * FROM {_table(kind)} WHERE {SCOPES[scope]} ORDER BY id").fetchall()
 
 
 def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> bool:
