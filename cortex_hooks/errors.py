@@ -13,3 +13,8 @@ class CortexError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+def unknown(kind: str, row_id: int) -> CortexError:
+    """Invalid input: no `kind` (learning, decision, …) has this id."""
+    return CortexError(f"no {kind} with id {row_id}", USAGE)

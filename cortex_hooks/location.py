@@ -1,4 +1,4 @@
-"""Where the project's database lives, and creating it private to the user."""
+"""Where things live: the project's database, its config file beside it, creating them private."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ import os
 
 from cortex_hooks.errors import CortexError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.config import Config
+
 DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
+CONFIG_FILENAME = "config.toml"
 
 
 def hook_database(payload_cwd: object) -> str:
@@ -51,6 +56,24 @@ def project_root() -> str:
         if parent == here:
             return start
         here = parent
+
+
+def config_path(database: str) -> str:
+    """The config file of a database: `config.toml` beside it."""
+    return os.path.join(os.path.dirname(os.path.abspath(database)), CONFIG_FILENAME)
+
+
+def config_for(database: str) -> Config:
+    """The configuration in force for this database: the defaults when it has no config file (the
+    PreToolUse path then never imports pydantic)."""
+    path = config_path(database)
+    if not os.path.exists(path):
+        from cortex_hooks.config import DEFAULT
+
+        return DEFAULT
+    from cortex_hooks import config_file
+
+    return config_file.load(path)
 
 
 def create_private(path: str) -> None:

@@ -122,6 +122,28 @@ def compile_pattern(pattern: str) -> Any:
         raise CortexError(f"invalid regex {pattern!r}: {error}", USAGE) from None
 
 
+class Unusable(CortexError):
+    """A learning's regex that cannot decide: it does not compile, costs too much, or timed out."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message, USAGE)
+        self.timed_out = timed_out
+
+
+def evaluate(pattern: str, texts: list[str], base_timeout: float, timeout_per_mib: float) -> bool:
+    """Whether a learning's regex occurs in any of the texts: compiled, then searched under the
+    timeout. The one evaluation the hook, explain and doctor share; Unusable when it cannot
+    decide (the learning is then skipped, and the others still decide)."""
+    try:
+        compiled = compile_pattern(pattern)
+    except CortexError as error:
+        raise Unusable(error.message) from None
+    try:
+        return search(compiled, texts, base_timeout, timeout_per_mib)
+    except TimeoutError:
+        raise Unusable("its regex timed out", timed_out=True) from None
+
+
 def search(compiled: Any, texts: list[str], base_timeout: float, timeout_per_mib: float) -> bool:
     """Whether the pattern occurs in any text; TimeoutError past a budget that grows with the text.
 

@@ -1,70 +1,44 @@
-"""pydantic models of the SessionStart and SessionEnd payloads and of the JSON hooks print.
+"""What the hooks print for Claude Code: its wire format, in one place, with the standard library.
 
-Inbound models are frozen and ignore unknown fields: Claude Code adds fields release by release.
-Outbound models use snake_case names in Python and Claude Code's camelCase on the wire.
-(PreToolUse reads and writes its few fields with the standard library: see hooks.pre_tool_use.)
+Python names are snake_case, the wire's are Claude Code's camelCase; fields without a value are
+left out. (No pydantic here: PreToolUse prints a decision without paying for it.)
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
-from pydantic.alias_generators import to_camel
+    from cortex_hooks.verdict import Verdict
 
-from cortex_hooks.errors import FAILURE
-from cortex_hooks.validation import validated
-
-
-# defer_build: a hook process builds only the models it uses (SessionEnd never builds the
-# SessionStart ones); building a model's validator costs about as much as the hook's own work.
-class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
-
-    session_id: str
-    transcript_path: str | None = None
-    cwd: str | None = None
-
-    @field_validator("session_id")
-    @classmethod
-    def _named(cls, session_id: str) -> str:
-        # A validator rather than Field(min_length=1): Field imports pydantic.types, ~10 ms more.
-        if not session_id:
-            raise ValueError("must not be empty")
-        return session_id
+TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
 
 
-class SessionStartPayload(_Payload):
-    hook_event_name: Literal["SessionStart"] = "SessionStart"
-    source: str = "startup"  # startup | resume | clear | compact | fork, and whatever comes next
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
 
 
-class SessionEndPayload(_Payload):
-    hook_event_name: Literal["SessionEnd"] = "SessionEnd"
-    reason: str = "other"
+def _wire(**fields: Any) -> dict[str, Any]:
+    return {_camel(name): value for name, value in fields.items() if value is not None}
 
 
-class _Wire(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True)
+def pre_tool_use(verdict: Verdict) -> dict[str, Any]:
+    """A deny with its reason when there is one, and the warning as the agent's context."""
+    return _wire(
+        hook_specific_output=_wire(
+            hook_event_name="PreToolUse",
+            permission_decision="deny" if verdict.deny_reason is not None else None,
+            permission_decision_reason=verdict.deny_reason,
+            additional_context=verdict.warning,
+        )
+    )
 
 
-class SessionStartContext(_Wire):
-    hook_event_name: Literal["SessionStart"] = "SessionStart"
-    additional_context: str
-
-
-class SessionStartOutput(_Wire):
-    system_message: str | None = None
-    hook_specific_output: SessionStartContext | None = None
-
-    def wire(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True, exclude_none=True)
-
-
-Model = TypeVar("Model", bound=_Payload)
-
-
-def parse(model: type[Model], payload: dict[str, Any]) -> Model:
-    """The payload validated, or CortexError naming every field that is wrong."""
-    parsed: Model = validated(model, payload, "invalid payload", FAILURE)
-    return parsed
+def session_start(additional_context: str, system_message: str | None) -> dict[str, Any]:
+    """The context injected into the session, and a line for the user."""
+    return _wire(
+        system_message=system_message,
+        hook_specific_output=_wire(hook_event_name="SessionStart", additional_context=additional_context),
+    )

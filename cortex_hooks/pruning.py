@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from cortex_hooks import clock
-from cortex_hooks.settings import Settings
+from cortex_hooks.config import Config
 
 
 class Cutoffs:
@@ -20,10 +20,10 @@ class Cutoffs:
 
     __slots__ = ("rarely_used_accesses", "rarely_used_before", "unused_before")
 
-    def __init__(self, now: datetime, settings: Settings) -> None:
-        self.unused_before = clock.iso(now - timedelta(days=settings.prune_unused_days))
-        self.rarely_used_before = clock.iso(now - timedelta(days=settings.prune_rarely_used_days))
-        self.rarely_used_accesses = settings.prune_rarely_used_accesses
+    def __init__(self, now: datetime, config: Config) -> None:
+        self.unused_before = clock.iso(now - timedelta(days=config.prune_unused_days))
+        self.rarely_used_before = clock.iso(now - timedelta(days=config.prune_rarely_used_days))
+        self.rarely_used_accesses = config.prune_rarely_used_accesses
 
     def prunes(self, born: str, access_count: int) -> bool:
         """The rule for one memory (the store's SQL states the same for many at once)."""

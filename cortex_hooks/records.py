@@ -23,7 +23,7 @@ Target = Literal["content", "path", "input"]
 START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
 
 
-def _hundredths(value: object) -> int:
+def _settable(value: object) -> int:
     """A user's confidence (0.75, "0.75") as hundredths within [0.30, 0.90], two decimals at most."""
     hundredths = confidence.of_value(value)
     low, high = START_RANGE
@@ -40,7 +40,7 @@ def _instant(text: str) -> str:
         raise ValueError(f"not an ISO-8601 time: {text!r}") from None
 
 
-Hundredths = Annotated[int, BeforeValidator(_hundredths)]
+SettableConfidence = Annotated[int, BeforeValidator(_settable)]
 Text = Annotated[str, Field(min_length=1)]
 Instant = Annotated[str, AfterValidator(_instant)]
 
@@ -58,7 +58,7 @@ class LearningFields(BaseModel):
     severity: Severity = "medium"
     auto_block: bool = False
     pinned: bool = False
-    confidence: Hundredths = confidence.DEFAULT.start
+    confidence: SettableConfidence = confidence.DEFAULT.start
     context: str | None = None
 
     _encodable = field_validator("*")(encodable)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock
-from cortex_hooks.context import Section, assemble, line, review_section
+from cortex_hooks import clock, review
+from cortex_hooks.sanitize import line
+from cortex_hooks.text_budget import Section, assemble
 
 RECENT_DAYS = 7
 RECENT_SESSIONS = 3
@@ -15,7 +16,7 @@ RECENT_DECISIONS = 5
 RECENT_LEARNINGS = 5
 
 
-class Memory:
+class Rows:
     """What the snapshot is made of, as loaded from the store (rows as mappings)."""
 
     def __init__(
@@ -41,20 +42,20 @@ class Memory:
 
 
 def session_context(
-    review: list[dict[str, object]],
+    waiting: list[dict[str, object]],
     awaiting: int,
-    memory: Memory | None,
+    rows: Rows | None,
     now: datetime,
     *,
     budget: int,
     cli: str = "cortex-hooks",
 ) -> str:
-    """The review prompt (`review` rows of `awaiting`), then the snapshot (when enabled), within
+    """The review prompt (`waiting` rows of `awaiting`), then the snapshot (when enabled), within
     `budget` characters. Commands are written `cortex-hooks …`; when that name is not on the
     agent's PATH (`cli` is then the installed path), a last line says where it is."""
-    parts = [review_section(review, awaiting)]
-    if memory is not None:
-        snapshot = [section for section in sections(memory, now) if section.length()]
+    parts = [review.section(waiting, awaiting)]
+    if rows is not None:
+        snapshot = [section for section in sections(rows, now) if section.length()]
         if snapshot:
             snapshot[0].heading = f"Project memory (cortex-hooks):\n{snapshot[0].heading}"
         parts += snapshot
@@ -63,32 +64,32 @@ def session_context(
     return text + where if text else ""
 
 
-def sections(memory: Memory, now: datetime) -> list[Section]:
-    """The snapshot's sections in display order, ranked for cutting (see context.assemble)."""
+def sections(rows: Rows, now: datetime) -> list[Section]:
+    """The snapshot's sections in display order, ranked for cutting (see text_budget.assemble)."""
     since = clock.iso(now - timedelta(days=RECENT_DAYS))
-    recent_decisions = [row for row in memory.decisions if str(row["created_at"]) >= since]
-    older_decisions = len(memory.decisions) - len(recent_decisions)
-    recent_learnings = memory.recent_learnings[:RECENT_LEARNINGS]
-    high = [todo for todo in memory.todos if todo["priority"] == "high"]
-    medium = [todo for todo in memory.todos if todo["priority"] == "medium"]
-    recent_sessions = memory.sessions[:RECENT_SESSIONS]
-    older_sessions = memory.sessions[RECENT_SESSIONS : RECENT_SESSIONS + OLDER_SESSIONS]
+    recent_decisions = [row for row in rows.decisions if str(row["created_at"]) >= since]
+    older_decisions = len(rows.decisions) - len(recent_decisions)
+    recent_learnings = rows.recent_learnings[:RECENT_LEARNINGS]
+    high = [todo for todo in rows.todos if todo["priority"] == "high"]
+    medium = [todo for todo in rows.todos if todo["priority"] == "medium"]
+    recent_sessions = rows.sessions[:RECENT_SESSIONS]
+    older_sessions = rows.sessions[RECENT_SESSIONS : RECENT_SESSIONS + OLDER_SESSIONS]
     return [
         Section(
             "Never do these (auto-block learnings):",
-            [_rule("NEVER", row) for row in memory.auto_block],
+            [_rule("NEVER", row) for row in rows.auto_block],
             rank=1,
             more="cortex-hooks list",
-            hidden=memory.auto_block_total - len(memory.auto_block),
+            hidden=rows.auto_block_total - len(rows.auto_block),
         ),
         Section(
             f"Learnings recorded or updated in the last {RECENT_DAYS} days:",
             [_rule("AVOID", row) for row in recent_learnings],
             rank=3,
             more="cortex-hooks list",
-            hidden=memory.recent_learnings_total - len(recent_learnings),
+            hidden=rows.recent_learnings_total - len(recent_learnings),
         ),
-        _count_only(memory.older_learnings, "learnings", "cortex-hooks list"),
+        _count_only(rows.older_learnings, "learnings", "cortex-hooks list"),
         Section(
             "Open todos, high priority:",
             [_todo(row) for row in high],
@@ -146,7 +147,7 @@ def _decision(row: dict[str, object]) -> str:
 
 def _recent_session(row: dict[str, object]) -> str:
     changes = _changes(row.get("key_changes"))
-    shown = ", ".join(f"{line(change['file'], 80)} ({change['action']})" for change in changes[:3])
+    shown = ", ".join(f"{line(change['file'], 80)} ({line(change['action'], 40)})" for change in changes[:3])
     more = f" +{len(changes) - 3} more" if len(changes) > 3 else ""
     changed = f" — changed: {shown}{more}" if changes else ""
     return f"- {str(row['ended_at'])[:10]}: {line(str(row.get('summary') or '(no summary)'), 200)}{changed}"

@@ -6,17 +6,14 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from cortex_hooks import sanitize
 from cortex_hooks.errors import USAGE, CortexError
 
 
 def encodable(value: object) -> object:
-    """A field validator: a string must be storable (UTF-8). JSON escapes and command-line bytes
-    can make lone surrogates, which SQLite, a terminal or Claude Code could not take."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("holds characters that are not valid Unicode (a lone surrogate)") from None
+    """A field validator: a string must be storable (see sanitize.storable)."""
+    if not sanitize.storable(value):
+        raise ValueError("holds characters that are not valid Unicode (a lone surrogate)")
     return value
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from cortex_hooks import confidence
-
-TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
+from cortex_hooks import confidence, sanitize
+from cortex_hooks.protocol import TEXT_LIMIT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from typing import Any
 
 
 class Hit:
@@ -56,24 +54,36 @@ WARN_HEADER = (
 )
 
 
-def decide(hits: list[Hit], policy: confidence.Policy = confidence.DEFAULT) -> dict[str, Any] | None:
-    """The hook output for these matches: a deny when a trusted auto-block learning matched,
-    the other matches as one warning in the agent's context; None when nothing matched."""
+class Verdict:
+    """What the agent is told: a deny with its reason, a warning, or both."""
+
+    __slots__ = ("blocking", "deny_reason", "warning")
+
+    def __init__(self, blocking: list[Hit], deny_reason: str | None, warning: str | None) -> None:
+        self.blocking = blocking
+        self.deny_reason = deny_reason
+        self.warning = warning
+
+    @property
+    def decision(self) -> str:
+        return "deny" if self.deny_reason is not None else "warn"
+
+
+def decide(hits: list[Hit], policy: confidence.Policy = confidence.DEFAULT) -> Verdict | None:
+    """The verdict on these matches: a deny when a trusted auto-block learning matched, the
+    other matches as one warning in the agent's context; None when nothing matched."""
     if not hits:
         return None
     blocking = [hit for hit in hits if hit.auto_block and confidence.blocks(hit.before, policy)]
     warning = [hit for hit in hits if hit not in blocking]
-    output: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    reason = None
     room = TEXT_LIMIT
     if blocking:
         limit = TEXT_LIMIT * 2 // 3 if warning else TEXT_LIMIT
         reason = _text(DENY_HEADER, blocking, "NEVER", policy, limit)
-        output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = reason
         room -= len(reason)
-    if warning:
-        output["additionalContext"] = _text(WARN_HEADER, warning, "AVOID", policy, room)
-    return {"hookSpecificOutput": output}
+    context = _text(WARN_HEADER, warning, "AVOID", policy, room) if warning else None
+    return Verdict(blocking, reason, context)
 
 
 def _text(header: str, hits: list[Hit], verb: str, policy: confidence.Policy, limit: int) -> str:
@@ -94,7 +104,7 @@ def _entry(hit: Hit, verb: str, policy: confidence.Policy, room: int) -> str:
     after = confidence.boosted(hit.before, policy)
     soon = hit.auto_block and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
     head = (
-        f"- learning #{hit.id} ({hit.severity}, confidence "
+        f"- learning #{hit.id} ({sanitize.line(hit.severity)}, confidence "
         f"{confidence.show(hit.before)} -> {confidence.show(after)}"
         f"{'; auto-block: blocks from its next match' if soon else ''})"
     )
@@ -102,8 +112,9 @@ def _entry(hit: Hit, verb: str, policy: confidence.Policy, room: int) -> str:
     body = room - len(head) - len(labels)
     if body < 20:
         return head
-    anti = _cut(hit.anti_pattern, max(body // 2, body - len(hit.correct_pattern)))
-    correct = _cut(hit.correct_pattern, body - len(anti))
+    anti_pattern, correct_pattern = sanitize.line(hit.anti_pattern), sanitize.line(hit.correct_pattern)
+    anti = _cut(anti_pattern, max(body // 2, body - len(correct_pattern)))
+    correct = _cut(correct_pattern, body - len(anti))
     return f"{head}\n  {verb}: {anti}\n  DO: {correct}"
 
 

@@ -1,7 +1,7 @@
 """Our three hooks in Claude Code's settings, pure: merged in, merged out, never clobbering.
 
-Settings in, settings and the list of changes out; cortex_hooks.cli.install reads, diffs,
-backs up and writes the files around it.
+A settings.json object (ClaudeSettings) in, the merged object and the list of changes out;
+cortex_hooks.cli.install reads, diffs, backs up and writes the files around it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SCRIPTS = {
 MATCHERS = {"PreToolUse": "*"}  # the session events take no matcher: every source, every reason
 TIMEOUT = 30  # seconds; for SessionEnd it also lifts Claude Code's 1.5 s budget (SPEC §4.5)
 
-Settings = dict[str, Any]
+ClaudeSettings = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -50,18 +50,18 @@ def script_of(command: object) -> str | None:
     return name if name in SCRIPTS.values() else None
 
 
-def hooks_block(commands: Mapping[str, str]) -> Settings:
+def hooks_block(commands: Mapping[str, str]) -> ClaudeSettings:
     """The `hooks` block install writes for a fresh file (settings.example.json, with paths)."""
     return {"hooks": {event: [_group(event, commands[event])] for event in SCRIPTS}}
 
 
-def _group(event: str, command: str) -> Settings:
-    group: Settings = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
+def _group(event: str, command: str) -> ClaudeSettings:
+    group: ClaudeSettings = {"matcher": MATCHERS[event]} if event in MATCHERS else {}
     group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
     return group
 
 
-def check(settings: object, path: str) -> Settings:
+def check(settings: object, path: str) -> ClaudeSettings:
     """The settings object, or CortexError (exit 2) when it is not something we can merge into."""
     if not isinstance(settings, dict):
         raise CortexError(f"{path} is a JSON {type(settings).__name__}, not an object; {UNTOUCHED}", USAGE)
@@ -77,7 +77,7 @@ def check(settings: object, path: str) -> Settings:
 UNTOUCHED = "left untouched (fix or move it, then run this again)"
 
 
-def _handlers(group: object) -> Iterator[Settings]:
+def _handlers(group: object) -> Iterator[ClaudeSettings]:
     if isinstance(group, dict) and isinstance(group.get("hooks"), list):
         yield from (handler for handler in group["hooks"] if isinstance(handler, dict))
 
@@ -97,7 +97,7 @@ def our_commands(settings: object) -> dict[str, list[str]]:
     return found
 
 
-def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings, list[Change]]:
+def installed(settings: ClaudeSettings, commands: Mapping[str, str]) -> tuple[ClaudeSettings, list[Change]]:
     """`settings` with our three hooks in it: ours (known by script name) get the new path in
     place, anything missing is appended; every other key, hook and order stays as it is."""
     result = copy.deepcopy(settings)
@@ -119,7 +119,7 @@ def installed(settings: Settings, commands: Mapping[str, str]) -> tuple[Settings
     return result, changes
 
 
-def uninstalled(settings: Settings) -> tuple[Settings, list[Change]]:
+def uninstalled(settings: ClaudeSettings) -> tuple[ClaudeSettings, list[Change]]:
     """`settings` without our hooks, in any event; a group, event list or `hooks` object that
     only held ours goes too, anything that was empty before stays."""
     result = copy.deepcopy(settings)
@@ -148,7 +148,7 @@ def uninstalled(settings: Settings) -> tuple[Settings, list[Change]]:
     return result, changes
 
 
-def dumped(settings: Settings, original: str | None) -> str:
+def dumped(settings: ClaudeSettings, original: str | None) -> str:
     """The file text, indented like the original (two spaces for a new file)."""
     return json.dumps(settings, indent=_indent(original), ensure_ascii=False) + "\n"
 

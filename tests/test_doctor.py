@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from support import Result, cli, script
 
-from cortex_hooks.store import SCHEMA_VERSION
+from cortex_hooks.store.connection import SCHEMA_VERSION
 
 HOOK_EVENTS = ("PreToolUse", "SessionStart", "SessionEnd")
 
@@ -253,6 +253,7 @@ def test_a_regex_that_does_not_compile_and_its_fix(project: Project) -> None:
         "INSERT INTO learning (id, anti_pattern, correct_pattern, regex, created_at, updated_at)"
         " VALUES (40, 'broken', 'fixed', '(unclosed', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
     )
+    project.sql("INSERT INTO learning_confidence VALUES (40, 70)")
     problem = diagnose(project).problem("learning #40")
     assert "(unclosed" in problem["detail"]
     assert "cortex-hooks update 40 --regex=" in problem["fix"]

@@ -122,6 +122,7 @@ def insert_invalid(db: Path, tool: str = "Bash") -> None:
             (INVALID_ID, tool),
         )
         connection.execute("INSERT INTO learning_key (key, learning_id) VALUES ('c*', ?)", (INVALID_ID,))
+        connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (INVALID_ID,))
         connection.commit()
 
 

@@ -3,7 +3,7 @@
 Generated payloads — valid ones built from the real fixtures, near-valid ones (fields dropped,
 wrong types) and hostile ones (huge strings, odd Unicode and lone surrogates, NUL bytes, deep
 nesting, JSON that is not an object, bytes that are not JSON) — go through each entry point's
-whole pipeline in-process (cortex_hooks.hooks.run: read, parse, open, decide, write, emit) on a
+whole pipeline in-process (cortex_hooks.hooks.pipeline.run: read, parse, open, decide, write, emit) on a
 real database. The documented outcomes (SPEC §4.4): exit 0 with no output or one JSON object of
 the event's shape, every text under 9,500 characters; or exit 1 with exactly one `cortex-hooks`
 line on stderr, nothing on stdout and nothing written. Never a traceback, never exit 2.
@@ -27,8 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import FIXTURES, cli_json, payload, run
 
-from cortex_hooks import hooks
-from cortex_hooks.hooks import pre_tool_use, session_end, session_start
+from cortex_hooks.hooks import pipeline, pre_tool_use, session_end, session_start
 
 EVENTS: dict[str, tuple[str, ModuleType, str]] = {
     "PreToolUse": ("pre_tool_use.bash", pre_tool_use, "cortex-pre-tool-use"),
@@ -98,14 +97,14 @@ class Outcome:
 
 
 def invoke(event: str, raw: bytes) -> Outcome:
-    """hooks.run as the console script runs it, with stdin, stdout and stderr in memory."""
+    """pipeline.run as the console script runs it, with stdin, stdout and stderr in memory."""
     module = EVENTS[event][1]
     stdout, stderr = io.StringIO(), io.StringIO()
     saved = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     try:
         with redirect_stdout(stdout), redirect_stderr(stderr):
-            code = hooks.run(event, module.parse, module.handle)
+            code = pipeline.run(event, module.parse, module.handle)
     finally:
         sys.stdin = saved
     return Outcome(code, stdout.getvalue(), stderr.getvalue())

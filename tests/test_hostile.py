@@ -273,7 +273,9 @@ def test_human_output_holds_no_control_characters(hostile_text: int, command: li
     assert "DROP TABLE learning" in result.stdout  # shown, harmlessly
 
 
-def test_hook_outputs_carry_hostile_text_json_escaped(hostile_text: int) -> None:
+def test_hook_outputs_show_hostile_text_without_its_control_characters(hostile_text: int) -> None:
+    """What the model is shown is sanitized (controls, zero-width and bidi characters stripped);
+    the stored text stays verbatim (see test_hostile_text_is_stored_and_exported_verbatim)."""
     for lid in (1, 2):  # below the block gate, and awaiting review
         cli_json("update", str(lid), "--confidence", "0.30")
     pre = run(PRE, stdin=payload("pre_tool_use.bash", tool_input={"command": "psql -c 'DROP TABLE users'"}))
@@ -283,9 +285,12 @@ def test_hook_outputs_carry_hostile_text_json_escaped(hostile_text: int) -> None
         assert _unsafe(result.stdout.rstrip("\n")) == [], "raw control characters on the protocol channel"
     specific = pre.json()["hookSpecificOutput"]
     assert SQL in specific["additionalContext"]
-    assert ESCAPES in specific["additionalContext"]
+    assert "[2J ]0;pwned" in specific["additionalContext"]  # the escapes' printable rest, harmless
     context = start.json()["hookSpecificOutput"]["additionalContext"]
-    assert SQL in context or ESCAPES + SQL in context
+    assert SQL in context
+    for text in (specific["additionalContext"], context):
+        assert _unsafe(text) == [], text
+        assert not set(text) & set("\u200b\u200c\u200d\u2060\ufeff"), text
 
 
 # --- every emitted text under the cap, however large the memory -----------------------------------

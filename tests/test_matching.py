@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import regex
 
-from cortex_hooks import matching, settings
+from cortex_hooks import config, matching
 from cortex_hooks.errors import CortexError
 
 
@@ -160,6 +160,6 @@ def test_a_plain_pattern_over_a_large_text_runs_to_the_end() -> None:
     # base timeout, so only a budget that grows with the text lets it finish.
     text = "x" * (4 * 1_048_576) + " rm ab9"
     compiled = matching.compile_pattern(r"[a-z]{2}\d")
-    defaults = settings.DEFAULT
+    defaults = config.DEFAULT
     assert matching.search(compiled, [text], defaults.regex_timeout, defaults.regex_timeout_per_mib)
     assert regex.search(r"[a-z]{2}\d", text) is not None  # the brute-force answer agrees

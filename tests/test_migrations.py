@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from support import Result, cli, cli_json, payload, run, script
 
-from cortex_hooks import needles
-from cortex_hooks.store import SCHEMA_VERSION
+from cortex_hooks import prefilter
+from cortex_hooks.store.connection import SCHEMA_VERSION
 
 VERSION_1 = (
     """CREATE TABLE learning (
@@ -122,7 +122,7 @@ def assert_migrated(path: Path) -> None:
     assert after["tables"] >= {"learning", "learning_key", "session"} | NEW_TABLES
     assert after["learning"] == LEARNINGS
     # prefilter keys are derived data: the migration derives them anew from each regex
-    derived = sorted((key, row[0]) for row in LEARNINGS if row[3] for key in needles.keys(row[3], row[5]))
+    derived = sorted((key, row[0]) for row in LEARNINGS if row[3] for key in prefilter.keys(row[3], row[5]))
     assert after["learning_key"] == derived
     assert sorted(after["session"]) == sorted(SESSIONS)
 

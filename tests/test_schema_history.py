@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from support import FIXTURES, Result, cli, payload, run
 
-from cortex_hooks.store import SCHEMA_VERSION
+from cortex_hooks.store.connection import SCHEMA_VERSION
 
 SCHEMAS = FIXTURES / "schemas"
 RELEASED = (1, 2, 3)

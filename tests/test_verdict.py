@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_hooks import verdict
+from cortex_hooks import protocol, verdict
 from cortex_hooks.confidence import Policy
 from cortex_hooks.verdict import Hit
 
@@ -36,10 +36,12 @@ def hit(
 
 
 def output(hits: list[Hit], policy: Policy | None = None) -> dict[str, Any]:
+    """The hook's wire output for these hits (verdict, then protocol)."""
     decided = verdict.decide(hits) if policy is None else verdict.decide(hits, policy)
     assert decided is not None
-    assert set(decided) == {"hookSpecificOutput"}
-    specific: dict[str, Any] = decided["hookSpecificOutput"]
+    wire = protocol.pre_tool_use(decided)
+    assert set(wire) == {"hookSpecificOutput"}
+    specific: dict[str, Any] = wire["hookSpecificOutput"]
     assert specific["hookEventName"] == "PreToolUse"
     return specific
 

@@ -1,28 +1,35 @@
-"""Which database a CLI command works on, opened for reading or for writing."""
+"""Which database a CLI command works on, opened for reading or for writing, and its config."""
 
 from __future__ import annotations
 
 import argparse
 import sqlite3
 
-from cortex_hooks import location, store
+from cortex_hooks import location
+from cortex_hooks.config import Config
 from cortex_hooks.errors import CortexError
+from cortex_hooks.store.connection import Missing, open_database
 
 
 def path(args: argparse.Namespace) -> str:
     return location.cli_database(getattr(args, "db", None))
 
 
+def config(args: argparse.Namespace) -> Config:
+    """The configuration in force for this command's database."""
+    return location.config_for(path(args))
+
+
 def for_writing(args: argparse.Namespace) -> sqlite3.Connection:
     """The database, created (private to the user) when it does not exist yet."""
-    return store.open_database(path(args), create=True)
+    return open_database(path(args), create=True)
 
 
 def for_reading(args: argparse.Namespace) -> sqlite3.Connection | None:
     """The database, or None when there is none yet: reading never creates one."""
     try:
-        return store.open_database(path(args))
-    except store.Missing:
+        return open_database(path(args))
+    except Missing:
         return None
 
 

@@ -17,10 +17,12 @@ import stat
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import location, matching, needles, settings, store, wiring
+from cortex_hooks import location, matching, prefilter, wiring
 from cortex_hooks.cli import database, render
+from cortex_hooks.config import Config
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
+from cortex_hooks.store.connection import open_database, user_version
 from cortex_hooks.wiring import SCRIPTS
 
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
@@ -122,19 +124,18 @@ def _check_database(report: Report, path: str) -> None:
         return
     _check_permissions(report, path)
     try:
-        connection = store.open_database(path)
+        connection = open_database(path)
     except CortexError as error:
         report.problem("database", error.message, "restore a backup, or upgrade cortex-hooks if it is newer")
         return
     with closing(connection):
         integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
         if integrity == "ok":
-            report.ok("database", f"{path} (schema {store.user_version(connection)}, integrity ok)")
+            report.ok("database", f"{path} (schema {user_version(connection)}, integrity ok)")
         else:
             report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
-        config = settings.for_database(path)
-        _check_learnings(report, connection, config)
-    config_file = os.path.join(os.path.dirname(os.path.abspath(path)), settings.CONFIG_NAME)
+        _check_learnings(report, connection, location.config_for(path))
+    config_file = location.config_path(path)
     if os.path.exists(config_file):
         _check_config(report, config_file)
 
@@ -157,14 +158,14 @@ def _check_permissions(report: Report, path: str) -> None:
 def _check_config(report: Report, file: str) -> None:
     from pydantic import ValidationError
 
-    from cortex_hooks import config
+    from cortex_hooks.config_file import ConfigFile
     from cortex_hooks.validation import explain
 
     try:
         import tomllib
 
         with open(file, "rb") as handle:
-            config.Config.model_validate(tomllib.load(handle))
+            ConfigFile.model_validate(tomllib.load(handle))
     except ValidationError as error:
         report.problem("config", f"{file}: {explain(error)}", "fix the file (defaults are used meanwhile)")
     except (OSError, ValueError) as error:
@@ -173,7 +174,7 @@ def _check_config(report: Report, file: str) -> None:
         report.ok("config", file)
 
 
-def _check_learnings(report: Report, connection: sqlite3.Connection, config: settings.Settings) -> None:
+def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config) -> None:
     rows = learnings.select(connection, "active")
     stored = learnings.keys_by_learning(connection)
     bad = 0
@@ -182,26 +183,23 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: set
             continue
         name = f"learning #{row['id']}"
         try:
-            compiled = matching.compile_pattern(row["regex"])
-        except CortexError as error:
-            report.problem(
-                name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)"
-            )
-            bad += 1
-            continue
-        try:
             for probe in (*PROBES, row["regex"] * 20):
-                matching.search(compiled, [probe], config.regex_timeout, 0)
-        except TimeoutError:
-            report.problem(
-                name,
-                f"regex {row['regex']!r} did not finish a probe within {config.regex_timeout}s: "
-                "the hook skips it whenever it runs that long",
-                f"simplify it: cortex-hooks update {row['id']} --regex=NEW",
-            )
+                matching.evaluate(row["regex"], [probe], config.regex_timeout, 0)
+        except matching.Unusable as error:
+            if error.timed_out:
+                report.problem(
+                    name,
+                    f"regex {row['regex']!r} did not finish a probe within {config.regex_timeout}s: "
+                    "the hook skips it whenever it runs that long",
+                    f"simplify it: cortex-hooks update {row['id']} --regex=NEW",
+                )
+            else:
+                report.problem(
+                    name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)"
+                )
             bad += 1
             continue
-        derived = set(needles.keys(row["regex"], row["target"])), needles.literals(row["regex"])
+        derived = set(prefilter.keys(row["regex"], row["target"])), prefilter.literals(row["regex"])
         if (stored.get(row["id"], set()), row["literals"]) != derived:
             report.problem(
                 name,

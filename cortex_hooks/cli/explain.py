@@ -12,8 +12,9 @@ import json
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import confidence, matching, needles, settings, verdict
+from cortex_hooks import confidence, matching, prefilter, protocol, verdict
 from cortex_hooks.cli import database, render
+from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.store import learnings as store
 
@@ -34,7 +35,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     tool_input = _tool_input(args)
     texts = {target: matching.fragments(target, args.tool, tool_input) for target in matching.TARGETS}
-    config = settings.for_database(database.path(args))
+    config = database.config(args)
     rows, keys = [], {}
     connection = database.for_reading(args)
     if connection is not None:
@@ -45,10 +46,9 @@ def run_explain(args: argparse.Namespace) -> int:
     hits = [
         verdict.Hit.of(row) for row, report in zip(rows, reports, strict=True) if report["result"] == "match"
     ]
-    output = verdict.decide(hits, config.policy)
-    decision = "none"
-    if output is not None:
-        decision = output["hookSpecificOutput"].get("permissionDecision", "warn")
+    decided = verdict.decide(hits, config.policy)
+    output = protocol.pre_tool_use(decided) if decided else None
+    decision = decided.decision if decided else "none"
     for report, row in zip(reports, rows, strict=True):
         if report["result"] == "match":
             blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
@@ -73,7 +73,7 @@ def _tool_input(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _evaluate(
-    row: Any, tool: str, texts: dict[str, list[str]], keys: set[str], config: settings.Settings
+    row: Any, tool: str, texts: dict[str, list[str]], keys: set[str], config: Config
 ) -> dict[str, Any]:
     fragments = texts[row["target"]]
     report: dict[str, Any] = {
@@ -94,20 +94,16 @@ def _evaluate(
         report["result"] = "no regex: never matches"
         return report
     # As the hook decides: an index key present, then every stored required literal.
-    report["candidate"] = any(needles.present(key, fragments) for key in keys) and needles.satisfied(
+    report["candidate"] = any(prefilter.present(key, fragments) for key in keys) and prefilter.satisfied(
         row["literals"], fragments
     )
     if not report["tool_accepted"]:
         report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
         return report
     try:
-        compiled = matching.compile_pattern(row["regex"])
-        found = matching.search(compiled, fragments, config.regex_timeout, config.regex_timeout_per_mib)
-    except CortexError as error:
-        report["result"] = error.message
-        return report
-    except TimeoutError:
-        report["result"] = "regex timed out: the hook skips this learning"
+        found = matching.evaluate(row["regex"], fragments, config.regex_timeout, config.regex_timeout_per_mib)
+    except matching.Unusable as error:
+        report["result"] = f"{error.message}: the hook skips this learning"
         return report
     report["result"] = "match" if found else "no match"
     if found and not report["candidate"]:

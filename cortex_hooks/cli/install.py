@@ -14,14 +14,15 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cortex_hooks import clock, location, store
+from cortex_hooks import clock, location
 from cortex_hooks.cli import database, learn_command, render
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.store.connection import open_database
 from cortex_hooks.wiring import (
     SCRIPTS,
     UNTOUCHED,
     Change,
-    Settings,
+    ClaudeSettings,
     check,
     diff,
     dumped,
@@ -99,7 +100,7 @@ def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:
     gets its database from its first `cortex-hooks add` or `install`.)"""
     path = database.path(args)
     existed = os.path.exists(path)
-    store.open_database(path, create=True).close()
+    open_database(path, create=True).close()
     return {"path": path, "created": not existed}
 
 
@@ -133,7 +134,7 @@ def script_path(name: str) -> str:
 def _settings_plan(args: argparse.Namespace) -> Plan:
     path = settings_path(args.scope)
     raw = _read(path)
-    settings: Settings = {} if raw is None else check(_parse(raw, path), path)
+    settings: ClaudeSettings = {} if raw is None else check(_parse(raw, path), path)
     if args.action == "install":
         commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
         merged, changes = installed(settings, commands)

@@ -7,12 +7,12 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, confidence, pruning, settings
-from cortex_hooks.cli import database, render
-from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks import clock, confidence, pruning
+from cortex_hooks.cli import database, options, render
+from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.records import Learning, LearningFields
-from cortex_hooks.store import Transaction
 from cortex_hooks.store import learnings as store
+from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
 _FIELD_OPTIONS = {  # option dest -> LearningFields field
@@ -35,11 +35,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     add.set_defaults(run=run_add)
 
     listing = commands.add_parser("list", parents=[common], help="list learnings (not an access)")
-    scope = listing.add_mutually_exclusive_group()
-    scope.add_argument("--archived", action="store_const", dest="scope", const="archived")
-    scope.add_argument("--all", action="store_const", dest="scope", const="all")
+    options.shown(listing)
     listing.add_argument("--review", action="store_true", help="only those awaiting review")
-    listing.set_defaults(run=run_list, scope="active")
+    listing.set_defaults(run=run_list)
 
     show = commands.add_parser("show", parents=[common], help="show one learning (an access)")
     show.set_defaults(run=run_show)
@@ -64,19 +62,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         update,
         *(commands.choices[name] for name in ("pin", "unpin", "keep", "archive", "restore")),
     ):
-        command.add_argument("id", type=_learning_id, metavar="ID")
+        command.add_argument("id", type=options.record_id, metavar="ID")
     for command in commands.choices.values():
-        command.add_argument("--json", action="store_true", help="print JSON")
-
-
-def _learning_id(text: str) -> int:
-    try:
-        value = int(text.lstrip("#"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a learning id: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"not a learning id: {text!r}")
-    return value
+        options.json_flag(command)
 
 
 def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -103,14 +91,14 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 def run_add(args: argparse.Namespace) -> int:
     given = _given(args)
     if "confidence" not in given:  # the start value, as configured (SPEC §3, §7)
-        given["confidence"] = confidence.show(settings.for_database(database.path(args)).policy.start)
+        given["confidence"] = confidence.show(database.config(args).policy.start)
     fields: LearningFields = validated(LearningFields, given, "invalid learning")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
             learning_id = store.insert(connection, row_values(fields, now))
         learning = _load(connection, learning_id)
-    _emit(args, learning, f"Added learning #{learning_id}.")
+    render.emit(args, learning, f"Added learning #{learning_id}.")
     return 0
 
 
@@ -129,8 +117,7 @@ def run_list(args: argparse.Namespace) -> int:
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
-            threshold = settings.for_database(database.path(args)).policy.review_threshold
-            rows = store.select(connection, args.scope, threshold if args.review else None)
+            rows = store.select(connection, args.shown, database.config(args).policy if args.review else None)
     learnings = [Learning.from_row(row) for row in rows]
     if args.json:
         render.emit_json(learnings)
@@ -142,11 +129,11 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     connection = database.for_reading(args)
     if connection is None:
-        raise _unknown(args.id)
+        raise unknown("learning", args.id)
     with closing(connection):
         with Transaction(connection):
             if not store.record_access(connection, args.id, clock.iso(clock.now())):
-                raise _unknown(args.id)
+                raise unknown("learning", args.id)
         learning = _load(connection, args.id)
     if args.json:
         render.emit_json(learning)
@@ -160,7 +147,7 @@ def run_update(args: argparse.Namespace) -> int:
     if not changes:
         raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
     now = clock.iso(clock.now())
-    with closing(database.for_changing(args, _unknown(args.id))) as connection:
+    with closing(database.for_changing(args, unknown("learning", args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, args.id)
             kept = set(LearningFields.model_fields) - {"confidence"}
@@ -173,7 +160,7 @@ def run_update(args: argparse.Namespace) -> int:
             # update also repairs stale data (see doctor).
             store.update(connection, args.id, values)
         learning = _load(connection, args.id)
-    _emit(args, learning, f"Updated learning #{args.id}.")
+    render.emit(args, learning, f"Updated learning #{args.id}.")
     return 0
 
 
@@ -196,8 +183,8 @@ def _change(change: str, current: Learning, policy: confidence.Policy, now: str)
 def run_change(args: argparse.Namespace) -> int:
     instant = clock.now()
     now = clock.iso(instant)
-    config = settings.for_database(database.path(args))
-    with closing(database.for_changing(args, _unknown(args.id))) as connection:
+    config = database.config(args)
+    with closing(database.for_changing(args, unknown("learning", args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, args.id)
             store.update(connection, args.id, _change(args.change, current, config.policy, now))
@@ -212,23 +199,12 @@ def run_change(args: argparse.Namespace) -> int:
             " It is old and little used, so the next session start would archive it again:"
             f" pin it (cortex-hooks pin {args.id}) to keep it."
         )
-    _emit(args, learning, message)
+    render.emit(args, learning, message)
     return 0
 
 
 def _load(connection: sqlite3.Connection, learning_id: int) -> Learning:
     row = store.get(connection, learning_id)
     if row is None:
-        raise _unknown(learning_id)
+        raise unknown("learning", learning_id)
     return Learning.from_row(row)
-
-
-def _unknown(learning_id: int) -> CortexError:
-    return CortexError(f"no learning with id {learning_id}", USAGE)
-
-
-def _emit(args: argparse.Namespace, learning: Learning, message: str) -> None:
-    if args.json:
-        render.emit_json(learning)
-    else:
-        render.say(message)

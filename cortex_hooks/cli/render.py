@@ -1,30 +1,24 @@
-"""Human output of the CLI: control characters stripped, so stored text can never drive a terminal.
-
-`--json` output is the data as stored; only these human renderings are cleaned.
+"""Output of the CLI: human renderings through the one sanitizer (cortex_hooks.sanitize), so stored
+text can never drive a terminal; `--json`, the data as stored.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
-from cortex_hooks import confidence
+from cortex_hooks import confidence, sanitize
 from cortex_hooks.records import Learning
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean(text: str | None, *, one_line: bool = False) -> str:
-    """Text safe for a terminal: no escape sequences or other control characters."""
-    if text is None:
-        return ""
-    text = _CONTROL.sub("", text)
-    return " ".join(text.split()) if one_line else text.replace("\t", "    ")
+    """Text safe for a terminal (see cortex_hooks.sanitize)."""
+    return sanitize.line(text) if one_line else sanitize.clean(text)
 
 
 def emit_json(value: Any) -> None:
@@ -38,6 +32,14 @@ def emit_json(value: Any) -> None:
 
 def say(text: str) -> None:
     sys.stdout.write(text + "\n")
+
+
+def emit(args: argparse.Namespace, record: BaseModel, message: str) -> None:
+    """The record as JSON with `--json`, else the one-line message."""
+    if args.json:
+        emit_json(record)
+    else:
+        say(message)
 
 
 def flags(learning: Learning) -> str:

@@ -12,20 +12,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_hooks import clock, kinds, settings
+from cortex_hooks import clock, kind_records
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import row_values
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.records import ImportedLearning, Learning
-from cortex_hooks.store import Transaction, memory
+from cortex_hooks.store import kinds
 from cortex_hooks.store import learnings as learning_store
+from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
 FORMAT_VERSION = 1
 _SHOWN: dict[str, type[BaseModel]] = {
-    "decisions": kinds.Decision,
-    "errors": kinds.Error,
-    "todos": kinds.Todo,
+    "decisions": kind_records.Decision,
+    "errors": kind_records.Error,
+    "todos": kind_records.Todo,
 }
 
 
@@ -36,9 +37,9 @@ class ExportFile(BaseModel):
 
     version: Literal[1] = 1
     learnings: list[ImportedLearning] = []
-    decisions: list[kinds.ImportedDecision] = []
-    errors: list[kinds.ImportedError] = []
-    todos: list[kinds.ImportedTodo] = []
+    decisions: list[kind_records.ImportedDecision] = []
+    errors: list[kind_records.ImportedError] = []
+    todos: list[kind_records.ImportedTodo] = []
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -66,7 +67,7 @@ def run_export(args: argparse.Namespace) -> int:
             for kind, model in _SHOWN.items():
                 document[kind] = [
                     model.model_validate(dict(row)).model_dump(mode="json")
-                    for row in memory.select(connection, kind, "all")
+                    for row in kinds.select(connection, kind, "all")
                 ]
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.output:
@@ -95,7 +96,7 @@ def run_import(args: argparse.Namespace) -> int:
     parsed: ExportFile = validated(ExportFile, document, f"{args.file} rejected, nothing imported")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection, Transaction(connection):
-        _import(connection, parsed, now, settings.for_database(database.path(args)).policy.start)
+        _import(connection, parsed, now, database.config(args).policy.start)
     counts = {kind: len(getattr(parsed, kind)) for kind in ("learnings", *_SHOWN)}
     if args.json:
         render.emit_json(counts)
@@ -117,24 +118,24 @@ def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str, start:
         values = decision.model_dump(exclude={"id", "superseded_by"})
         values["created_at"] = values["created_at"] or now
         values["updated_at"] = values["updated_at"] or values["created_at"]
-        new_id = memory.insert(connection, "decisions", values)
+        new_id = kinds.insert(connection, "decisions", values)
         if decision.id is not None:
             new_ids[decision.id] = new_id
         if decision.superseded_by is not None:
             links.append((new_id, decision.superseded_by))
     for new_id, successor in links:  # a link to a decision outside the file is dropped
         if successor in new_ids:
-            memory.update(connection, "decisions", new_id, {"superseded_by": new_ids[successor]})
+            kinds.update(connection, "decisions", new_id, {"superseded_by": new_ids[successor]})
     for error in parsed.errors:
         values = error.model_dump(exclude={"id"})
         values["first_seen"] = values["first_seen"] or now
         values["last_seen"] = values["last_seen"] or values["first_seen"]
-        memory.insert(connection, "errors", values)
+        kinds.insert(connection, "errors", values)
     for todo in parsed.todos:
         values = todo.model_dump(exclude={"id"})
         values["created_at"] = values["created_at"] or now
         values["updated_at"] = values["updated_at"] or values["created_at"]
-        memory.insert(connection, "todos", values)
+        kinds.insert(connection, "todos", values)
 
 
 _KEPT_LEARNING_FIELDS = {"access_count", "last_accessed", "created_at", "updated_at", "archived_at"}

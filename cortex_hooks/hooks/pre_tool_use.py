@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import hooks, matching, needles
+from cortex_hooks import matching, prefilter
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store import Transaction
+from cortex_hooks.hooks import pipeline
 from cortex_hooks.store import learnings as store
+from cortex_hooks.store.connection import Transaction
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return hooks.run("PreToolUse", parse, handle)
+    return pipeline.run("PreToolUse", parse, handle)
 
 
 class ToolCall:
@@ -50,7 +51,7 @@ def parse(payload: dict[str, Any]) -> ToolCall:
     return ToolCall(tool_name, tool_input)
 
 
-def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hooks.Outcome:
+def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> pipeline.Outcome:
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
@@ -58,53 +59,51 @@ def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> hoo
         row
         for row in store.candidates(connection, _lookup_keys(connection, texts))
         if matching.tool_accepts(row["tool"], call.tool_name)
-        and needles.satisfied(row["literals"], texts[row["target"]])
+        and prefilter.satisfied(row["literals"], texts[row["target"]])
     ]
     if not rows:
-        return hooks.Outcome()  # the hot path ends here, having imported nothing more
+        return pipeline.Outcome()  # the hot path ends here, having imported nothing more
     return _match(rows, texts, connection, database)
 
 
 def _match(
     rows: list[sqlite3.Row], texts: dict[str, list[str]], connection: sqlite3.Connection, database: str
-) -> hooks.Outcome:
+) -> pipeline.Outcome:
     """Run the candidates' regexes; record every match in one transaction; decide."""
-    from cortex_hooks import clock, settings, verdict
+    from cortex_hooks import clock, location, protocol, verdict
 
-    config = settings.for_database(database)
+    config = location.config_for(database)
     matched: list[int] = []
     problems: list[str] = []
     for row in rows:
         try:
-            compiled = matching.compile_pattern(row["regex"])
-            if matching.search(
-                compiled, texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+            if matching.evaluate(
+                row["regex"], texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
             ):
                 matched.append(row["id"])
-        except CortexError as error:
+        except matching.Unusable as error:
             problems.append(f"learning #{row['id']} skipped: {error.message}")
-        except TimeoutError:
-            problems.append(f"learning #{row['id']} skipped: its regex timed out")
     if not matched:
-        return hooks.Outcome(problems=problems)
+        return pipeline.Outcome(problems=problems)
 
     now = clock.iso(clock.now())
     with Transaction(connection):
         # read inside the transaction: the gate is judged on the confidence before this boost
         hits = [verdict.Hit.of(row) for row in store.matched(connection, matched)]
         store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
-    return hooks.Outcome(verdict.decide(hits, config.policy), problems)
+    decided = verdict.decide(hits, config.policy)
+    return pipeline.Outcome(protocol.pre_tool_use(decided) if decided else None, problems)
 
 
 def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) -> list[str]:
-    """The prefilter keys these texts could satisfy (see cortex_hooks.needles)."""
+    """The prefilter keys these texts could satisfy (see cortex_hooks.prefilter)."""
     keys: list[str] = []
     for target, fragments in texts.items():
-        if sum(map(len, fragments)) <= needles.SCAN_ABOVE:
-            keys += needles.text_keys(target, fragments)
+        if sum(map(len, fragments)) <= prefilter.SCAN_ABOVE:
+            keys += prefilter.text_keys(target, fragments)
         else:
-            letter = needles.TARGET_LETTER[target]
+            letter = prefilter.TARGET_LETTER[target]
             keys += [
-                key for key in store.keys_of_target(connection, letter) if needles.present(key, fragments)
+                key for key in store.keys_of_target(connection, letter) if prefilter.present(key, fragments)
             ]
     return keys

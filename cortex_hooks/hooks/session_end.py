@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, hooks, protocol, settings, transcript
-from cortex_hooks.store import Transaction, learnings, sessions
+from cortex_hooks import clock, location, payloads, transcript
+from cortex_hooks.hooks import pipeline
+from cortex_hooks.store import learnings, sessions
+from cortex_hooks.store.connection import Transaction
 
 
 def main() -> int:
-    return hooks.run("SessionEnd", parse, handle)
+    return pipeline.run("SessionEnd", parse, handle)
 
 
-def parse(payload: dict[str, object]) -> protocol.SessionEndPayload:
-    return protocol.parse(protocol.SessionEndPayload, payload)
+def parse(payload: dict[str, object]) -> payloads.SessionEndPayload:
+    return payloads.parse(payloads.SessionEndPayload, payload)
 
 
 def handle(
-    payload: protocol.SessionEndPayload, connection: sqlite3.Connection, database: str
-) -> hooks.Outcome:
-    config = settings.for_database(database)
+    payload: payloads.SessionEndPayload, connection: sqlite3.Connection, database: str
+) -> pipeline.Outcome:
+    config = location.config_for(database)
     now = clock.iso(clock.now())
     summary, notes = _summary(payload.transcript_path)  # read before the write lock is taken
     with Transaction(connection):
         if sessions.has_ended(connection, payload.session_id):
-            return hooks.Outcome()  # a repeated SessionEnd: the session has decayed already
+            return pipeline.Outcome()  # a repeated SessionEnd: the session has decayed already
         learnings.decay_all(connection, config.policy)
         sessions.record_end(
             connection,
@@ -34,7 +36,7 @@ def handle(
             summary=summary.summary,
             key_changes=summary.key_changes,
         )
-    return hooks.Outcome(notes=notes)
+    return pipeline.Outcome(notes=notes)
 
 
 def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import needles
-from cortex_hooks.store import SCOPES
+from cortex_hooks import prefilter
+from cortex_hooks.store import visibility
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,9 +35,29 @@ COLUMNS = (
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
 # and rewriting the wide learning rows (texts, times, literals) cost SessionEnd most of its budget.
-# A learning row written by hand, without a confidence row, reads as 0.70 and never decays.
-_ROWS = """SELECT l.*, coalesce(c.confidence, 70) AS confidence
+# A learning row written by hand, without a confidence row, reads as NULL (see `unreadable`).
+_ROWS = """SELECT l.*, c.confidence AS confidence
            FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"""
+
+
+def _rules(connection: sqlite3.Connection, policy: Policy) -> None:
+    """The confidence model's rules (cortex_hooks.confidence) as SQL functions: one rule, one place."""
+    from cortex_hooks import confidence
+
+    def awaits_review(value: object, pinned: int, archived: int) -> bool:
+        return isinstance(value, int) and confidence.awaits_review(
+            value, pinned=bool(pinned), archived=bool(archived), policy=policy
+        )
+
+    connection.create_function(
+        "boosted", 1, lambda value: confidence.boosted(value, policy), deterministic=True
+    )
+    connection.create_function(
+        "decayed", 1, lambda value: confidence.decayed(value, policy), deterministic=True
+    )
+    connection.create_function("awaits_review", 3, awaits_review, deterministic=True)
+
+
 _TEXT_COLUMNS = tuple(column for column in COLUMNS if column != "confidence")
 
 
@@ -79,13 +99,13 @@ def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: obj
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
     """(Re)compute what the PreToolUse prefilter reads: the index keys and the required literals
-    (cortex_hooks.needles), from the learning's regex and target as stored."""
+    (cortex_hooks.prefilter), from the learning's regex and target as stored."""
     row = connection.execute(
         "SELECT regex, target FROM learning WHERE id = :id", {"id": learning_id}
     ).fetchone()
     connection.execute(
         "UPDATE learning SET literals = :literals WHERE id = :id",
-        {"literals": needles.literals(row["regex"]), "id": learning_id},
+        {"literals": prefilter.literals(row["regex"]), "id": learning_id},
     )
     connection.execute("DELETE FROM learning_key WHERE learning_id = :id", {"id": learning_id})
     connection.executemany(
@@ -93,7 +113,7 @@ def derive(connection: sqlite3.Connection, learning_id: int) -> None:
         # a learning without a regex never matches: it needs no key
         [
             {"key": key, "id": learning_id}
-            for key in needles.keys(row["regex"], row["target"])
+            for key in prefilter.keys(row["regex"], row["target"])
             if row["regex"]
         ],
     )
@@ -111,34 +131,34 @@ def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
 
 
 def select(
-    connection: sqlite3.Connection, scope: str = "active", review_threshold: int | None = None
+    connection: sqlite3.Connection, shown: str = "active", review: Policy | None = None
 ) -> list[sqlite3.Row]:
-    """Learnings in a scope (active, archived, all), optionally only those awaiting review."""
-    where = SCOPES[scope]
-    if review_threshold is not None:
-        where += " AND confidence <= :threshold AND pinned = 0 AND archived_at IS NULL"
-    return connection.execute(
-        f"{_ROWS} WHERE {where} ORDER BY l.id", {"threshold": review_threshold}
-    ).fetchall()
+    """Learnings shown (active, archived, all); with a policy, only those awaiting review."""
+    where = visibility.WHERE[shown]
+    if review is not None:
+        _rules(connection, review)
+        where += " AND awaits_review(c.confidence, l.pinned, l.archived_at IS NOT NULL)"
+    return connection.execute(f"{_ROWS} WHERE {where} ORDER BY l.id").fetchall()
 
 
 def awaiting_review(
-    connection: sqlite3.Connection, threshold: int, limit: int
+    connection: sqlite3.Connection, policy: Policy, limit: int
 ) -> tuple[list[sqlite3.Row], int]:
     """The first `limit` learnings awaiting review, lowest confidence first, and how many there are.
 
     The due ones are found and counted on narrow rows; only the `limit` shown are read whole.
     """
+    _rules(connection, policy)
     rows = connection.execute(
         """WITH due AS MATERIALIZED (
                SELECT c.learning_id AS id, c.confidence
                FROM learning_confidence AS c CROSS JOIN learning AS l ON l.id = c.learning_id
-               WHERE c.confidence <= :threshold AND l.archived_at IS NULL AND l.pinned = 0)
+               WHERE awaits_review(c.confidence, l.pinned, l.archived_at IS NOT NULL))
            SELECT l.*, first.confidence, (SELECT count(*) FROM due) AS awaiting
            FROM (SELECT * FROM due ORDER BY confidence, id LIMIT :limit) AS first
                CROSS JOIN learning AS l ON l.id = first.id
            ORDER BY first.confidence, l.id""",
-        {"threshold": threshold, "limit": limit},
+        {"limit": limit},
     ).fetchall()
     return rows, rows[0]["awaiting"] if rows else 0
 
@@ -192,9 +212,7 @@ def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]
 
 def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, policy: Policy) -> None:
     """Boost each matched learning and count the access, by the pure rule of the confidence model."""
-    from cortex_hooks.confidence import boosted  # the match path only
-
-    connection.create_function("boosted", 1, lambda value: boosted(value, policy), deterministic=True)
+    _rules(connection, policy)
     parameters = {"now": now, "ids": json.dumps(ids)}
     connection.execute(
         """UPDATE learning SET access_count = access_count + 1, last_accessed = :now
@@ -209,15 +227,12 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
 
 
 def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
-    """One session end's decay of every unpinned, active learning; how many changed.
-
-    The SQL form of confidence.decayed (integers, so exact): one statement for ten thousand rows
-    costs far less than calling Python for each. tests/test_confidence.py holds the two equal.
-    """
+    """One session end's decay of every unpinned, active learning (confidence.decayed); how many
+    changed. A value the code cannot read (see `unreadable`) is left as it is."""
+    _rules(connection, policy)
     cursor = connection.execute(
-        """UPDATE learning_confidence SET confidence = max(:floor, confidence - :decay)
-           WHERE confidence > :floor AND learning_id NOT IN
-               (SELECT id FROM learning WHERE pinned = 1 OR archived_at IS NOT NULL)""",
-        {"floor": policy.floor, "decay": policy.decay},
+        """UPDATE learning_confidence SET confidence = decayed(confidence)
+           WHERE typeof(confidence) = 'integer' AND confidence != decayed(confidence)
+               AND learning_id NOT IN (SELECT id FROM learning WHERE pinned = 1 OR archived_at IS NOT NULL)"""
     )
     return cursor.rowcount

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store import SCHEMA_VERSION, Transaction, learnings, user_version
+from cortex_hooks.store import learnings
+from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, user_version
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
@@ -30,7 +31,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             archived_at TEXT,
             context TEXT
         )""",
-        # The PreToolUse prefilter (see cortex_hooks.needles): looked up by key, never scanned.
+        # The PreToolUse prefilter (see cortex_hooks.prefilter): looked up by key, never scanned.
         """CREATE TABLE learning_key (
             key TEXT NOT NULL,
             learning_id INTEGER NOT NULL REFERENCES learning (id),

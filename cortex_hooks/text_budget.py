@@ -1,4 +1,4 @@
-"""The text SessionStart injects, pure: the review prompt, then the snapshot, within a budget.
+"""A text within a character budget, pure: sections of one-line entries, cut least important first.
 
 Every part is a Section of one-line entries ranked by importance. When the whole is over the
 budget, entries are cut from the least important section first, and each cut section says how
@@ -6,8 +6,6 @@ many entries it left out and which command shows them, so nothing disappears wit
 """
 
 from __future__ import annotations
-
-from cortex_hooks import confidence
 
 
 class Section:
@@ -56,36 +54,3 @@ def assemble(sections: list[Section], budget: int) -> str:
             total += section.length() - before
     text = "\n\n".join(section.render() for section in live)
     return text[:budget]
-
-
-_CONTROL = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0)), " ")
-
-
-def line(text: str | None, limit: int = 200) -> str:
-    """One line, its first `limit` characters (then `…` when cut), without control characters:
-    no escape sequence reaches the agent's context, or a terminal through `cortex-hooks snapshot`."""
-    text = " ".join((text or "").translate(_CONTROL).split())
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def review_section(rows: list[dict[str, object]], total: int) -> Section:
-    """Learnings awaiting review (`rows` of `total`), each with the exact commands that answer it."""
-    one = total == 1
-    heading = (
-        f"cortex-hooks: {total} learned anti-pattern{'' if one else 's'} lost confidence "
-        f"through disuse and {'awaits' if one else 'await'} review. "
-        "Ask the user whether to keep or archive each:"
-    )
-    entries = [
-        f"- #{row['id']} {line(str(row['anti_pattern']), 160)} "
-        f"(confidence {confidence.show(int(str(row['confidence'])))})"
-        f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
-        for row in rows
-    ]
-    return Section(heading, entries, rank=0, more="cortex-hooks list --review", hidden=total - len(rows))
-
-
-def system_message(count: int) -> str:
-    """The one line that tells the user too."""
-    verb = "learning awaits" if count == 1 else "learnings await"
-    return f"cortex-hooks: {count} {verb} review — keep or archive? (cortex-hooks list --review)"

@@ -7,23 +7,23 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, kinds
-from cortex_hooks.cli import database, render
-from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.store import Transaction
-from cortex_hooks.store import memory as store
+from cortex_hooks import clock, kind_records
+from cortex_hooks.cli import database, options, render
+from cortex_hooks.errors import unknown
+from cortex_hooks.store import kinds as store
+from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
 
 class Kind:
-    """How one memory kind is given, stored and shown."""
+    """How one kind is given, stored and shown."""
 
     def __init__(
         self,
         name: str,
         singular: str,
-        fields: type[kinds._Given],
-        shown: type[kinds._Shown],
+        fields: type[kind_records._Given],
+        shown: type[kind_records._Shown],
         columns: tuple[str, ...],
         *,
         counts_access: bool,
@@ -39,11 +39,11 @@ class Kind:
 KINDS = {
     kind.name: kind
     for kind in (
-        Kind("decisions", "decision", kinds.DecisionFields, kinds.Decision,
+        Kind("decisions", "decision", kind_records.DecisionFields, kind_records.Decision,
              ("title", "category", "superseded_by"), counts_access=True),
-        Kind("errors", "error", kinds.ErrorFields, kinds.Error,
+        Kind("errors", "error", kind_records.ErrorFields, kind_records.Error,
              ("message", "severity", "occurrences"), counts_access=True),
-        Kind("todos", "todo", kinds.TodoFields, kinds.Todo,
+        Kind("todos", "todo", kind_records.TodoFields, kind_records.Todo,
              ("text", "priority", "done"), counts_access=False),
     )
 }  # fmt: skip
@@ -58,19 +58,17 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         _add_options(kind.name, add)
         add.set_defaults(run=run_add)
         listing = actions.add_parser("list", parents=[common], help=f"list {kind.name}")
-        scope = listing.add_mutually_exclusive_group()
-        scope.add_argument("--archived", action="store_const", dest="scope", const="archived")
-        scope.add_argument("--all", action="store_const", dest="scope", const="all")
-        listing.set_defaults(run=run_list, scope="active")
+        options.shown(listing)
+        listing.set_defaults(run=run_list)
         single = {"show": run_show, "archive": run_change, "restore": run_change}
         if kind.name == "todos":
             single["done"] = run_change
         for action, run in single.items():
             command = actions.add_parser(action, parents=[common], help=f"{action} a {kind.singular}")
-            command.add_argument("id", type=int, metavar="ID")
+            command.add_argument("id", type=options.record_id, metavar="ID")
             command.set_defaults(run=run)
         for command in actions.choices.values():
-            command.add_argument("--json", action="store_true", help="print JSON")
+            options.json_flag(command)
             command.set_defaults(kind=kind)
 
 
@@ -102,12 +100,12 @@ def run_add(args: argparse.Namespace) -> int:
         with Transaction(connection):
             row_id, message = _insert(connection, kind, fields, now, args)
         record = _load(connection, kind, row_id)
-    _emit(args, record, message)
+    render.emit(args, record, message)
     return 0
 
 
 def _insert(
-    connection: sqlite3.Connection, kind: Kind, fields: kinds._Given, now: str, args: Any
+    connection: sqlite3.Connection, kind: Kind, fields: kind_records._Given, now: str, args: Any
 ) -> tuple[int, str]:
     values = fields.model_dump()
     if kind.name == "errors":
@@ -133,7 +131,7 @@ def run_list(args: argparse.Namespace) -> int:
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
-            rows = store.select(connection, kind.name, args.scope)
+            rows = store.select(connection, kind.name, args.shown)
     records = [kind.shown.from_row(row) for row in rows]
     if args.json:
         render.emit_json(records)
@@ -146,12 +144,12 @@ def run_show(args: argparse.Namespace) -> int:
     kind: Kind = args.kind
     connection = database.for_reading(args)
     if connection is None:
-        raise _unknown(kind, args.id)
+        raise unknown(kind.singular, args.id)
     with closing(connection):
         if kind.counts_access:
             with Transaction(connection):
                 if not store.record_access(connection, kind.name, args.id, clock.iso(clock.now())):
-                    raise _unknown(kind, args.id)
+                    raise unknown(kind.singular, args.id)
         record = _load(connection, kind, args.id)
     if args.json:
         render.emit_json(record)
@@ -163,7 +161,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_change(args: argparse.Namespace) -> int:
     kind: Kind = args.kind
     now = clock.iso(clock.now())
-    with closing(database.for_changing(args, _unknown(kind, args.id))) as connection:
+    with closing(database.for_changing(args, unknown(kind.singular, args.id))) as connection:
         with Transaction(connection):
             current = _load(connection, kind, args.id).model_dump()
             options: dict[str, dict[str, Any]] = {
@@ -177,23 +175,12 @@ def run_change(args: argparse.Namespace) -> int:
             store.update(connection, kind.name, args.id, changes)
         record = _load(connection, kind, args.id)
     verb = {"archive": "Archived", "restore": "Restored", "done": "Done:"}[args.action]
-    _emit(args, record, f"{verb} {kind.singular} #{args.id}.")
+    render.emit(args, record, f"{verb} {kind.singular} #{args.id}.")
     return 0
 
 
-def _load(connection: sqlite3.Connection, kind: Kind, row_id: int) -> kinds._Shown:
+def _load(connection: sqlite3.Connection, kind: Kind, row_id: int) -> kind_records._Shown:
     row = store.get(connection, kind.name, row_id)
     if row is None:
-        raise _unknown(kind, row_id)
+        raise unknown(kind.singular, row_id)
     return kind.shown.from_row(row)
-
-
-def _unknown(kind: Kind, row_id: int) -> CortexError:
-    return CortexError(f"no {kind.singular} with id {row_id}", USAGE)
-
-
-def _emit(args: argparse.Namespace, record: kinds._Shown, message: str) -> None:
-    if args.json:
-        render.emit_json(record)
-    else:
-        render.say(message)

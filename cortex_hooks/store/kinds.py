@@ -1,4 +1,4 @@
-"""SQL shared by every memory kind: decisions, errors, todos (and learnings where it fits).
+"""SQL for the kinds beside learnings — decisions, errors, todos — and for learnings where it fits.
 
 Table and column names come from the fixed KINDS below, never from input; values are always
 named parameters.
@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from cortex_hooks.pruning import Cutoffs
-from cortex_hooks.store import SCOPES
+from cortex_hooks.store import visibility
 
 # kind -> (table, the column its age is counted from, columns a user may give)
 KINDS: dict[str, tuple[str, str]] = {
@@ -57,8 +57,10 @@ def get(connection: sqlite3.Connection, kind: str, row_id: int) -> sqlite3.Row |
     return row
 
 
-def select(connection: sqlite3.Connection, kind: str, scope: str = "active") -> list[sqlite3.Row]:
-    return connection.execute(f"SELECT * FROM {_table(kind)} WHERE {SCOPES[scope]} ORDER BY id").fetchall()
+def select(connection: sqlite3.Connection, kind: str, shown: str = "active") -> list[sqlite3.Row]:
+    return connection.execute(
+        f"SELECT * FROM {_table(kind)} WHERE {visibility.WHERE[shown]} ORDER BY id"
+    ).fetchall()
 
 
 def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> bool:

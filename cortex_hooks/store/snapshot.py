@@ -1,20 +1,20 @@
-"""SQL for what SessionStart puts before the agent: the snapshot's rows, in a few small queries."""
+"""SQL for the snapshot's rows (SPEC §6), in a few small queries."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Memory
+from cortex_hooks.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
 
-Rows = list[dict[str, object]]
+Listed = list[dict[str, object]]
 AUTO_BLOCK_SHOWN = 500  # more than any snapshot budget can show (an entry is 20 characters or more)
 
 
-def _rows(connection: sqlite3.Connection, sql: str, **parameters: object) -> Rows:
+def _rows(connection: sqlite3.Connection, sql: str, **parameters: object) -> Listed:
     return [dict(row) for row in connection.execute(sql, parameters).fetchall()]
 
 
-def memory(connection: sqlite3.Connection, since: str) -> Memory:
+def rows(connection: sqlite3.Connection, since: str) -> Rows:
     """The rows of the snapshot; `since` starts the recent window (ISO-8601, like the stored times)."""
     recent_learnings = _rows(
         connection,
@@ -29,7 +29,7 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
            WHERE archived_at IS NULL AND auto_block = 0""",
         {"since": since},
     ).fetchone()
-    return Memory(
+    return Rows(
         sessions=_rows(
             connection,
             """SELECT id, ended_at, summary, key_changes FROM session WHERE ended_at IS NOT NULL
@@ -47,7 +47,7 @@ def memory(connection: sqlite3.Connection, since: str) -> Memory:
             """SELECT l.id, l.anti_pattern, l.correct_pattern FROM learning AS l
                    LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
                WHERE l.archived_at IS NULL AND l.auto_block = 1
-               ORDER BY coalesce(c.confidence, 70) DESC, l.id LIMIT :limit""",
+               ORDER BY c.confidence DESC NULLS LAST, l.id LIMIT :limit""",
             limit=AUTO_BLOCK_SHOWN,
         ),
         auto_block_total=connection.execute(

@@ -1,4 +1,4 @@
-"""CLI commands for the memory's life: prune, stats, snapshot and sessions."""
+"""CLI commands for upkeep and overview: prune, stats, snapshot and sessions."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import sys
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, kinds, settings
-from cortex_hooks.cli import database, render
-from cortex_hooks.hooks import session_start
-from cortex_hooks.store import Transaction, memory, sessions
+from cortex_hooks import clock, kind_records, startup
+from cortex_hooks.cli import database, options, render
+from cortex_hooks.store import kinds, sessions
+from cortex_hooks.store.connection import Transaction
 
 _LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}
 
@@ -29,16 +29,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", parents=[common], help="every session, the latest first")
     listing.set_defaults(run=run_sessions)
     for command in (prune, stats, snapshot, listing):
-        command.add_argument("--json", action="store_true", help="print JSON")
+        options.json_flag(command)
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    counts = dict.fromkeys(memory.PRUNED_KINDS, 0)
+    counts = dict.fromkeys(kinds.PRUNED_KINDS, 0)
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection), Transaction(connection, keep=not args.dry_run):
-            config = settings.for_database(database.path(args))
-            counts = session_start.prune(connection, config, clock.now(), dry_run=args.dry_run)
+            counts = startup.prune(connection, database.config(args), clock.now(), dry_run=args.dry_run)
     if args.json:
         render.emit_json(counts)
     else:
@@ -60,7 +59,7 @@ def run_stats(args: argparse.Namespace) -> int:
                         "access_count": row["access_count"],
                         "last_accessed": row["last_accessed"],
                     }
-                    for row in memory.most_accessed(connection, kind)
+                    for row in kinds.most_accessed(connection, kind)
                 ]
     if args.json:
         render.emit_json(top)
@@ -83,11 +82,11 @@ def run_snapshot(args: argparse.Namespace) -> int:
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection), Transaction(connection, keep=False):
-            config = settings.for_database(database.path(args))
+            config = database.config(args)
             now = clock.now()
             if config.prune:
-                session_start.prune(connection, config, now, dry_run=False)
-            text, awaiting = session_start.injected_text(connection, config, now)
+                startup.prune(connection, config, now, dry_run=False)
+            text, awaiting = startup.session_text(connection, config, now)
     if args.json:
         render.emit_json({"text": text, "awaiting_review": awaiting})
     elif text:
@@ -102,7 +101,7 @@ def run_sessions(args: argparse.Namespace) -> int:
     if connection is not None:
         with closing(connection):
             rows = sessions.select(connection)
-    listed = [kinds.Session.from_row(row) for row in rows]
+    listed = [kind_records.Session.from_row(row) for row in rows]
     if args.json:
         render.emit_json(listed)
         return 0

@@ -1,4 +1,4 @@
-"""The PreToolUse prefilter (cortex_hooks.needles) against brute force: it may let too many
+"""The PreToolUse prefilter (cortex_hooks.prefilter) against brute force: it may let too many
 learnings through, never too few. Whenever `regex.search(pattern, text)` finds a match, the
 learning must be a candidate by both lookups: the grams of a short text and `present` for long ones.
 """
@@ -14,7 +14,7 @@ import regex
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from cortex_hooks import needles
+from cortex_hooks import prefilter
 
 BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,17 +51,17 @@ def regex_matches(pattern: str, text: str) -> bool:
 def is_candidate(pattern: str, target: str, fragments: list[str]) -> bool:
     """Both ways PreToolUse looks a learning up — grams (short texts) and `present` (long
     texts) — then the check of all its required literals before the regex is compiled."""
-    stored = needles.keys(pattern, target)
-    by_grams = bool(set(stored) & set(needles.text_keys(target, fragments)))
-    by_scan = any(needles.present(key, fragments) for key in stored)
+    stored = prefilter.keys(pattern, target)
+    by_grams = bool(set(stored) & set(prefilter.text_keys(target, fragments)))
+    by_scan = any(prefilter.present(key, fragments) for key in stored)
     assert by_grams == by_scan, (stored, fragments)
-    return by_grams and needles.satisfied(needles.literals(pattern), fragments)
+    return by_grams and prefilter.satisfied(prefilter.literals(pattern), fragments)
 
 
 def check(pattern: str, text: str) -> None:
     """The invariant: a text the regex matches makes the learning a candidate, for every target."""
     if regex_matches(pattern, text):
-        for target in needles.TARGET_LETTER:
+        for target in prefilter.TARGET_LETTER:
             assert is_candidate(pattern, target, [text]), (pattern, text)
             assert is_candidate(pattern, target, ["unrelated", text]), (pattern, text)
 
@@ -214,8 +214,8 @@ LITERAL_FREE = st.recursive(
 @BOUNDED
 @given(LITERAL_FREE, st.text(max_size=10))
 def test_a_pattern_without_literals_is_always_a_candidate(pattern: str, text: str) -> None:
-    for target, letter in needles.TARGET_LETTER.items():
-        assert needles.keys(pattern, target) == [letter + "*"]
+    for target, letter in prefilter.TARGET_LETTER.items():
+        assert prefilter.keys(pattern, target) == [letter + "*"]
         assert is_candidate(pattern, target, [text])
     check(pattern, text)
 
@@ -224,8 +224,8 @@ def test_a_pattern_without_literals_is_always_a_candidate(pattern: str, text: st
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12), st.data())
 @example("(?x)k\u00a0+", None)
 def test_arbitrary_strings_as_patterns(pattern: str, data: st.DataObject | None) -> None:
-    for target in needles.TARGET_LETTER:
-        assert needles.keys(pattern, target)  # never crashes, never empty
+    for target in prefilter.TARGET_LETTER:
+        assert prefilter.keys(pattern, target)  # never crashes, never empty
     assume(_compiles(pattern))
     texts = [pattern, pattern.lower(), pattern.upper()]
     if data is not None:
@@ -256,7 +256,7 @@ def test_arbitrary_strings_as_patterns(pattern: str, data: st.DataObject | None)
     ],
 )
 def test_keys_of_common_patterns(pattern: str, target: str, expected: set[str]) -> None:
-    found = needles.keys(pattern, target)
+    found = prefilter.keys(pattern, target)
     assert found
     kinds = {key[:2] if key[1] != "*" else key for key in found}
     if expected == {"c~", "c="}:
@@ -265,22 +265,22 @@ def test_keys_of_common_patterns(pattern: str, target: str, expected: set[str]) 
     else:
         assert kinds == expected, found
     for key in found:
-        assert key[0] == needles.TARGET_LETTER[target]
-        assert len(key) <= 2 + needles.GRAM
+        assert key[0] == prefilter.TARGET_LETTER[target]
+        assert len(key) <= 2 + prefilter.GRAM
 
 
 def test_a_literal_key_is_a_rare_gram_of_the_required_text() -> None:
-    (key,) = needles.keys("git push --force", "content")
+    (key,) = prefilter.keys("git push --force", "content")
     assert key.startswith("c=")
     assert key[2:] in "git push --force"
-    assert len(key[2:]) == needles.GRAM
-    (folded,) = needles.keys("(?i)DROP TABLE", "content")
+    assert len(key[2:]) == prefilter.GRAM
+    (folded,) = prefilter.keys("(?i)DROP TABLE", "content")
     assert folded.startswith("c~")
     assert folded[2:] in "drop table"
 
 
 def test_alternatives_each_give_a_key() -> None:
-    found = needles.keys("(?:curl|wget) ", "content")
+    found = prefilter.keys("(?:curl|wget) ", "content")
     assert len(found) >= 2 or found == ["c= "]
     assert is_candidate("(?:curl|wget) ", "content", ["wget x"])
     assert is_candidate("(?:curl|wget) ", "content", ["curl x"])
@@ -291,7 +291,9 @@ def test_keys_let_unrelated_texts_through_only_by_accident() -> None:
     assert not is_candidate(pattern, "content", ["ls -la"])
     assert is_candidate(pattern, "content", ["git push --force origin"])
     # A content key never matches the path or input index.
-    assert not set(needles.keys(pattern, "content")) & set(needles.text_keys("path", ["git push --force"]))
+    assert not set(prefilter.keys(pattern, "content")) & set(
+        prefilter.text_keys("path", ["git push --force"])
+    )
 
 
 def test_folded_keys_find_any_case() -> None:
@@ -301,17 +303,17 @@ def test_folded_keys_find_any_case() -> None:
 
 
 def test_present_checks_long_texts_key_by_key() -> None:
-    long_text = "x" * (needles.SCAN_ABOVE + 10) + "git push --force"
-    (key,) = needles.keys("git push --force", "content")
-    assert needles.present(key, [long_text])
-    assert not needles.present(key, ["x" * (needles.SCAN_ABOVE + 10)])
-    assert needles.present("c*", ["anything"])
+    long_text = "x" * (prefilter.SCAN_ABOVE + 10) + "git push --force"
+    (key,) = prefilter.keys("git push --force", "content")
+    assert prefilter.present(key, [long_text])
+    assert not prefilter.present(key, ["x" * (prefilter.SCAN_ABOVE + 10)])
+    assert prefilter.present("c*", ["anything"])
 
 
 @pytest.mark.parametrize("pattern", ["[[a]x", "[a--b]x", "[a&&b]x", "[a||b]x"])
 def test_parsing_a_pattern_prints_no_warning(pattern: str) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        found = needles.keys(pattern, "content")
+        found = prefilter.keys(pattern, "content")
     assert found
     assert [str(warning.message) for warning in caught] == []

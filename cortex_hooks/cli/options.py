@@ -1,0 +1,28 @@
+"""Command-line options several commands share: ids, which rows a listing shows, `--json`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def record_id(text: str) -> int:
+    """An id as given: `3` or `#3`."""
+    try:
+        value = int(text.lstrip("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an id: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not an id: {text!r}")
+    return value
+
+
+def shown(parser: argparse.ArgumentParser) -> None:
+    """`--archived` or `--all` (active rows by default), as `args.shown`."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--archived", action="store_const", dest="shown", const="archived")
+    which.add_argument("--all", action="store_const", dest="shown", const="all")
+    parser.set_defaults(shown="active")
+
+
+def json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")

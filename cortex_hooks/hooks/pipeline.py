@@ -1,0 +1,116 @@
+"""The pipeline every hook shares: read stdin, parse, open the database, handle, emit.
+
+It is written once, with the failure policy of SPEC §4.4 in one place (cortex_hooks.boundary):
+whatever goes wrong, one line on stderr and exit 1, which Claude Code reports as a non-blocking
+hook error — the tool call is never blocked by a failure, only by a deliberate deny.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+
+from cortex_hooks import boundary, location, sanitize
+from cortex_hooks.errors import CortexError
+from cortex_hooks.store.connection import Missing, open_database
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    Payload = dict[str, Any]
+    Parsed = TypeVar("Parsed")
+
+
+class Outcome:
+    """What a hook has to say: JSON for Claude Code (or nothing); problems (a failure, unless
+    there is a decision beside them) and notes (work done, something worth saying) for stderr."""
+
+    __slots__ = ("notes", "output", "problems")
+
+    def __init__(
+        self,
+        output: dict[str, Any] | None = None,
+        problems: list[str] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.output = output
+        self.problems = problems or []
+        self.notes = notes or []
+
+
+def run(
+    event: str,
+    parse: Callable[[Payload], Parsed],
+    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+) -> int:
+    """One hook invocation behind the error boundary; the process exit status.
+
+    `parse` validates the payload before the database is looked at, so bad input is reported
+    even in a project without a database; `handle` loads, decides and writes.
+    """
+    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
+
+
+def _run(
+    event: str,
+    parse: Callable[[Payload], Parsed],
+    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+) -> int:
+    payload = read_payload(event)
+    parsed = parse(payload)
+    path = location.hook_database(payload.get("cwd"))
+    try:
+        connection = open_database(path)
+    except Missing:
+        return 0  # a project without a database: hooks never create one, and stay silent
+    try:
+        outcome = handle(parsed, connection, path)
+    finally:
+        connection.close()
+    if outcome.output is not None:
+        sys.stdout.write(json.dumps(outcome.output) + "\n")
+    _report(event, outcome)
+    return 0
+
+
+def _report(event: str, outcome: Outcome) -> None:
+    """At most one line on stderr. Problems without a decision are a hook error (exit 1); beside
+    a decision they are only reported, so that Claude Code still acts on the JSON (it reads JSON
+    reliably on exit 0); notes never change the exit status."""
+    line = "; ".join(outcome.problems + outcome.notes)
+    if outcome.problems and outcome.output is None:
+        raise CortexError(line)
+    if line:
+        print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
+
+
+def read_payload(event: str) -> Payload:
+    """The hook payload from stdin: a JSON object of this event, or CortexError saying why not."""
+    stream = getattr(sys.stdin, "buffer", None)
+    raw = stream.read() if stream is not None else b""
+    if not raw.strip():
+        raise CortexError("no payload on stdin (expected one JSON object from Claude Code)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CortexError(f"payload is not valid UTF-8 (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CortexError(
+            f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    if not isinstance(payload, dict):
+        raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
+    if ("\\ud" in text or "\\uD" in text) and not sanitize.storable(payload):
+        # only a \u escape can make a lone surrogate (raw bytes were checked as UTF-8 above)
+        raise CortexError("invalid payload: a string holds a lone surrogate (an invalid \\u escape)")
+    name = payload.get("hook_event_name")
+    if name is None:
+        raise CortexError(f"invalid payload: hook_event_name is missing (expected {event!r})")
+    if name != event:
+        raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
+    return payload

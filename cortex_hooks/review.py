@@ -1,0 +1,29 @@
+"""The review prompt, pure: learnings whose confidence sank to the threshold, put to the user."""
+
+from __future__ import annotations
+
+from cortex_hooks import confidence, sanitize
+from cortex_hooks.text_budget import Section
+
+
+def section(rows: list[dict[str, object]], total: int) -> Section:
+    """Learnings awaiting review (`rows` of `total`), each with the exact commands that answer it."""
+    one = total == 1
+    heading = (
+        f"cortex-hooks: {total} learned anti-pattern{'' if one else 's'} lost confidence "
+        f"through disuse and {'awaits' if one else 'await'} review. "
+        "Ask the user whether to keep or archive each:"
+    )
+    entries = [
+        f"- #{row['id']} {sanitize.line(str(row['anti_pattern']), 160)} "
+        f"(confidence {confidence.show(int(str(row['confidence'])))})"
+        f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
+        for row in rows
+    ]
+    return Section(heading, entries, rank=0, more="cortex-hooks list --review", hidden=total - len(rows))
+
+
+def system_message(count: int) -> str:
+    """The one line that tells the user too."""
+    verb = "learning awaits" if count == 1 else "learnings await"
+    return f"cortex-hooks: {count} {verb} review — keep or archive? (cortex-hooks list --review)"

@@ -1,0 +1,47 @@
+"""Text as cortex-hooks shows it: one sanitizer for everything a person or a model reads.
+
+Stored text stays verbatim (`--json` and export print it as stored). Whatever is *shown* — a
+deny reason, a warning, the session context, the human output of the CLI — goes through here,
+so no escape sequence can drive a terminal and no zero-width or bidi control can hide or reorder
+what the agent or the user reads.
+"""
+
+from __future__ import annotations
+
+# Control characters (C0 but tab and newline, DEL, C1) become a space: a word on either side
+# stays a word. Invisible format characters — zero-width, bidi embeddings, overrides and
+# isolates, the word joiner, the byte order mark — are dropped.
+_CONTROLS = {code: " " for code in (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+_INVISIBLE = dict.fromkeys(
+    (*range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF, 0x061C)
+)
+_LINE_SEPARATORS = {0x2028: "\n", 0x2029: "\n"}
+_TABLE = {**_CONTROLS, **_INVISIBLE, **_LINE_SEPARATORS, 0x09: "    "}
+
+
+def clean(text: str | None) -> str:
+    """Text safe to show, lines kept: no control or invisible format character, tabs as spaces."""
+    return (text or "").translate(_TABLE)
+
+
+def line(text: str | None, limit: int | None = None) -> str:
+    """One line of clean text, its whitespace collapsed; its first `limit` characters, then `…`
+    when cut."""
+    text = " ".join(clean(text).split())
+    return text if limit is None or len(text) <= limit else text[:limit] + "…"
+
+
+def storable(value: object) -> bool:
+    """Whether every string in a value (a parsed JSON value, say) can be stored and shown: JSON
+    escapes and command-line bytes can make lone surrogates, which UTF-8 cannot encode."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(storable(key) and storable(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(storable(item) for item in value)
+    return True

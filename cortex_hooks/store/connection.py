@@ -1,0 +1,119 @@
+"""Opening a database at the current schema version, and write transactions.
+
+Connections run in autocommit mode with an
+explicit `BEGIN IMMEDIATE` for every write, so concurrent hook processes queue on SQLite's busy
+timeout instead of failing with "database is locked" when a read would upgrade to a write.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from cortex_hooks import location
+from cortex_hooks.errors import CortexError
+
+SCHEMA_VERSION = 5
+BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+
+
+class Missing(CortexError):
+    """There is no database at the path (hooks then do nothing)."""
+
+
+def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
+    """A connection to the project's database at the current schema version.
+
+    Without `create` a missing file raises Missing: hooks never create a database. A file that
+    is not a database, or whose schema is newer than this code, is reported and never written.
+    """
+    if os.path.isdir(path):
+        raise CortexError(f"{path} is a directory, not a cortex database")
+    if not os.path.exists(path):
+        if not create:
+            raise Missing(f"no database at {path}")
+        location.create_private(path)
+    try:
+        connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
+    except sqlite3.Error as error:
+        raise CortexError(f"cannot open the database {path}: {error}") from None
+    connection.row_factory = sqlite3.Row
+    try:
+        # WAL with synchronous=NORMAL: every transaction stays atomic and the file consistent
+        # through any crash; only a power loss may forget the last commits. An fsync less per hook.
+        connection.execute("PRAGMA synchronous = NORMAL")
+        version = user_version(connection)
+        if version > SCHEMA_VERSION:
+            raise CortexError(
+                f"{path} has schema version {version}, newer than this cortex-hooks knows "
+                f"({SCHEMA_VERSION}); upgrade cortex-hooks (pip install -U cortex-hooks). "
+                "The database was left untouched"
+            )
+        if version < SCHEMA_VERSION:
+            from cortex_hooks.store import schema
+
+            if not create and schema.is_blank(connection):
+                # An empty file is not a database (or the CLI is still making it): hooks
+                # never create one, so they leave it alone.
+                raise Missing(f"{path} is empty")
+            schema.migrate(connection, path)
+    except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
+        connection.close()
+        raise CortexError(f"cannot use the database {path}: {_circumstances(path, error)}") from None
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise CortexError(
+            f"{path} is not a usable cortex database ({error}); it was left untouched"
+        ) from None
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _circumstances(path: str, error: sqlite3.Error) -> str:
+    """What keeps SQLite from working with an intact file: a read-only or full file system."""
+    try:
+        stats = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return str(error)
+    if stats.f_flag & os.ST_RDONLY:
+        return f"it is on a read-only file system ({error})"
+    if stats.f_bavail == 0:
+        return f"the disk is full ({error})"
+    return str(error)
+
+
+def user_version(connection: sqlite3.Connection) -> int:
+    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
+    return version
+
+
+class Transaction:
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing.
+
+    With `keep=False` it always rolls back: a preview of what the work would do.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, *, keep: bool = True) -> None:
+        self.connection = connection
+        self.keep = keep
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.connection.execute("BEGIN IMMEDIATE")
+        return self.connection
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None and self.keep:
+            self.connection.execute("COMMIT")
+        elif self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
