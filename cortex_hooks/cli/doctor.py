@@ -17,12 +17,12 @@ import stat
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import location, matching, prefilter, wiring
+from cortex_hooks import clock, hand_edits, location, matching, prefilter, wiring
 from cortex_hooks.cli import database, render
 from cortex_hooks.config import Config
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
-from cortex_hooks.store.connection import open_database, user_version
+from cortex_hooks.store.connection import Transaction, open_database, user_version
 from cortex_hooks.wiring import SCRIPTS
 
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
@@ -45,6 +45,11 @@ class Report:
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     doctor = commands.add_parser("doctor", parents=[common], help="check settings, database, regexes")
+    doctor.add_argument(
+        "--repair",
+        action="store_true",
+        help="first mend learnings a hand edit made unreadable (archive those it cannot), in one transaction",
+    )
     doctor.add_argument("--json", action="store_true", help="print JSON")
     doctor.set_defaults(run=run_doctor)
 
@@ -53,6 +58,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     report = Report()
     path = database.path(args)
     _check_wiring(report, location.project_root())
+    if args.repair and os.path.exists(path):
+        _repair(report, path)
     _check_database(report, path)
     if args.json:
         render.emit_json({"ok": not report.failed, "database": path, "checks": report.checks})
@@ -174,8 +181,39 @@ def _check_config(report: Report, file: str) -> None:
         report.ok("config", file)
 
 
+def _repair(report: Report, path: str) -> None:
+    """Mend every learning a hand edit made unreadable, or archive it: all in one transaction."""
+    policy = location.config_for(path).policy
+    now = clock.iso(clock.now())
+    with closing(open_database(path)) as connection, Transaction(connection):
+        for row in learnings.select(connection, "all"):
+            wrong = hand_edits.problem(row)
+            if wrong is None:
+                continue
+            changes = hand_edits.mended(row, policy, now)
+            name = f"learning #{row['id']}"
+            if changes is None:
+                learnings.update(connection, row["id"], {"archived_at": row["archived_at"] or now})
+                report.ok("repair", f"{name} archived ({wrong}; nothing to mend it with)")
+                continue
+            learnings.update(connection, row["id"], {**changes, "updated_at": now})
+            learnings.derive(connection, row["id"])
+            report.ok(
+                "repair", f"{name} mended ({wrong}): " + ", ".join(f"{k} = {v!r}" for k, v in changes.items())
+            )
+
+
 def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config) -> None:
-    rows = learnings.select(connection, "active")
+    every = learnings.select(connection, "all")
+    for row in every:
+        wrong = hand_edits.problem(row)
+        if wrong is not None:
+            report.problem(
+                f"learning #{row['id']}",
+                f"{wrong}: the hooks skip it",
+                f"`{hand_edits.REPAIR}` (mends what it can, archives the rest; nothing is deleted)",
+            )
+    rows = [row for row in every if row["archived_at"] is None and hand_edits.problem(row) is None]
     stored = learnings.keys_by_learning(connection)
     bad = 0
     for row in rows:

@@ -14,6 +14,7 @@ from typing import Any
 
 from cortex_hooks import confidence, matching, prefilter, protocol, verdict
 from cortex_hooks.cli import database, render
+from cortex_hooks.cli.learnings import readable_rows
 from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.store import learnings as store
@@ -40,7 +41,7 @@ def run_explain(args: argparse.Namespace) -> int:
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
-            rows = store.select(connection, "active")
+            rows = readable_rows(store.select(connection, "active"))
             keys = store.keys_by_learning(connection)
     reports = [_evaluate(row, args.tool, texts, keys.get(row["id"], set()), config) for row in rows]
     hits = [

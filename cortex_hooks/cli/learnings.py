@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, confidence, pruning
+from cortex_hooks import clock, confidence, hand_edits, pruning
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.records import Learning, LearningFields
@@ -118,7 +118,7 @@ def run_list(args: argparse.Namespace) -> int:
     if connection is not None:
         with closing(connection):
             rows = store.select(connection, args.shown, database.config(args).policy if args.review else None)
-    learnings = [Learning.from_row(row) for row in rows]
+    learnings = readable(rows)
     if args.json:
         render.emit_json(learnings)
     else:
@@ -203,8 +203,24 @@ def run_change(args: argparse.Namespace) -> int:
     return 0
 
 
+def readable_rows(rows: list[sqlite3.Row]) -> list[sqlite3.Row]:
+    """The rows the code can read; each one a hand edit made unreadable is named on stderr."""
+    good, notes = hand_edits.split(rows)
+    for note in notes:
+        render.note(note)
+    return good
+
+
+def readable(rows: list[sqlite3.Row]) -> list[Learning]:
+    """The learnings of these rows, skipping (and naming) those that cannot be read."""
+    return [Learning.from_row(row) for row in readable_rows(rows)]
+
+
 def _load(connection: sqlite3.Connection, learning_id: int) -> Learning:
     row = store.get(connection, learning_id)
     if row is None:
         raise unknown("learning", learning_id)
+    wrong = hand_edits.problem(row)
+    if wrong is not None:
+        raise CortexError(f"learning #{learning_id} cannot be read: {wrong}; run `{hand_edits.REPAIR}`")
     return Learning.from_row(row)

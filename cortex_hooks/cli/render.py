@@ -34,6 +34,11 @@ def say(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def note(text: str) -> None:
+    """One line on stderr beside the output: something skipped, or worth knowing."""
+    print(f"cortex-hooks: {sanitize.line(text)}", file=sys.stderr)
+
+
 def emit(args: argparse.Namespace, record: BaseModel, message: str) -> None:
     """The record as JSON with `--json`, else the one-line message."""
     if args.json:

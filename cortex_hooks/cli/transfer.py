@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 
 from cortex_hooks import clock, kind_records
 from cortex_hooks.cli import database, render
-from cortex_hooks.cli.learnings import row_values
+from cortex_hooks.cli.learnings import readable, row_values
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.records import ImportedLearning, Learning
+from cortex_hooks.records import ImportedLearning
 from cortex_hooks.store import kinds
 from cortex_hooks.store import learnings as learning_store
 from cortex_hooks.store.connection import Transaction
@@ -61,8 +61,8 @@ def run_export(args: argparse.Namespace) -> int:
     if connection is not None:
         with closing(connection):
             document["learnings"] = [
-                Learning.from_row(row).model_dump(mode="json")
-                for row in learning_store.select(connection, "all")
+                learning.model_dump(mode="json")
+                for learning in readable(learning_store.select(connection, "all"))
             ]
             for kind, model in _SHOWN.items():
                 document[kind] = [

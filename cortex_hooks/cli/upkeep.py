@@ -7,9 +7,9 @@ import sys
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, kind_records, startup
+from cortex_hooks import clock, hand_edits, kind_records, startup
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.store import kinds, sessions
+from cortex_hooks.store import kinds, learnings, sessions
 from cortex_hooks.store.connection import Transaction
 
 _LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}
@@ -87,6 +87,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
             if config.prune:
                 startup.prune(connection, config, now, dry_run=False)
             text, awaiting = startup.session_text(connection, config, now)
+            for note in hand_edits.notes(learnings.odd_confidences(connection)):
+                render.note(note)  # as SessionStart names them
     if args.json:
         render.emit_json({"text": text, "awaiting_review": awaiting})
     elif text:

@@ -55,26 +55,38 @@ def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> pip
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
-    rows = [
-        row
-        for row in store.candidates(connection, _lookup_keys(connection, texts))
-        if matching.tool_accepts(row["tool"], call.tool_name)
-        and prefilter.satisfied(row["literals"], texts[row["target"]])
-    ]
+    rows: list[sqlite3.Row] = []
+    problems: list[str] = []
+    for row in store.candidates(connection, _lookup_keys(connection, texts)):
+        if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
+            problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
+        elif matching.tool_accepts(row["tool"], call.tool_name) and prefilter.satisfied(
+            row["literals"], texts[row["target"]]
+        ):
+            rows.append(row)
     if not rows:
-        return pipeline.Outcome()  # the hot path ends here, having imported nothing more
-    return _match(rows, texts, connection, database)
+        return pipeline.Outcome(problems=problems)  # the hot path ends here, having imported nothing more
+    return _match(rows, texts, connection, database, problems)
+
+
+def _unreadable(row: sqlite3.Row) -> str:
+    from cortex_hooks import hand_edits
+
+    return hand_edits.named(row["id"], row) or f"learning #{row['id']} skipped: it cannot be read"
 
 
 def _match(
-    rows: list[sqlite3.Row], texts: dict[str, list[str]], connection: sqlite3.Connection, database: str
+    rows: list[sqlite3.Row],
+    texts: dict[str, list[str]],
+    connection: sqlite3.Connection,
+    database: str,
+    problems: list[str],
 ) -> pipeline.Outcome:
     """Run the candidates' regexes; record every match in one transaction; decide."""
-    from cortex_hooks import clock, location, protocol, verdict
+    from cortex_hooks import clock, hand_edits, location, protocol, verdict
 
     config = location.config_for(database)
     matched: list[int] = []
-    problems: list[str] = []
     for row in rows:
         try:
             if matching.evaluate(
@@ -89,7 +101,9 @@ def _match(
     now = clock.iso(clock.now())
     with Transaction(connection):
         # read inside the transaction: the gate is judged on the confidence before this boost
-        hits = [verdict.Hit.of(row) for row in store.matched(connection, matched)]
+        readable, unreadable = hand_edits.split(store.matched(connection, matched))
+        problems += unreadable  # a hand-edited value is never boosted, nor read
+        hits = [verdict.Hit.of(row) for row in readable]
         store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
     decided = verdict.decide(hits, config.policy)
     return pipeline.Outcome(protocol.pre_tool_use(decided) if decided else None, problems)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, location, payloads, transcript
+from cortex_hooks import clock, hand_edits, location, payloads, transcript
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.store import learnings, sessions
 from cortex_hooks.store.connection import Transaction
@@ -36,6 +36,7 @@ def handle(
             summary=summary.summary,
             key_changes=summary.key_changes,
         )
+    notes += hand_edits.notes(learnings.odd_confidences(connection))  # not decayed: named
     return pipeline.Outcome(notes=notes)
 
 

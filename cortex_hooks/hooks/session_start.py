@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, location, payloads, protocol, review, startup
+from cortex_hooks import clock, hand_edits, location, payloads, protocol, review, startup
 from cortex_hooks.hooks import pipeline
-from cortex_hooks.store import sessions
+from cortex_hooks.store import learnings, sessions
 from cortex_hooks.store.connection import Transaction
 
 
@@ -35,6 +35,7 @@ def handle(
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
             notes.append(f"pruning skipped: {error}")
     text, awaiting = startup.session_text(connection, config, now)
+    notes += hand_edits.notes(learnings.odd_confidences(connection))  # never put to review: named
     if not text:
         return pipeline.Outcome(notes=notes)
     message = review.system_message(awaiting) if awaiting else None

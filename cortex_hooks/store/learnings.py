@@ -163,6 +163,15 @@ def awaiting_review(
     return rows, rows[0]["awaiting"] if rows else 0
 
 
+def odd_confidences(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Learnings whose stored confidence the code cannot read (a hand edit: see hand_edits), found
+    on the narrow table."""
+    return connection.execute(
+        """SELECT learning_id AS id, confidence FROM learning_confidence
+           WHERE typeof(confidence) != 'integer' OR confidence NOT BETWEEN 0 AND 100 ORDER BY learning_id"""
+    ).fetchall()
+
+
 def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:
     """Count one access (a single-item read); False when there is no such learning."""
     cursor = connection.execute(
