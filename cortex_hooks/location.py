@@ -76,6 +76,11 @@ def config_for(database: str) -> Config:
     return config_file.load(path)
 
 
+def pending_path(database: str) -> str:
+    """Where writes a hook could not make under another process's lock wait (store.pending)."""
+    return database + ".pending"
+
+
 def create_private(path: str) -> None:
     """Create an empty database file (0600) and any missing directory (0700) for it.
 

@@ -33,15 +33,16 @@ class Hit:
         self.before = before
 
     @classmethod
-    def of(cls, row: sqlite3.Row) -> Hit:
-        """The hit of a stored learning row, at its confidence as stored (before the boost)."""
+    def of(cls, row: sqlite3.Row, before: int | None = None) -> Hit:
+        """The hit of a stored learning row, at its confidence before the boost: as stored, or
+        `before` (with the writes still pending, see store.pending)."""
         return cls(
             id=row["id"],
             anti_pattern=row["anti_pattern"],
             correct_pattern=row["correct_pattern"],
             severity=row["severity"],
             auto_block=bool(row["auto_block"]),
-            before=row["confidence"],
+            before=row["confidence"] if before is None else before,
         )
 
 

@@ -13,7 +13,7 @@ import sys
 
 from cortex_hooks import boundary, location, sanitize
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.connection import Missing, open_database
+from cortex_hooks.store.connection import HOOK_WRITE_WAIT, Missing, open_database
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _run(
     parsed = parse(payload)
     path = location.hook_database(payload.get("cwd"))
     try:
-        connection = open_database(path)
+        connection = open_database(path, busy=HOOK_WRITE_WAIT)
     except Missing:
         return 0  # a project without a database: hooks never create one, and stay silent
     try:

@@ -15,7 +15,7 @@ from cortex_hooks import matching, prefilter
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.store import learnings as store
-from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store.connection import Transaction, locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,14 +99,30 @@ def _match(
         return pipeline.Outcome(problems=problems)
 
     now = clock.iso(clock.now())
-    with Transaction(connection):
-        # read inside the transaction: the gate is judged on the confidence before this boost
+    notes: list[str] = []
+    try:
+        with Transaction(connection):
+            # read inside the transaction: the gate is judged on the confidence before this boost
+            readable, unreadable = hand_edits.split(store.matched(connection, matched))
+            hits = [verdict.Hit.of(row) for row in readable]
+            store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        # Another process holds the write lock: decide from what can be read, never by waiting
+        # for the writer, and keep the boost for the next process that can write.
+        from cortex_hooks.store import pending
+
         readable, unreadable = hand_edits.split(store.matched(connection, matched))
-        problems += unreadable  # a hand-edited value is never boosted, nor read
-        hits = [verdict.Hit.of(row) for row in readable]
-        store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
+        hits = [
+            verdict.Hit.of(row, pending.pending_confidence(connection, database, row, config.policy))
+            for row in readable
+        ]
+        pending.append(database, "match", ids=[hit.id for hit in hits], now=now)
+        notes.append("another process holds the database's write lock: this match's boost is kept for later")
+    problems += unreadable  # a hand-edited value is never boosted, nor read
     decided = verdict.decide(hits, config.policy)
-    return pipeline.Outcome(protocol.pre_tool_use(decided) if decided else None, problems)
+    return pipeline.Outcome(protocol.pre_tool_use(decided) if decided else None, problems, notes)
 
 
 def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) -> list[str]:

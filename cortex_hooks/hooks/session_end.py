@@ -6,8 +6,8 @@ import sqlite3
 
 from cortex_hooks import clock, hand_edits, location, payloads, transcript
 from cortex_hooks.hooks import pipeline
-from cortex_hooks.store import learnings, sessions
-from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store import learnings, pending, sessions
+from cortex_hooks.store.connection import Transaction, locked
 
 
 def main() -> int:
@@ -24,18 +24,34 @@ def handle(
     config = location.config_for(database)
     now = clock.iso(clock.now())
     summary, notes = _summary(payload.transcript_path)  # read before the write lock is taken
-    with Transaction(connection):
-        if sessions.has_ended(connection, payload.session_id):
-            return pipeline.Outcome()  # a repeated SessionEnd: the session has decayed already
-        learnings.decay_all(connection, config.policy)
-        sessions.record_end(
-            connection,
-            payload.session_id,
+    try:
+        with Transaction(connection):
+            if sessions.has_ended(connection, payload.session_id):
+                return pipeline.Outcome()  # a repeated SessionEnd: the session has decayed already
+            learnings.decay_all(connection, config.policy)
+            sessions.record_end(
+                connection,
+                payload.session_id,
+                reason=payload.reason,
+                now=now,
+                summary=summary.summary,
+                key_changes=summary.key_changes,
+            )
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        # Another process holds the write lock: the decay is kept, never lost, and applied once
+        # (store.pending checks the session has not ended when it applies it).
+        pending.append(
+            database,
+            "end",
+            session=payload.session_id,
             reason=payload.reason,
             now=now,
             summary=summary.summary,
             key_changes=summary.key_changes,
         )
+        notes.append("another process holds the database's write lock: the session end is kept for later")
     notes += hand_edits.notes(learnings.odd_confidences(connection))  # not decayed: named
     return pipeline.Outcome(notes=notes)
 

@@ -6,8 +6,8 @@ import sqlite3
 
 from cortex_hooks import clock, hand_edits, location, payloads, protocol, review, startup
 from cortex_hooks.hooks import pipeline
-from cortex_hooks.store import learnings, sessions
-from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store import learnings, pending, sessions
+from cortex_hooks.store.connection import Transaction, locked
 
 
 def main() -> int:
@@ -24,10 +24,19 @@ def handle(
     config = location.config_for(database)
     now = clock.now()
     notes: list[str] = []
-    with Transaction(connection):
-        # A resumed or compacted session is already recorded: its row stays as it is, so the
-        # context is injected again without counting a new session.
-        sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    try:
+        with Transaction(connection):
+            # A resumed or compacted session is already recorded: its row stays as it is, so the
+            # context is injected again without counting a new session.
+            sessions.record_start(connection, payload.session_id, payload.source, clock.iso(now))
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        # another process holds the write lock: the context is read all the same
+        pending.append(
+            database, "start", session=payload.session_id, source=payload.source, now=clock.iso(now)
+        )
+        notes.append("another process holds the database's write lock: the session start is kept for later")
     if config.prune:
         try:
             with Transaction(connection):

@@ -13,8 +13,11 @@ import sqlite3
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 
-SCHEMA_VERSION = 5
-BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
+SCHEMA_VERSION = 6
+BUSY_TIMEOUT = 10.0  # seconds: what a person's command waits for another writer
+# What a hook waits for the write lock: far beyond any write of ours (parallel hooks queue on it),
+# far below what the agent would notice. Past it, the write is kept for later (store.pending).
+HOOK_WRITE_WAIT = 0.3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,11 +28,13 @@ class Missing(CortexError):
     """There is no database at the path (hooks then do nothing)."""
 
 
-def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
-    """A connection to the project's database at the current schema version.
+def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT) -> sqlite3.Connection:
+    """A connection to the project's database at the current schema version, with the writes
+    other hooks kept for later (store.pending) applied when the write lock is free.
 
     Without `create` a missing file raises Missing: hooks never create a database. A file that
     is not a database, or whose schema is newer than this code, is reported and never written.
+    `busy` is how long a write waits for another writer's lock.
     """
     if os.path.isdir(path):
         raise CortexError(f"{path} is a directory, not a cortex database")
@@ -38,7 +43,7 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
             raise Missing(f"no database at {path}")
         location.create_private(path)
     try:
-        connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
+        connection = sqlite3.connect(path, isolation_level=None, timeout=busy)
     except sqlite3.Error as error:
         raise CortexError(f"cannot open the database {path}: {error}") from None
     connection.row_factory = sqlite3.Row
@@ -61,6 +66,8 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
                 # never create one, so they leave it alone.
                 raise Missing(f"{path} is empty")
             schema.migrate(connection, path)
+        if pending_waiting(path):
+            _replay(connection, path, busy)
     except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
         connection.close()
         raise CortexError(f"cannot use the database {path}: {_circumstances(path, error)}") from None
@@ -73,6 +80,34 @@ def open_database(path: str, *, create: bool = False) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def locked(error: sqlite3.Error) -> bool:
+    """Whether an error says another process holds the write lock."""
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
+
+
+def pending_waiting(path: str) -> bool:
+    """Whether writes were kept for later beside this database (one stat)."""
+    try:
+        return os.stat(location.pending_path(path)).st_size > 0
+    except OSError:
+        return False
+
+
+def _replay(connection: sqlite3.Connection, path: str, busy: float) -> None:
+    """Apply the pending writes now if the lock is free; never wait for it (a reader goes on with
+    what it can read, and the next writer applies them)."""
+    from cortex_hooks.store import pending
+
+    connection.execute("PRAGMA busy_timeout = 0")
+    try:
+        pending.replay(connection, path, location.config_for(path).policy)
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {int(busy * 1000)}")
 
 
 def _circumstances(path: str, error: sqlite3.Error) -> str:

@@ -110,6 +110,9 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "ALTER TABLE learning DROP COLUMN confidence",
         "CREATE INDEX learning_exempt ON learning (id) WHERE pinned = 1 OR archived_at IS NOT NULL",
     ),
+    # 6: the ids of pending writes applied (see store.pending): recorded in the transaction that
+    # applies them, so a process killed before the pending file is emptied never applies one twice.
+    ("CREATE TABLE pending_applied (id TEXT PRIMARY KEY) WITHOUT ROWID",),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

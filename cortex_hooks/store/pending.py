@@ -1,0 +1,130 @@
+"""Writes a hook could not make because another process holds the database's write lock.
+
+A `sqlite3` shell or a DB browser can hold a write transaction for minutes. Under WAL the hooks
+still *read* — a deny is decided from what they can read, never by waiting on the writer — and
+the boost, the session start or the session end they could not write within a short bound is
+appended to `<database>.pending` (one JSON line, under an exclusive flock). The next process that
+can write applies the pending lines in order, in one transaction that also records each line's id
+in `pending_applied`, and only then empties the file: a process killed between the commit and the
+truncation leaves lines whose ids are recorded, so they are never applied twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+
+from cortex_hooks.location import pending_path as path_of
+from cortex_hooks.store import learnings, sessions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from cortex_hooks.confidence import Policy
+
+
+def append(database: str, op: str, **fields: Any) -> None:
+    """Keep one write for later: a line appended under the file's lock."""
+    import uuid
+
+    line = json.dumps({"id": uuid.uuid4().hex, "op": op, **fields}, ensure_ascii=False) + "\n"
+    descriptor = os.open(path_of(database), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        os.write(descriptor, line.encode("utf-8"))
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def entries(database: str) -> list[dict[str, Any]]:
+    """The pending writes in the order they were kept (unreadable lines skipped)."""
+    try:
+        with open(path_of(database), "rb") as stream:
+            return list(_parsed(stream.read()))
+    except OSError:
+        return []
+
+
+def _parsed(raw: bytes) -> Iterator[dict[str, Any]]:
+    for line in raw.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            yield entry
+
+
+def replay(connection: sqlite3.Connection, database: str, policy: Policy) -> int:
+    """Apply every pending write not applied yet, in order, in one transaction (whose
+    `BEGIN IMMEDIATE` raises sqlite3.OperationalError when the lock is still held); then empty
+    the file. How many were applied."""
+    descriptor = os.open(path_of(database), os.O_RDWR)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)  # no line is appended between reading and emptying
+        with os.fdopen(os.dup(descriptor), "rb") as stream:
+            kept = list(_parsed(stream.read()))
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            applied = {row[0] for row in connection.execute("SELECT id FROM pending_applied")}
+            fresh = [entry for entry in kept if entry["id"] not in applied]
+            for entry in fresh:
+                _apply(connection, entry, policy)
+            connection.executemany("INSERT INTO pending_applied (id) VALUES (?)", [(e["id"],) for e in fresh])
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        os.ftruncate(descriptor, 0)
+        # Only now are the recorded ids no longer needed (a kill before this line is harmless).
+        connection.execute("DELETE FROM pending_applied")
+        return len(fresh)
+    finally:
+        os.close(descriptor)
+
+
+def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy) -> None:
+    op, now, session = entry.get("op"), str(entry.get("now")), entry.get("session")
+    if op == "match" and isinstance(entry.get("ids"), list):
+        learnings.record_matches(connection, [int(i) for i in entry["ids"]], now, policy)
+    elif op == "start" and isinstance(session, str):
+        sessions.record_start(connection, session, str(entry.get("source")), now)
+    elif op == "end" and isinstance(session, str) and not sessions.has_ended(connection, session):
+        learnings.decay_all(connection, policy)
+        sessions.record_end(
+            connection,
+            session,
+            reason=str(entry.get("reason")),
+            now=now,
+            summary=entry.get("summary"),
+            key_changes=entry.get("key_changes") or [],
+        )
+
+
+def pending_confidence(
+    connection: sqlite3.Connection, database: str, row: sqlite3.Row, policy: Policy
+) -> int:
+    """A learning's confidence as it will be once the pending writes are applied: what a hook
+    decides on while another process holds the lock."""
+    from cortex_hooks import confidence
+
+    value: int = row["confidence"]
+    applied = {row[0] for row in connection.execute("SELECT id FROM pending_applied")}
+    ended: set[str] = set()
+    for entry in entries(database):
+        if entry["id"] in applied:
+            continue
+        if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+            value = confidence.boosted(value, policy)
+        elif entry.get("op") == "end" and entry.get("session") not in ended:
+            session = str(entry.get("session"))
+            ended.add(session)
+            decays = not row["pinned"] and row["archived_at"] is None
+            if decays and not sessions.has_ended(connection, session):
+                value = confidence.decayed(value, policy)
+    return value
