@@ -28,7 +28,7 @@ def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool
     except CortexError as error:
         return _fail(prefix, error.message, FAILURE if hook else error.code)
     except sqlite3.Error as error:
-        return _fail(prefix, f"database error: {error}", FAILURE)
+        return _fail(prefix, f"database error: {error}", FAILURE, error)
     except RecursionError:
         return _fail(prefix, "input nested too deeply", FAILURE)
     except MemoryError:
@@ -36,10 +36,17 @@ def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool
     except KeyboardInterrupt:
         return _fail(prefix, "interrupted", 130)
     except Exception as error:  # the last line of defence: still one line, still no traceback
-        return _fail(prefix, f"internal error: {type(error).__name__}: {error}", FAILURE)
+        return _fail(prefix, f"internal error: {type(error).__name__}: {error}", FAILURE, error)
 
 
-def _fail(prefix: str, message: str, code: int) -> int:
+def _fail(prefix: str, message: str, code: int, error: BaseException | None = None) -> int:
+    """One line on stderr; an unexpected error also goes, with its traceback, to cortex.log."""
+    if error is not None:
+        from cortex_hooks import log
+
+        logged = log.record(prefix, error)
+        if logged is not None:
+            message = f"{message[:1500]} (details in {logged})"
     line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds
     try:
         print(line[:2000], file=sys.stderr)

@@ -37,5 +37,8 @@ def _dispatch(argv: list[str]) -> int:
     for module in (learnings, kinds, upkeep, transfer, install, explain, doctor):
         module.register(commands, common)
     args = parser.parse_args(argv)
+    from cortex_hooks import location, log
+
+    log.attach(location.cli_database(getattr(args, "db", None)))
     result: int = args.run(args)
     return result

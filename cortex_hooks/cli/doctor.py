@@ -17,7 +17,7 @@ import stat
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, hand_edits, location, matching, prefilter, wiring
+from cortex_hooks import clock, hand_edits, location, log, matching, prefilter, wiring
 from cortex_hooks.cli import database, render
 from cortex_hooks.config import Config
 from cortex_hooks.errors import CortexError
@@ -141,10 +141,16 @@ def _check_database(report: Report, path: str) -> None:
             report.ok("database", f"{path} (schema {user_version(connection)}, integrity ok)")
         else:
             report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
-        _check_learnings(report, connection, location.config_for(path))
+        try:
+            _check_learnings(report, connection, location.config_for(path))
+        except sqlite3.Error as error:  # a damaged schema: say so, and keep checking the rest
+            report.problem("database", f"cannot be read: {error}", "restore a backup of the database")
     config_file = location.config_path(path)
     if os.path.exists(config_file):
         _check_config(report, config_file)
+    entries = log.last_entries(path)
+    if entries:
+        report.ok("log", f"{log.path_beside(path)}; last internal errors: " + " | ".join(entries))
 
 
 def _check_permissions(report: Report, path: str) -> None:

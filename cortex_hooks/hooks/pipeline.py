@@ -11,7 +11,7 @@ import json
 import sqlite3
 import sys
 
-from cortex_hooks import boundary, location, sanitize
+from cortex_hooks import boundary, location, log, sanitize
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT, Missing, open_database
 
@@ -62,6 +62,7 @@ def _run(
     payload = read_payload(event)
     parsed = parse(payload)
     path = location.hook_database(payload.get("cwd"))
+    log.attach(path)
     try:
         connection = open_database(path, busy=HOOK_WRITE_WAIT)
     except Missing:
