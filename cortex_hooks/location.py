@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
+GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
 
 
 def hook_database(payload_cwd: object) -> str:
@@ -32,6 +33,13 @@ def cli_database(option: str | None) -> str:
     if explicit:
         return explicit
     return os.path.join(project_root(), DIRECTORY, FILENAME)
+
+
+def global_database(option: str | None = None) -> str:
+    """The user-global database: --global-db, else CORTEX_GLOBAL_DB, else ~/.claude/memory/."""
+    return os.path.abspath(
+        os.path.expanduser(option or os.environ.get("CORTEX_GLOBAL_DB") or GLOBAL_DATABASE)
+    )
 
 
 def project_root() -> str:

@@ -16,7 +16,6 @@ LIMIT = 256 * 1024  # bytes, then rotated once: at most twice this on disk
 MESSAGE_LIMIT = 500  # characters of an error's message
 
 
-
 class _Attached:
     database: str | None = None  # set once the process knows which database it works on
 

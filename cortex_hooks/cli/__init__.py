@@ -25,7 +25,17 @@ def _dispatch(argv: list[str]) -> int:
     from cortex_hooks.cli import doctor, explain, install, kinds, learnings, transfer, upkeep
 
     common = _Parser(add_help=False)
-    common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the SQLite file")
+    common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the project's SQLite file")
+    common.add_argument(
+        "--global",
+        dest="global_scope",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="act on the user-global database instead of the project's",
+    )
+    common.add_argument(
+        "--global-db", metavar="PATH", default=argparse.SUPPRESS, help="the user-global SQLite file"
+    )
     parser = _Parser(
         prog="cortex-hooks",
         parents=[common],
@@ -37,8 +47,9 @@ def _dispatch(argv: list[str]) -> int:
     for module in (learnings, kinds, upkeep, transfer, install, explain, doctor):
         module.register(commands, common)
     args = parser.parse_args(argv)
-    from cortex_hooks import location, log
+    from cortex_hooks import log
+    from cortex_hooks.cli import database
 
-    log.attach(location.cli_database(getattr(args, "db", None)))
+    log.attach(database.path(args))
     result: int = args.run(args)
     return result

@@ -12,7 +12,19 @@ from cortex_hooks.store.connection import Missing, open_database
 
 
 def path(args: argparse.Namespace) -> str:
+    """The database of the scope this command acts on: the project's, or with --global the user's."""
+    if getattr(args, "global_scope", False):
+        return location.global_database(getattr(args, "global_db", None))
     return location.cli_database(getattr(args, "db", None))
+
+
+def scope(args: argparse.Namespace) -> str:
+    return "global" if getattr(args, "global_scope", False) else "project"
+
+
+def scoped(args: argparse.Namespace, command: str) -> str:
+    """A command as the user would type it for this scope (`cortex-hooks keep 3 --global`)."""
+    return f"{command} --global" if scope(args) == "global" else command
 
 
 def config(args: argparse.Namespace) -> Config:
