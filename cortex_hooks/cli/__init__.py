@@ -22,7 +22,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
-    from cortex_hooks.cli import doctor, explain, install, kinds, learnings, transfer, upkeep
+    from cortex_hooks.cli import (
+        doctor,
+        explain,
+        install,
+        kinds,
+        learnings,
+        memories,
+        recall,
+        transfer,
+        upkeep,
+    )
 
     common = _Parser(add_help=False)
     common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the project's SQLite file")
@@ -44,7 +54,7 @@ def _dispatch(argv: list[str]) -> int:
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (learnings, kinds, upkeep, transfer, install, explain, doctor):
+    for module in (learnings, memories, recall, kinds, upkeep, transfer, install, explain, doctor):
         module.register(commands, common)
     args = parser.parse_args(argv)
     from cortex_hooks import log

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from cortex_hooks import confidence, sanitize
+from cortex_hooks.memory.records import Memory
 from cortex_hooks.records import Learning
 
 
@@ -144,3 +145,45 @@ def _text(value: object) -> str:
     if isinstance(value, BaseModel):
         return " ".join(f"{v}" for v in value.model_dump().values())
     return str(value)
+
+
+def memory_table(memories: list[Memory]) -> str:
+    """One line per memory: id, type, priority, confidence, flags, summary."""
+    if not memories:
+        return "No memories."
+    lines = [f"{'ID':>4}  {'TYPE':<16} {'PRI':>3}  {'CONF':<4}  {'FLAGS':<16} SUMMARY"]
+    for memory in memories:
+        marks = ",".join(
+            mark for mark, on in (("pinned", memory.pinned), (memory.status, memory.status != "active")) if on
+        )
+        lines.append(
+            f"{memory.id:>4}  {memory.type:<16} {memory.priority:>3}  {memory.confidence:.2f}  "
+            f"{marks or '-':<16} {clean(memory.summary, one_line=True)[:100]}"
+        )
+    return "\n".join(lines)
+
+
+def memory_detail(memory: Memory, scope: str) -> str:
+    tags = ", ".join(memory.tags)
+    rows = [
+        ("type", memory.type),
+        ("summary", memory.summary),
+        ("priority", str(memory.priority)),
+        ("confidence", f"{memory.confidence:.2f}"),
+        ("flags", ",".join(m for m, on in (("pinned", memory.pinned), (memory.status, True)) if on)),
+        ("tags", tags),
+        ("path", memory.path or ""),
+        ("source", memory.source + (f" (session {memory.source_session})" if memory.source_session else "")),
+        ("centrality", f"{memory.centrality:.2f}"),
+        ("accessed", _times(memory.access_count) + f", last {memory.last_accessed or 'never'}"),
+        ("created", memory.created_at),
+        ("updated", memory.updated_at),
+        ("archived", memory.archived_at or ""),
+    ]
+    body = "\n".join(f"  {name:<11} {clean(value)}" for name, value in rows if value)
+    edges = [
+        f"  {'edge':<11} #{edge.from_} -{edge.type}-> #{edge.to} ({edge.strength:.2f})"
+        for edge in memory.edges or []
+    ]
+    content = "\n".join("    " + line for line in clean(memory.content).splitlines())
+    return "\n".join([f"Memory #{memory.id} ({scope})", body, *edges, "  content:", content])

@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, user_version
+
+# What each kind gives the full-text index (SPEC §9.3), and its number in the index's rowids.
+_SEARCHED = {
+    "memory": (1, "new.content || ' ' || new.summary || ' ' || new.tags"),
+    "learning": (2, "new.anti_pattern || ' ' || new.correct_pattern || ' ' || coalesce(new.context, '')"),
+    "decision": (3, "new.title || ' ' || new.reasoning"),
+    "error": (4, "new.message || ' ' || coalesce(new.fix, '')"),
+    "todo": (5, "new.text"),
+}
+_SEARCH_TRIGGERS = tuple(
+    statement
+    for table, (number, body) in _SEARCHED.items()
+    for columns in [", ".join(sorted(set(re.findall(r"new\.(\w+)", body))))]
+    for statement in (
+        f"""CREATE TRIGGER {table}_searched AFTER INSERT ON {table} BEGIN
+            INSERT INTO search (rowid, body) VALUES (new.id * 8 + {number}, {body}); END""",
+        f"""CREATE TRIGGER {table}_researched AFTER UPDATE OF {columns} ON {table} BEGIN
+            DELETE FROM search WHERE rowid = old.id * 8 + {number};
+            INSERT INTO search (rowid, body) VALUES (new.id * 8 + {number}, {body}); END""",
+        f"""CREATE TRIGGER {table}_unsearched AFTER DELETE ON {table} BEGIN
+            DELETE FROM search WHERE rowid = old.id * 8 + {number}; END""",
+    )
+)
+_SEARCH_BACKFILL = tuple(
+    f"INSERT INTO search (rowid, body) SELECT id * 8 + {number}, {body.replace('new.', '')} FROM {table}"
+    for table, (number, body) in _SEARCHED.items()
+    if table != "memory"
+)
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
@@ -113,6 +142,54 @@ MIGRATIONS: list[tuple[str, ...]] = [
     # 6: the ids of pending writes applied (see store.pending): recorded in the transaction that
     # applies them, so a process killed before the pending file is emptied never applies one twice.
     ("CREATE TABLE pending_applied (id TEXT PRIMARY KEY) WITHOUT ROWID",),
+    # 7: memories (SPEC §9), their graph, and one full-text index over every kind (store.search).
+    (
+        """CREATE TABLE memory (
+            id INTEGER PRIMARY KEY,
+            type TEXT NOT NULL CHECK (type IN ('architecture', 'decision', 'pattern', 'gotcha',
+                'progress', 'context', 'code_description', 'code')),
+            content TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            priority INTEGER NOT NULL CHECK (priority BETWEEN 1 AND 10),
+            confidence INTEGER NOT NULL CHECK (confidence BETWEEN 0 AND 100),
+            pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+            tags TEXT NOT NULL DEFAULT '[]',
+            source TEXT NOT NULL CHECK (source IN ('explicit', 'conversation', 'code_index')),
+            source_session TEXT,
+            path TEXT,
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded', 'archived')),
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            confirmed_at TEXT NOT NULL,
+            archived_at TEXT,
+            in_degree INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX memory_active ON memory (type, id) WHERE status = 'active'",
+        "CREATE INDEX memory_pinned ON memory (id) WHERE status = 'active' AND pinned = 1",
+        """CREATE TABLE edge (
+            from_id INTEGER NOT NULL REFERENCES memory (id),
+            to_id INTEGER NOT NULL REFERENCES memory (id),
+            type TEXT NOT NULL CHECK (type IN ('relates_to', 'derived_from', 'contradicts', 'exemplifies',
+                'refines', 'supersedes', 'source_of')),
+            strength REAL NOT NULL CHECK (strength BETWEEN 0 AND 1),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (from_id, to_id, type)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX edge_to ON edge (to_id)",
+        # Centrality (§9.4) reads the in-degree of every memory: kept in the row by the database
+        # itself, whatever writes an edge. `supersedes` edges do not count.
+        """CREATE TRIGGER edge_in AFTER INSERT ON edge WHEN new.type != 'supersedes' BEGIN
+            UPDATE memory SET in_degree = in_degree + 1 WHERE id = new.to_id; END""",
+        """CREATE TRIGGER edge_out AFTER DELETE ON edge WHEN old.type != 'supersedes' BEGIN
+            UPDATE memory SET in_degree = in_degree - 1 WHERE id = old.to_id; END""",
+        # One full-text index over every kind; a row's rowid is 8 * its id + its kind's number
+        # (store.search.KINDS). Triggers keep it in step with its rows under every write path.
+        "CREATE VIRTUAL TABLE search USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
+        *_SEARCH_TRIGGERS,
+        *_SEARCH_BACKFILL,
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

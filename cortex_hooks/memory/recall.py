@@ -1,0 +1,79 @@
+"""What recall returns, pure (SPEC §9.3): the words of a query, and found rows ranked.
+
+A result's score blends its bm25 relevance (over the best of the found set) with its rank score
+(memory.rank): 0.85 · relevance + 0.15 · rank, so what the query is about decides and the rank
+breaks near-ties (SPEC §12 measured a heavier rank weight hurting). Best first; at equal scores
+the project before the global scope, then the older item.
+"""
+
+from __future__ import annotations
+
+import json
+
+from cortex_hooks.memory import rank
+from cortex_hooks.memory.similarity import WORD
+
+RELEVANCE_WEIGHT = 0.85
+RANK_WEIGHT = 0.15
+MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct words
+
+
+def query_words(text: str) -> list[str]:
+    """The distinct words of a query, in order: quotes, operators and punctuation are no syntax."""
+    return list(dict.fromkeys(word.casefold() for word in WORD.findall(text)))[:MAX_WORDS]
+
+
+class Found:
+    """One found row of one scope, as the store reads it."""
+
+    __slots__ = ("max_in_degree", "row", "scope")
+
+    def __init__(self, scope: str, row: dict[str, object], max_in_degree: int) -> None:
+        self.scope = scope
+        self.row = row
+        self.max_in_degree = max_in_degree
+
+
+def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
+    """The best `limit` results as recall prints them (without `linked`, which the caller adds)."""
+    if not found:
+        return []
+    best = max(float(str(item.row["relevance"])) for item in found) or 1.0
+    max_log = max(rank.access_log(int(str(item.row["access_count"]))) for item in found)
+    scored = []
+    for item in found:
+        row = item.row
+        value = rank.rank(
+            int(str(row["confidence"])) if row["confidence"] is not None else rank.PART_ONE_CONFIDENCE,
+            _priority(row["priority"]),
+            rank.centrality(int(str(row["in_degree"])), item.max_in_degree),
+            int(str(row["access_count"])),
+            max_log,
+        )
+        score = RELEVANCE_WEIGHT * float(str(row["relevance"])) / best + RANK_WEIGHT * value
+        scored.append((score, item))
+    scored.sort(
+        key=lambda pair: (-pair[0], pair[1].scope != "project", pair[1].row["kind"], pair[1].row["id"])
+    )
+    return [
+        {
+            "scope": item.scope,
+            "kind": item.row["kind"],
+            "id": item.row["id"],
+            "type": item.row["type"],
+            "summary": item.row["summary"],
+            "content": item.row["content"],
+            "score": round(score, 4),
+            "tags": json.loads(str(item.row["tags"] or "[]")),
+            "path": item.row["path"],
+        }
+        for score, item in scored[:limit]
+    ]
+
+
+def _priority(value: object) -> int:
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return rank.TODO_PRIORITY.get(value, rank.PART_ONE_PRIORITY)
+    return rank.PART_ONE_PRIORITY

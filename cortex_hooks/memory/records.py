@@ -1,0 +1,144 @@
+"""pydantic models of memories as given (remember, update, import) and as shown (SPEC §9.1)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+from cortex_hooks import confidence
+from cortex_hooks.records import Instant, Text
+from cortex_hooks.validation import encodable
+
+MemoryType = Literal[
+    "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
+]
+TYPES: tuple[str, ...] = MemoryType.__args__  # type: ignore[attr-defined]
+Source = Literal["explicit", "conversation", "code_index"]
+Status = Literal["active", "superseded", "archived"]
+EdgeType = Literal[
+    "relates_to", "derived_from", "contradicts", "exemplifies", "refines", "supersedes", "source_of"
+]
+LINKABLE: tuple[str, ...] = tuple(t for t in EdgeType.__args__ if t != "supersedes")  # type: ignore[attr-defined]
+SUMMARY_LENGTH = 200
+DEFAULT_CONFIDENCE = 70  # hundredths (§9.1)
+
+
+def summary_of(content: str) -> str:
+    """The first line of the content, cut to 200 characters (`…` when cut)."""
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return first if len(first) <= SUMMARY_LENGTH else first[: SUMMARY_LENGTH - 1] + "…"
+
+
+def _memory_confidence(value: object) -> int:
+    hundredths = confidence.of_value(value)
+    if not 0 <= hundredths <= 100:
+        raise ValueError(f"must lie in [0.00, 1.00], got {value}")
+    return hundredths
+
+
+def _tags(value: object) -> object:
+    if isinstance(value, str):
+        return [value]
+    return value
+
+
+MemoryConfidence = Annotated[int, BeforeValidator(_memory_confidence)]
+Tag = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class _Given(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    _encodable = field_validator("*")(encodable)
+
+
+class MemoryFields(_Given):
+    """What a person or the agent gives for a memory (remember, update)."""
+
+    content: Text
+    type: MemoryType = "context"
+    summary: Annotated[str, Field(min_length=1, max_length=SUMMARY_LENGTH)] | None = None
+    priority: int = Field(default=5, ge=1, le=10)
+    tags: Annotated[list[Tag], BeforeValidator(_tags)] = []
+    pinned: bool = False
+
+    @field_validator("tags")
+    @classmethod
+    def _unique(cls, tags: list[str]) -> list[str]:
+        return list(dict.fromkeys(tag.strip() for tag in tags if tag.strip()))
+
+
+class ImportedMemory(MemoryFields):
+    """A memory in an import file: what export prints, ids, counters and times optional."""
+
+    id: int | None = None
+    scope: Literal["project", "global"] | None = None
+    confidence: MemoryConfidence = DEFAULT_CONFIDENCE
+    source: Source = "explicit"
+    source_session: str | None = None
+    status: Status = "active"
+    path: str | None = None
+    access_count: int = Field(default=0, ge=0)
+    last_accessed: Instant | None = None
+    created_at: Instant | None = None
+    updated_at: Instant | None = None
+    centrality: float | None = None  # derived from the edges: ignored on import
+
+
+class ImportedEdge(_Given):
+    type: EdgeType
+    from_: int = Field(alias="from")
+    to: int
+    strength: float = Field(default=1.0, ge=0, le=1)
+
+
+class Edge(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    type: EdgeType
+    from_: int = Field(alias="from", serialization_alias="from")
+    to: int
+    strength: float
+
+
+class Memory(BaseModel):
+    """A stored memory as `--json` and export print it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    scope: Literal["project", "global"]
+    type: MemoryType
+    content: str
+    summary: str
+    priority: int
+    confidence: float
+    pinned: bool
+    tags: list[str]
+    source: Source
+    source_session: str | None
+    status: Status
+    path: str | None
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    archived_at: str | None
+    centrality: float
+    edges: list[Edge] | None = None  # `memories show` only
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row, scope: str, max_in_degree: int) -> Memory:
+        from cortex_hooks.memory.rank import centrality
+
+        values = {key: row[key] for key in row.keys()}  # noqa: SIM118 (a sqlite3.Row)
+        for derived in ("confirmed_at", "in_degree"):
+            values.pop(derived, None)
+        values["scope"] = scope
+        values["confidence"] = confidence.as_number(values["confidence"])
+        values["tags"] = json.loads(values["tags"] or "[]")
+        values["centrality"] = round(centrality(row["in_degree"], max_in_degree), 2)
+        return cls.model_validate(values)

@@ -1,0 +1,82 @@
+"""SQL of recall (SPEC §9.3): the full-text index over every kind, and the rows it finds.
+
+The index `search` holds one row per memory, learning, decision, error and todo; its rowid is
+8 · the item's id + the kind's number (KINDS), and triggers keep it in step with the rows (schema 7).
+Archived, superseded and done rows stay indexed: they are filtered out here, when found.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+KINDS = {1: "memory", 2: "learning", 3: "decision", 4: "error", 5: "todo"}
+NUMBERS = {kind: number for number, kind in KINDS.items()}
+CANDIDATES = 200  # the best bm25 hits read per database; ranking happens on these
+
+# Each kind's active rows as recall shows them: the columns every result has.
+_ROWS = {
+    "memory": """SELECT id, type, summary, content, tags, confidence, priority, in_degree, access_count, path
+                 FROM memory WHERE status = 'active' AND id IN (SELECT value FROM json_each(:ids))""",
+    "learning": """SELECT l.id, 'learning' AS type, l.anti_pattern AS summary,
+                       l.anti_pattern || char(10) || 'DO: ' || l.correct_pattern
+                           || coalesce(char(10) || l.context, '') AS content,
+                       '[]' AS tags, c.confidence, NULL AS priority, 0 AS in_degree, l.access_count,
+                       NULL AS path
+                   FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
+                   WHERE l.archived_at IS NULL AND typeof(c.confidence) = 'integer'
+                       AND l.id IN (SELECT value FROM json_each(:ids))""",
+    "decision": """SELECT id, 'decision' AS type, title AS summary, reasoning AS content, '[]' AS tags,
+                       NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path
+                   FROM decision WHERE archived_at IS NULL AND superseded_by IS NULL
+                       AND id IN (SELECT value FROM json_each(:ids))""",
+    "error": """SELECT id, 'error' AS type, message AS summary,
+                    message || coalesce(char(10) || 'fix: ' || fix, '') AS content, '[]' AS tags,
+                    NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path
+                FROM error WHERE archived_at IS NULL AND id IN (SELECT value FROM json_each(:ids))""",
+    "todo": """SELECT id, 'todo' AS type, text AS summary, text AS content, '[]' AS tags,
+                   NULL AS confidence, priority, 0 AS in_degree, 0 AS access_count, NULL AS path
+               FROM todo WHERE archived_at IS NULL AND done = 0
+                   AND id IN (SELECT value FROM json_each(:ids))""",
+}
+
+
+def found(connection: sqlite3.Connection, match: str, kinds: set[str]) -> list[dict[str, object]]:
+    """The active rows of these kinds that the FTS5 query `match` finds, each with its kind and
+    its bm25 relevance (higher is better), best first."""
+    hits = connection.execute(
+        "SELECT rowid, -bm25(search) AS relevance FROM search WHERE search MATCH :match "
+        "ORDER BY bm25(search) LIMIT :limit",
+        {"match": match, "limit": CANDIDATES},
+    ).fetchall()
+    wanted: dict[str, dict[int, float]] = {}
+    for rowid, relevance in hits:
+        kind = KINDS.get(rowid % 8)
+        if kind in kinds:
+            wanted.setdefault(kind, {})[rowid // 8] = relevance
+    results: list[dict[str, object]] = []
+    for kind, relevances in wanted.items():
+        for row in connection.execute(_ROWS[kind], {"ids": json.dumps(list(relevances))}):
+            results.append({**dict(row), "kind": kind, "relevance": relevances[row["id"]]})
+    results.sort(key=lambda result: -float(str(result["relevance"])))
+    return results
+
+
+def similar_memories(
+    connection: sqlite3.Connection, match: str, exclude: int, limit: int = 50
+) -> list[sqlite3.Row]:
+    """The active memories sharing the most words with a text (the candidates of auto-link and
+    of similar pairs: an index lookup, never a scan of every memory)."""
+    return connection.execute(
+        """SELECT m.id, m.content FROM (
+               SELECT rowid / 8 AS id, bm25(search) AS relevance FROM search
+               WHERE search MATCH :match AND rowid % 8 = 1 ORDER BY bm25(search) LIMIT :limit) AS hit
+           JOIN memory AS m ON m.id = hit.id
+           WHERE m.status = 'active' AND m.id != :exclude ORDER BY hit.relevance""",
+        {"match": match, "exclude": exclude, "limit": limit},
+    ).fetchall()
+
+
+def words_query(words: list[str]) -> str:
+    """An FTS5 query that finds any of these words, each quoted: never FTS syntax."""
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
