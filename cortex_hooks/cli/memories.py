@@ -188,7 +188,8 @@ def run_show(args: argparse.Namespace) -> int:
             for row in store.edges_of(connection, args.id)
         ]
     if args.json:
-        render.emit_json(memory.model_dump(mode="json", by_alias=True))
+        edges = [edge.model_dump(by_alias=True) for edge in memory.edges]
+        render.emit_json({**memory.model_dump(mode="json"), "edges": edges})  # edges: show only
     else:
         render.say(render.memory_detail(memory, database.scope(args)))
     return 0

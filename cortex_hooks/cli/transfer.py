@@ -15,14 +15,16 @@ from pydantic import BaseModel, ConfigDict
 from cortex_hooks import clock, kind_records
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import readable, row_values
+from cortex_hooks.cli.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.memory.records import Edge, ImportedEdge, ImportedMemory, Memory, MemoryFields
 from cortex_hooks.records import ImportedLearning
-from cortex_hooks.store import kinds
+from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import learnings as learning_store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 adds memories and edges (SPEC §9.2); a file of version 1 still imports
 _SHOWN: dict[str, type[BaseModel]] = {
     "decisions": kind_records.Decision,
     "errors": kind_records.Error,
@@ -35,11 +37,13 @@ class ExportFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     learnings: list[ImportedLearning] = []
     decisions: list[kind_records.ImportedDecision] = []
     errors: list[kind_records.ImportedError] = []
     todos: list[kind_records.ImportedTodo] = []
+    memories: list[ImportedMemory] = []
+    edges: list[ImportedEdge] = []
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -56,13 +60,24 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_export(args: argparse.Namespace) -> int:
     """Every record of every kind, archived ones included, as `--json` prints them."""
     document: dict[str, Any] = {"version": FORMAT_VERSION, "learnings": []}
-    document.update({kind: [] for kind in _SHOWN})
+    document.update({kind: [] for kind in (*_SHOWN, "memories", "edges")})
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
             document["learnings"] = [
                 learning.model_dump(mode="json")
                 for learning in readable(learning_store.select(connection, "all"))
+            ]
+            top = memories.max_in_degree(connection)
+            rows = memories.select(connection, "all")
+            document["memories"] = [
+                Memory.from_row(row, database.scope(args), top).model_dump(mode="json") for row in rows
+            ]
+            document["edges"] = [
+                Edge(
+                    type=edge["type"], from_=edge["from_id"], to=edge["to_id"], strength=edge["strength"]
+                ).model_dump(by_alias=True)
+                for edge in memories.edges_among(connection, [row["id"] for row in rows])
             ]
             for kind, model in _SHOWN.items():
                 document[kind] = [
@@ -97,7 +112,7 @@ def run_import(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection, Transaction(connection):
         _import(connection, parsed, now, database.config(args).policy.start)
-    counts = {kind: len(getattr(parsed, kind)) for kind in ("learnings", *_SHOWN)}
+    counts = {kind: len(getattr(parsed, kind)) for kind in ("learnings", *_SHOWN, "memories")}
     if args.json:
         render.emit_json(counts)
     else:
@@ -136,6 +151,42 @@ def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str, start:
         values["created_at"] = values["created_at"] or now
         values["updated_at"] = values["updated_at"] or values["created_at"]
         kinds.insert(connection, "todos", values)
+    _import_memories(connection, parsed, now)
+
+
+def _import_memories(connection: sqlite3.Connection, parsed: ExportFile, now: str) -> None:
+    """Memories with new ids, and the edges among them remapped to those ids."""
+    memory_ids: dict[int, int] = {}
+    for memory in parsed.memories:
+        fields = MemoryFields.model_validate(memory.model_dump(include=set(MemoryFields.model_fields)))
+        created = memory.created_at or now
+        stored = memory.model_dump(
+            include={
+                "confidence",
+                "source",
+                "source_session",
+                "status",
+                "path",
+                "access_count",
+                "last_accessed",
+            }
+        )
+        values = new_row(fields, now, **stored, created_at=created, updated_at=memory.updated_at or created)
+        values["confirmed_at"] = max(created, memory.updated_at or created, memory.last_accessed or created)
+        values["archived_at"] = (memory.archived_at or now) if memory.status == "archived" else None
+        new_id = memories.insert(connection, values)
+        if memory.id is not None:
+            memory_ids[memory.id] = new_id
+    for edge in parsed.edges:  # an edge to a memory outside the file is dropped
+        if edge.from_ in memory_ids and edge.to in memory_ids:
+            memories.link(
+                connection,
+                memory_ids[edge.from_],
+                memory_ids[edge.to],
+                edge.type,
+                strength=edge.strength,
+                now=now,
+            )
 
 
 _KEPT_LEARNING_FIELDS = {"access_count", "last_accessed", "created_at", "updated_at", "archived_at"}

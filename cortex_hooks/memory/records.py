@@ -85,6 +85,7 @@ class ImportedMemory(MemoryFields):
     last_accessed: Instant | None = None
     created_at: Instant | None = None
     updated_at: Instant | None = None
+    archived_at: Instant | None = None
     centrality: float | None = None  # derived from the edges: ignored on import
 
 
@@ -128,7 +129,7 @@ class Memory(BaseModel):
     updated_at: str
     archived_at: str | None
     centrality: float
-    edges: list[Edge] | None = None  # `memories show` only
+    edges: list[Edge] | None = Field(default=None, exclude=True)  # `memories show` adds them
 
     @classmethod
     def from_row(cls, row: sqlite3.Row, scope: str, max_in_degree: int) -> Memory:

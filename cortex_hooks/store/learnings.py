@@ -245,3 +245,13 @@ def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
                AND learning_id NOT IN (SELECT id FROM learning WHERE pinned = 1 OR archived_at IS NOT NULL)"""
     )
     return cursor.rowcount
+
+
+def delete(connection: sqlite3.Connection, learning_id: int) -> None:
+    """Remove a learning with its derived rows (a move's source, once the copy is committed)."""
+    for table, column in (
+        ("learning_key", "learning_id"),
+        ("learning_confidence", "learning_id"),
+        ("learning", "id"),
+    ):
+        connection.execute(f"DELETE FROM {table} WHERE {column} = :id", {"id": learning_id})
