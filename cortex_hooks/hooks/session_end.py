@@ -23,19 +23,19 @@ def handle(
 ) -> pipeline.Outcome:
     config = location.config_for(database)
     now = clock.iso(clock.now())
-    summary, notes = _summary(payload.transcript_path)  # read before the write lock is taken
+    # The decay first, in its own transaction: it must never wait for, or depend on, the
+    # transcript (a FIFO, /dev/zero, a huge file). The summary is a second, small write.
     with Transaction(connection):
         if sessions.has_ended(connection, payload.session_id):
             return pipeline.Outcome()  # a repeated SessionEnd: the session has decayed already
         learnings.decay_all(connection, config.policy)
-        sessions.record_end(
-            connection,
-            payload.session_id,
-            reason=payload.reason,
-            now=now,
-            summary=summary.summary,
-            key_changes=summary.key_changes,
-        )
+        sessions.record_end(connection, payload.session_id, reason=payload.reason, now=now)
+    summary, notes = _summary(payload.transcript_path)
+    if summary.summary is not None or summary.key_changes:
+        with Transaction(connection):
+            sessions.record_summary(
+                connection, payload.session_id, summary=summary.summary, key_changes=summary.key_changes
+            )
     return pipeline.Outcome(notes=notes)
 
 
