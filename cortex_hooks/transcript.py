@@ -2,19 +2,17 @@
 
 Transcripts grow to hundreds of megabytes, and SessionEnd has a small time budget, so the file
 is streamed line by line, only lines that can matter are parsed, and every read loop stops at a
-deadline with what it has found. Only a regular file is read: a FIFO would block the open or the
-read forever, and a device such as /dev/zero never ends.
+deadline with what it has found. Only a regular file is read (see cortex_hooks.regular_file).
 """
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import re
-import stat
 import time
 from typing import Any, BinaryIO
+
+from cortex_hooks import regular_file
 
 SUMMARY_LENGTH = 200
 MAX_CHANGES = 50
@@ -50,7 +48,7 @@ def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
     deadline = time.monotonic() + budget_seconds
     prompt: str | None = None
     changes: dict[str, tuple[str, str]] = {}  # tool_use id -> (file, tool), in order
-    with _open_regular(path) as stream:
+    with regular_file.open_regular(path) as stream:
         # Lines are read at most PARSE_LIMIT bytes at a time: a 60 MB Write line costs no more
         # memory than a short one. Of a longer line only the head is read (a tool call's name
         # and path come first), the rest is skipped. A line may take up to PARSE_LIMIT bytes
@@ -71,24 +69,6 @@ def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
     unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
     key_changes = [{"file": file, "action": tool} for file, tool in unique][:MAX_CHANGES]
     return Summary(prompt, key_changes)
-
-
-def _open_regular(path: str) -> BinaryIO:
-    """The file at path for reading, when it is a regular file; OSError otherwise.
-
-    Checked before the open (a FIFO's open blocks until a writer comes), opened non-blocking
-    (a FIFO swapped in after the check cannot block either) and checked again on the open file.
-    """
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise OSError(errno.EINVAL, "not a regular file")
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
 
 
 def _skip_rest_of_line(stream: BinaryIO, deadline: float) -> None:
