@@ -63,10 +63,13 @@ def parse(text: str) -> int:
         value = Decimal(text.strip())
     except InvalidOperation:
         raise ValueError(f"{text!r} is not a number") from None
-    hundredths = value * 100
-    if not value.is_finite() or hundredths != hundredths.to_integral_value():
+    if not value.is_finite():
+        raise ValueError(f"{text!r} is not a number")
+    if value.adjusted() > 12:  # 1e999999999 would overflow the decimal context, not just a range
+        raise ValueError(f"{text!r} is out of range")
+    if value != value.quantize(Decimal("0.01")):  # exact, also for 1e-999999999 (no underflow to 0)
         raise ValueError(f"{text!r} has more than two decimals")
-    return int(hundredths)
+    return int(value.scaleb(2))
 
 
 def of_value(value: object) -> int:

@@ -23,8 +23,27 @@
     rarely_used_days = 365
     rarely_used_accesses = 3
 
-An invalid file is reported once on stderr and the defaults are used: a typo in a config file
-must not switch the memory off.
+Every value is bounded to what the code can compute and what makes sense beside the others, so a
+file that validates never fails a hook later or silently switches a rule off:
+
+    confidence      decimals in [0, 1] with at most two decimals, and
+                    floor < start <= ceiling;
+                    0 < boost < ceiling - floor, 0 < decay < ceiling - floor;
+                    floor <= block_gate < ceiling (auto-block denies above the gate: at or above
+                    the ceiling it never would);
+                    floor <= review_threshold < start (below the floor nothing is ever reviewed;
+                    at or above the start every new learning is, at once)
+    regex           0 < timeout <= 60, 0 <= timeout_per_mib <= 60 (seconds, finite)
+    snapshot        500 <= budget <= 9000 (characters; hook text stays under 9,500)
+    pruning         1 <= unused_days <= rarely_used_days <= 36,500 (100 years: the cut-off dates
+                    stay computable; unused_days above rarely_used_days would never decide);
+                    1 <= rarely_used_accesses <= 1,000,000
+
+The file is read only when it is a regular file (a FIFO or a link to /dev/zero is not waited
+for, see cortex_hooks.regular_file) of at most 64 KiB of UTF-8 (a leading byte-order mark is
+allowed). An invalid file is reported once on stderr and the defaults are used: a typo in a
+config file must not switch the memory off. `read` is the one reading and validation, for the
+hooks (through `load`) and `doctor` alike.
 """
 
 from __future__ import annotations
@@ -36,8 +55,12 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from cortex_hooks import confidence, config
+from cortex_hooks import confidence, config, regular_file
 from cortex_hooks.validation import explain
+
+MAX_BYTES = 64 * 1024
+MAX_DAYS = 36_500
+MAX_ACCESSES = 1_000_000
 
 
 def _hundredths(value: object) -> int:
@@ -66,15 +89,25 @@ class ConfidenceSection(_Section):
     review_threshold: Hundredths = _DEFAULT_POLICY.review_threshold
 
     @model_validator(mode="after")
-    def _ordered(self) -> ConfidenceSection:
-        if not self.floor <= self.start <= self.ceiling:
-            raise ValueError("floor <= start <= ceiling must hold")
+    def _coherent(self) -> ConfidenceSection:
+        if not self.floor < self.start <= self.ceiling:
+            raise ValueError("floor < start <= ceiling must hold")
+        span = self.ceiling - self.floor
+        for name, step in (("boost", self.boost), ("decay", self.decay)):
+            if not 0 < step < span:
+                raise ValueError(f"{name} must lie above 0 and below ceiling - floor")
+        if not self.floor <= self.block_gate < self.ceiling:
+            raise ValueError("block_gate must lie in [floor, ceiling): at the ceiling nothing ever blocks")
+        if not self.floor <= self.review_threshold < self.start:
+            raise ValueError(
+                "review_threshold must lie in [floor, start): at the start every new learning awaits review"
+            )
         return self
 
 
 class RegexSection(_Section):
-    timeout: float = Field(default=_DEFAULT.regex_timeout, gt=0, le=60)
-    timeout_per_mib: float = Field(default=_DEFAULT.regex_timeout_per_mib, ge=0, le=60)
+    timeout: float = Field(default=_DEFAULT.regex_timeout, gt=0, le=60, allow_inf_nan=False)
+    timeout_per_mib: float = Field(default=_DEFAULT.regex_timeout_per_mib, ge=0, le=60, allow_inf_nan=False)
 
 
 class SnapshotSection(_Section):
@@ -84,9 +117,15 @@ class SnapshotSection(_Section):
 
 class PruningSection(_Section):
     enabled: bool = _DEFAULT.prune
-    unused_days: int = Field(default=_DEFAULT.prune_unused_days, ge=1)
-    rarely_used_days: int = Field(default=_DEFAULT.prune_rarely_used_days, ge=1)
-    rarely_used_accesses: int = Field(default=_DEFAULT.prune_rarely_used_accesses, ge=1)
+    unused_days: int = Field(default=_DEFAULT.prune_unused_days, ge=1, le=MAX_DAYS)
+    rarely_used_days: int = Field(default=_DEFAULT.prune_rarely_used_days, ge=1, le=MAX_DAYS)
+    rarely_used_accesses: int = Field(default=_DEFAULT.prune_rarely_used_accesses, ge=1, le=MAX_ACCESSES)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PruningSection:
+        if self.unused_days > self.rarely_used_days:
+            raise ValueError("unused_days <= rarely_used_days must hold")
+        return self
 
 
 class ConfigFile(_Section):
@@ -112,12 +151,28 @@ class ConfigFile(_Section):
 @cache
 def load(path: str) -> config.Config:
     """The configuration of a config file; the defaults, reported once, when it is unreadable or invalid."""
+    values, problem = read(path)
+    if problem is not None:
+        print(f"cortex-hooks: ignoring invalid {path} ({problem}); using the defaults", file=sys.stderr)
+    return values
+
+
+def read(path: str) -> tuple[config.Config, str | None]:
+    """The values of a config file and None; or the defaults and what is wrong with it, in words."""
     try:
-        with open(path, "rb") as file:
-            return ConfigFile.model_validate(tomllib.load(file)).values()
+        content = regular_file.read_small(path, MAX_BYTES)
+        text = content.decode("utf-8").removeprefix("\ufeff")  # a BOM, as some editors write
+        return ConfigFile.model_validate(tomllib.loads(text)).values(), None
     except ValidationError as error:
         problem = explain(error)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        problem = f"not UTF-8 (byte {error.start})"
+    except tomllib.TOMLDecodeError as error:
+        problem = f"not TOML: {error}"
+    except RecursionError:
+        problem = "not TOML: nested too deeply"
+    except OSError as error:
+        problem = error.strerror or str(error)
+    except ValueError as error:  # a path open() refuses (a NUL byte)
         problem = str(error)
-    print(f"cortex-hooks: ignoring invalid {path} ({problem}); using the defaults", file=sys.stderr)
-    return config.DEFAULT
+    return config.DEFAULT, problem

@@ -1,8 +1,8 @@
 """Reading a session transcript (JSON lines): the first user prompt and the files changed.
 
 Transcripts grow to hundreds of megabytes, and SessionEnd has a small time budget, so the file
-is streamed line by line, only lines that can matter are parsed, and the scan stops at a
-deadline with what it has found.
+is streamed line by line, only lines that can matter are parsed, and every read loop stops at a
+deadline with what it has found. Only a regular file is read (see cortex_hooks.regular_file).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import json
 import re
 import time
 from typing import Any, BinaryIO
+
+from cortex_hooks import regular_file
 
 SUMMARY_LENGTH = 200
 MAX_CHANGES = 50
@@ -36,27 +38,25 @@ class Summary:
         self.key_changes = key_changes
 
 
-def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
+def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
     """The first user prompt (cut to 200 characters) and the files written or edited, per tool.
 
     Malformed lines are skipped. A tool call whose result was an error (a denied Write, say)
-    is not a change. OSError propagates: the caller decides what an unreadable file means.
+    is not a change. OSError propagates, also for a path that is not a regular file: the caller
+    decides what an unreadable file means.
     """
     deadline = time.monotonic() + budget_seconds
     prompt: str | None = None
     changes: dict[str, tuple[str, str]] = {}  # tool_use id -> (file, tool), in order
-    with open(path, "rb") as stream:
-        number = 0
+    with regular_file.open_regular(path) as stream:
         # Lines are read at most PARSE_LIMIT bytes at a time: a 60 MB Write line costs no more
         # memory than a short one. Of a longer line only the head is read (a tool call's name
-        # and path come first), the rest is skipped.
-        while line := stream.readline(PARSE_LIMIT):
-            number += 1
-            if number % 256 == 0 and time.monotonic() > deadline:
-                break
+        # and path come first), the rest is skipped. A line may take up to PARSE_LIMIT bytes
+        # of work, so the deadline is checked before every one.
+        while time.monotonic() < deadline and (line := stream.readline(PARSE_LIMIT)):
             if len(line) == PARSE_LIMIT and not line.endswith(b"\n"):
                 changes.update(_raw_changes(line))
-                _skip_rest_of_line(stream)
+                _skip_rest_of_line(stream, deadline)
                 continue
             # cheap byte tests first: only lines that can matter are parsed
             if prompt is None and b'"user"' in line:
@@ -71,9 +71,11 @@ def summarize(path: str, budget_seconds: float = 0.6) -> Summary:
     return Summary(prompt, key_changes)
 
 
-def _skip_rest_of_line(stream: BinaryIO) -> None:
-    while (chunk := stream.readline(PARSE_LIMIT)) and not chunk.endswith(b"\n"):
-        pass
+def _skip_rest_of_line(stream: BinaryIO, deadline: float) -> None:
+    """Read past the rest of an over-long line (a file without newlines has no end of it)."""
+    while time.monotonic() < deadline and (chunk := stream.readline(PARSE_LIMIT)):
+        if chunk.endswith(b"\n"):
+            return
 
 
 def _parse(line: bytes) -> Any:

@@ -97,10 +97,15 @@ def test_parse_reads_decimals_as_hundredths(text: str, hundredths: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["0.705", "0.001", "0.333", "abc", "", "nan", "inf", "-inf", "0.7.0", "1e-3"]
+    "text",
+    [
+        *("0.705", "0.001", "0.333", "abc", "", "nan", "inf", "-inf", "0.7.0", "1e-3"),
+        # beyond the decimal context: an overflow, a signalling NaN, an underflow to 0
+        *("1e999999999", "-1e999999999", "sNaN", "1e-999999999"),
+    ],
 )
 def test_parse_refuses_what_is_not_hundredths(text: str) -> None:
-    with pytest.raises(ValueError, match=r"not a number|more than two decimals"):
+    with pytest.raises(ValueError, match=r"not a number|more than two decimals|out of range"):
         confidence.parse(text)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, script
+from support import Result, cli, payload, run, script
 
 from cortex_hooks.store.connection import SCHEMA_VERSION
 
@@ -35,8 +35,8 @@ class Project:
         self.db = self.cortex / "cortex.db"
         self.settings = root / ".claude" / "settings.json"
 
-    def cli(self, *args: str) -> Result:
-        return cli(*args, env=self.env, cwd=self.root)
+    def cli(self, *args: str, timeout: float = 60) -> Result:
+        return cli(*args, env=self.env, cwd=self.root, timeout=timeout)
 
     def add(self, *args: str) -> int:
         result = self.cli("add", "--anti-pattern", "anti", "--correct", "correct", *args, "--json")
@@ -61,6 +61,10 @@ def tree(root: Path) -> dict[str, tuple[int, str]]:
         found[directory] = (os.stat(directory).st_mode, "")
         for name in names:
             path = os.path.join(directory, name)
+            info = os.stat(path)  # through a link, as the open below
+            if not stat.S_ISREG(info.st_mode):  # a FIFO or a link to /dev/zero: never read
+                found[path] = (info.st_mode, "")
+                continue
             with open(path, "rb") as handle:
                 content = handle.read()
             if name.endswith("-shm") or (name.endswith("-wal") and not content):
@@ -239,6 +243,53 @@ def test_an_invalid_config_file(project: Project, text: str, named: str) -> None
     problem = diagnose(project).problem("config")
     assert str(config) in problem["detail"]
     assert named in problem["detail"]
+
+
+def _config(path: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "large":
+        path.write_text("# a comment\n" * 6000)  # valid TOML, 72 kB
+    else:
+        path.write_text(kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "named"),
+    [
+        ("[pruning]\nunused_days = 1000000\n", "unused_days"),  # failed every SessionStart
+        ("[pruning]\nrarely_used_accesses = 100000000000000000000\n", "rarely_used_accesses"),
+        ("[confidence]\nblock_gate = 0.95\n", "block_gate"),  # switched auto-block off
+        ('[confidence]\nstart = "1e999999999"\n', "start"),  # crashed doctor
+        ("fifo", "not a regular file"),  # hung doctor and every hook
+        ("dev-zero", "not a regular file"),  # ate memory
+        ("large", "larger than"),
+    ],
+)
+def test_a_config_file_that_would_break_the_hooks_is_reported_as_the_hooks_report_it(
+    project: Project, kind: str, named: str
+) -> None:
+    config = project.cortex / "config.toml"
+    _config(config, kind)
+    guarded = project.cli("doctor", "--json", timeout=10)  # a read that never ends fails here
+    assert guarded.code == 1, guarded.stderr
+    problem = diagnose(project).problem("config")
+    assert problem["detail"].startswith(f"{config}: ")
+    assert named in problem["detail"]
+    # the hooks read the file with the very same function, and say the very same
+    start = run("cortex-session-start", stdin=payload("session_start.startup"), env=project.env, timeout=10)
+    assert start.code == 0, start.stderr
+    reported = problem["detail"].removeprefix(f"{config}: ")
+    assert start.stderr == f"cortex-hooks: ignoring invalid {config} ({reported}); using the defaults\n"
+
+
+def test_a_config_file_with_a_byte_order_mark_is_fine(project: Project) -> None:
+    (project.cortex / "config.toml").write_bytes(b"\xef\xbb\xbf[regex]\ntimeout = 0.1\n")
+    diagnosis = diagnose(project)
+    assert diagnosis.code == 0
+    assert any(check["check"] == "config" and check["status"] == "ok" for check in diagnosis.checks)
 
 
 def test_a_valid_config_file_is_fine(project: Project) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -337,6 +339,73 @@ def test_end_without_transcript_path_still_decays(db: Path) -> None:
     ended("no-transcript", None)
     assert confidence(lid) == 0.69
     assert sessions(db)["no-transcript"]["key_changes"] == []
+
+
+def _endless(tmp_path: Path, kind: str) -> str:
+    """A transcript_path whose reading never ends: a FIFO nobody writes, /dev/zero, or 12 GB
+    without a newline (sparse: it costs no disk)."""
+    if kind == "dev-zero":
+        return "/dev/zero"
+    path = tmp_path / f"{kind}.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.touch()
+        os.truncate(path, 12 * 1024**3)
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse-12gb"])
+def test_a_transcript_that_never_ends_costs_neither_the_deadline_nor_the_decay(
+    db: Path, tmp_path: Path, kind: str
+) -> None:
+    """SPEC §4.5: SessionEnd works in bounded time whatever transcript_path names (the goal is
+    1 s; the bound here is generous). The decay never waits for the transcript."""
+    lid = add()
+    data = payload("session_end.other", session_id=kind, transcript_path=_endless(tmp_path, kind))
+    result = run(END, stdin=data, timeout=5)
+    assert (result.code, result.stdout) == (0, ""), result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) <= 1, result.stderr
+    assert confidence(lid) == 0.69
+    record = sessions(db)[kind]
+    assert record["ended_at"] is not None
+    assert record["reason"] == "other"
+    assert record["summary"] is None
+    assert record["key_changes"] == []
+
+
+def test_a_transcript_replaced_by_a_fifo_after_the_check_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race between the stat and the open: the open itself must not block on a FIFO."""
+    from cortex_hooks import transcript
+
+    regular = os.stat(TRANSCRIPT)
+    fifo = tmp_path / "swapped.jsonl"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | transcript.Summary] = []
+
+    def summarize() -> None:
+        try:
+            outcome.append(transcript.summarize(str(fifo)))
+        except BaseException as error:
+            outcome.append(error)
+
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        return regular if str(path) == str(fifo) else real_stat(path, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "stat", stat)  # the check before the open saw a regular file
+        reader = threading.Thread(target=summarize, daemon=True)
+        reader.start()
+        reader.join(timeout=5)
+    assert not reader.is_alive(), "the open blocked on the FIFO"
+    (error,) = outcome
+    assert isinstance(error, OSError)
+    assert error.strerror == "not a regular file"
 
 
 def test_denied_write_in_the_transcript_is_not_a_key_change(db: Path, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from cortex_hooks import clock, hand_edits, location, log, matching, prefilter, wiring
 from cortex_hooks.cli import database, render
-from cortex_hooks.config import Config
+from cortex_hooks.config import DEFAULT, Config
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import Transaction, open_database, user_version
@@ -135,6 +135,8 @@ def _check_database(report: Report, path: str) -> None:
     except CortexError as error:
         report.problem("database", error.message, "restore a backup, or upgrade cortex-hooks if it is newer")
         return
+    file = location.config_path(path)
+    values, problem = _read_config(file)
     with closing(connection):
         integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
         if integrity == "ok":
@@ -142,12 +144,13 @@ def _check_database(report: Report, path: str) -> None:
         else:
             report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
         try:
-            _check_learnings(report, connection, location.config_for(path))
+            _check_learnings(report, connection, values)
         except sqlite3.Error as error:  # a damaged schema: say so, and keep checking the rest
             report.problem("database", f"cannot be read: {error}", "restore a backup of the database")
-    config_file = location.config_path(path)
-    if os.path.exists(config_file):
-        _check_config(report, config_file)
+    if problem is not None:
+        report.problem("config", f"{file}: {problem}", "fix the file (defaults are used meanwhile)")
+    elif os.path.exists(file):
+        report.ok("config", file)
     entries = log.last_entries(path)
     if entries:
         report.ok("log", f"{log.path_beside(path)}; last internal errors: " + " | ".join(entries))
@@ -168,23 +171,13 @@ def _check_permissions(report: Report, path: str) -> None:
             report.ok("permissions", f"{target} is {oct(mode)}")
 
 
-def _check_config(report: Report, file: str) -> None:
-    from pydantic import ValidationError
+def _read_config(file: str) -> tuple[Config, str | None]:
+    """The values the hooks use and what is wrong with the file: the hooks' own reading (SPEC §7)."""
+    if not os.path.exists(file):  # as location.config_for: no file, the defaults
+        return DEFAULT, None
+    from cortex_hooks import config_file
 
-    from cortex_hooks.config_file import ConfigFile
-    from cortex_hooks.validation import explain
-
-    try:
-        import tomllib
-
-        with open(file, "rb") as handle:
-            ConfigFile.model_validate(tomllib.load(handle))
-    except ValidationError as error:
-        report.problem("config", f"{file}: {explain(error)}", "fix the file (defaults are used meanwhile)")
-    except (OSError, ValueError) as error:
-        report.problem("config", f"{file}: {error}", "fix the file (defaults are used meanwhile)")
-    else:
-        report.ok("config", file)
+    return config_file.read(file)
 
 
 def _repair(report: Report, path: str) -> None:

@@ -96,13 +96,14 @@ def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy
         sessions.record_start(connection, session, str(entry.get("source")), now)
     elif op == "end" and isinstance(session, str) and not sessions.has_ended(connection, session):
         learnings.decay_all(connection, policy)
-        sessions.record_end(
+        sessions.record_end(connection, session, reason=str(entry.get("reason")), now=now)
+    elif op == "summary" and isinstance(session, str):
+        changes = entry.get("key_changes")
+        sessions.record_summary(
             connection,
             session,
-            reason=str(entry.get("reason")),
-            now=now,
             summary=entry.get("summary"),
-            key_changes=entry.get("key_changes") or [],
+            key_changes=changes if isinstance(changes, list) else [],
         )
 
 

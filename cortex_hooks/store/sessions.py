@@ -21,28 +21,23 @@ def has_ended(connection: sqlite3.Connection, session_id: str) -> bool:
     return row is not None and row[0] is not None
 
 
-def record_end(
-    connection: sqlite3.Connection,
-    session_id: str,
-    *,
-    reason: str,
-    now: str,
-    summary: str | None,
-    key_changes: list[dict[str, str]],
-) -> None:
-    """Mark a session ended (creating it when its start was never seen)."""
+def record_end(connection: sqlite3.Connection, session_id: str, *, reason: str, now: str) -> None:
+    """Mark a session ended (creating it when its start was never seen); no summary yet."""
     connection.execute(
-        """INSERT INTO session (id, ended_at, reason, summary, key_changes)
-           VALUES (:id, :now, :reason, :summary, :changes)
+        """INSERT INTO session (id, ended_at, reason) VALUES (:id, :now, :reason)
            ON CONFLICT (id) DO UPDATE SET ended_at = :now, reason = :reason,
-               summary = :summary, key_changes = :changes""",
-        {
-            "id": session_id,
-            "now": now,
-            "reason": reason,
-            "summary": summary,
-            "changes": json.dumps(key_changes, ensure_ascii=False),
-        },
+               summary = NULL, key_changes = '[]'""",
+        {"id": session_id, "now": now, "reason": reason},
+    )
+
+
+def record_summary(
+    connection: sqlite3.Connection, session_id: str, *, summary: str | None, key_changes: list[dict[str, str]]
+) -> None:
+    """The summary of an ended session, read from its transcript after the end was recorded."""
+    connection.execute(
+        "UPDATE session SET summary = :summary, key_changes = :changes WHERE id = :id",
+        {"id": session_id, "summary": summary, "changes": json.dumps(key_changes, ensure_ascii=False)},
     )
 
 
