@@ -152,7 +152,8 @@ def test_text_that_is_not_unicode_is_refused_as_invalid_input(db: Path) -> None:
     assert not db.exists()
 
 
-def test_an_empty_context_removes_it_as_an_empty_regex_does() -> None:
+def test_an_empty_context_removes_it_and_no_regex_the_regex() -> None:
     cli_json("add", "--anti-pattern", "x", "--correct", "y", "--regex", "x", "--context", "why")
-    updated = cli_json("update", "1", "--context", "", "--regex", "")
+    updated = cli_json("update", "1", "--context", "", "--no-regex")
     assert (updated["context"], updated["regex"]) == (None, None)
+
