@@ -44,13 +44,43 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
 
 
 def check_tool_matcher(matcher: str) -> str:
-    """A matcher as given, or CortexError when it is a regular expression that does not compile."""
+    """A matcher as given, or CortexError when it is a permission rule or a regular expression
+    that does not compile."""
+    rule = _permission_rule(matcher)
+    if rule is not None:
+        raise CortexError(
+            f"tool matcher {matcher!r} looks like a permission rule, which never matches a tool name;"
+            " a tool matcher is a name (Bash), names joined by | (Edit|Write), a regex (mcp__.*)"
+            f" or *; to match what it names use --tool {rule[0]} and a --regex{_example(*rule)}",
+            USAGE,
+        )
     if matcher.strip() not in ("", "*") and not _NAME_CHARACTERS.issuperset(matcher.strip()):
         try:
             re.compile(matcher)
         except re.error as error:
             raise CortexError(f"tool matcher {matcher!r} is not a valid regex: {error}", USAGE) from None
     return matcher
+
+
+def _permission_rule(matcher: str) -> tuple[str, str] | None:
+    """(tool, specifier) when the matcher, or one of its |/, alternatives, is written as a
+    permission rule: `Bash(git:*)`, `Read(./x)`, `WebFetch(domain:…)`. Claude Code's tools are
+    CamelCase words and MCP rules take no parentheses, so a capitalised word followed by a
+    parenthesised tail is not a useful matcher, unless the tail is a group of tool-name endings
+    (`Notebook(Edit|Read)`); `mcp__x__(a|b)` is a regex too."""
+    for part in (matcher, *re.split(r"[|,]", matcher)):
+        found = re.fullmatch(r"\s*([A-Z][A-Za-z]*)\((.*)\)\s*", part)
+        if found and not re.fullmatch(r"[A-Z][A-Za-z]*(\|[A-Z][A-Za-z]*)*", found[2]):
+            return found[1], found[2]
+    return None
+
+
+def _example(tool: str, specifier: str) -> str:
+    """` (--tool Bash --regex '^git\\b')` for a command rule such as `Bash(git:*)`."""
+    command = specifier.removesuffix("*").removesuffix(":").strip()
+    if tool in ("Bash", "PowerShell") and re.fullmatch(r"[\w-]+", command):
+        return f" (--tool {tool} --regex '^{command}\\b')"
+    return ""
 
 
 def mistyped(tool_name: str, tool_input: dict[str, Any]) -> str | None:

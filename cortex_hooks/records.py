@@ -66,13 +66,15 @@ class LearningFields(BaseModel):
     @field_validator("context")
     @classmethod
     def _context(cls, context: str | None) -> str | None:
-        return context or None  # `--context ''` removes it, as `--regex ''` does
+        return context or None  # `--context ''` removes it
 
     @field_validator("regex")
     @classmethod
     def _compiles(cls, pattern: str | None) -> str | None:
-        if not pattern:
+        if pattern is None:
             return None
+        if not pattern:  # taken for "no regex" it would quietly disarm an auto-block learning
+            raise ValueError("must not be empty (no regex: update ID --no-regex, or null in a file)")
         try:
             matching.compile_pattern(pattern)
         except CortexError as error:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import json
 import os
 import shlex
 from collections.abc import Iterator, Mapping
@@ -62,16 +61,41 @@ def _group(event: str, command: str) -> ClaudeSettings:
 
 
 def check(settings: object, path: str) -> ClaudeSettings:
-    """The settings object, or CortexError (exit 2) when it is not something we can merge into."""
+    """The settings object, or CortexError (exit 2) when it is not something we can merge into:
+    not an object, or hooks Claude Code would reject (it then ignores the whole file)."""
     if not isinstance(settings, dict):
         raise CortexError(f"{path} is a JSON {type(settings).__name__}, not an object; {UNTOUCHED}", USAGE)
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise CortexError(f'{path}: "hooks" is not an object; {UNTOUCHED}', USAGE)
-    for event in SCRIPTS:
-        if not isinstance(hooks.get(event, []), list):
-            raise CortexError(f'{path}: "hooks.{event}" is not a list; {UNTOUCHED}', USAGE)
+    for event, groups in hooks.items():
+        problem = _malformed(f"hooks.{event}", groups)
+        if problem:
+            raise CortexError(f"{path}: {problem}; {UNTOUCHED}", USAGE)
     return settings
+
+
+def _malformed(where: str, groups: object) -> str | None:
+    """What is wrong with an event's list of matcher groups, named by its path, if anything."""
+    if not isinstance(groups, list):
+        return f"{where} is not a list"
+    for index, group in enumerate(groups):
+        at = f"{where}[{index}]"
+        if not isinstance(group, dict):
+            return f"{at} is not an object"
+        if not isinstance(group.get("matcher", ""), str):
+            return f"{at}.matcher is not a string"
+        if not isinstance(group.get("hooks"), list):
+            return f"{at}.hooks is missing or not a list"
+        for number, handler in enumerate(group["hooks"]):
+            if not isinstance(handler, dict):
+                return f"{at}.hooks[{number}] is not an object"
+            if not isinstance(handler.get("type"), str):
+                return f"{at}.hooks[{number}].type is missing or not a string"
+            # other types (http, prompt, …) carry a url or a prompt instead of a command
+            if handler["type"] == "command" and not isinstance(handler.get("command"), str):
+                return f"{at}.hooks[{number}].command is missing or not a string"
+    return None
 
 
 UNTOUCHED = "left untouched (fix or move it, then run this again)"
@@ -146,19 +170,6 @@ def uninstalled(settings: ClaudeSettings) -> tuple[ClaudeSettings, list[Change]]
     if changes and not hooks:
         del result["hooks"]
     return result, changes
-
-
-def dumped(settings: ClaudeSettings, original: str | None) -> str:
-    """The file text, indented like the original (two spaces for a new file)."""
-    return json.dumps(settings, indent=_indent(original), ensure_ascii=False) + "\n"
-
-
-def _indent(text: str | None) -> str | int:
-    for line in (text or "").splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and stripped != line:
-            return line[: len(line) - len(stripped)]
-    return 2
 
 
 def diff(path: str, before: str | None, after: str | None) -> str:

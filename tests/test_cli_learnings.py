@@ -198,6 +198,41 @@ def test_update_of_the_target_takes_effect_on_matching() -> None:
     assert f"#{learning}" in output["hookSpecificOutput"]["additionalContext"]
 
 
+def test_no_regex_removes_the_regex_and_excludes_regex(db: Path) -> None:
+    learning = str(add("--regex", r"rm\s+-rf", "--auto-block")["id"])
+    before = fingerprint(db)
+    fails_with_usage(cli("update", learning, "--regex", "x", "--no-regex"))
+    fails_with_usage(cli("add", "--anti-pattern", "a", "--correct", "b", "--no-regex"))
+    assert fingerprint(db) == before
+    updated = cli_json("update", learning, "--no-regex")
+    assert (updated["regex"], updated["auto_block"]) == (None, True)
+    assert run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash")).stdout == ""
+
+
+def test_an_empty_regex_is_refused_with_the_way_to_remove_one() -> None:
+    learning = str(add("--regex", "rm")["id"])
+    result = cli("update", learning, "--regex=")
+    fails_with_usage(result)
+    assert "--no-regex" in result.stderr
+    assert cli_json("show", learning)["regex"] == "rm"
+
+
+def test_a_permission_rule_as_tool_says_what_a_matcher_is() -> None:
+    result = cli("add", "--anti-pattern", "a", "--correct", "b", "--tool", "Bash(git:*)")
+    fails_with_usage(result)
+    assert "permission rule" in result.stderr
+    for shown in ("Edit|Write", "mcp__.*", "--tool Bash --regex '^git\\b'"):
+        assert shown in result.stderr, shown
+
+
+@pytest.mark.parametrize(
+    "matcher",
+    ["Bash", "Edit|Write", "Edit,Write", "mcp__.*", "mcp__gh__(create|list)_issue", "(Edit|Write)", "*"],
+)
+def test_tool_matchers_of_every_form_are_still_accepted(matcher: str) -> None:
+    assert add("--tool", matcher)["tool"] == matcher
+
+
 def test_regex_given_in_the_equals_form_may_begin_with_a_dash() -> None:
     record = add("--regex=--force")
     assert record["regex"] == "--force"
@@ -330,6 +365,11 @@ INVALID_ADD = [
     ("--severity", "High"),
     ("--target", "body"),
     ("--tool", "Bash("),
+    ("--regex", ""),  # would silently disarm the learning: --no-regex says so on update
+    ("--tool", "Bash(git:*)"),  # permission-rule syntax, never a tool name
+    ("--tool", "Read(./secrets.txt)"),
+    ("--tool", "WebFetch(domain:example.com)"),
+    ("--tool", "Edit|Bash(rm:*)"),
 ]
 
 

@@ -206,14 +206,80 @@ def test_uninstall_keeps_foreign_hooks_that_share_a_group_with_ours(project: Pat
 
 
 def test_uninstall_drops_the_empty_containers_it_leaves(project: Path) -> None:
-    """An event list that held only our group goes; one that was empty before install goes too
-    (Claude Code reads an empty list and an absent key alike: lossless in meaning)."""
+    """Of a file edited since install: an event list that held only our group goes; one that was
+    empty before install goes too (Claude Code reads an empty list and an absent key alike)."""
     path = settings_file(project)
     path.parent.mkdir()
     path.write_text(json.dumps({"hooks": {"SessionStart": [], "Stop": []}, "model": "x"}))
     assert cli("install", cwd=project).code == 0
+    path.write_text(json.dumps({**load(path), "model": "y"}))
     assert cli("uninstall", cwd=project).code == 0
-    assert load(path) == {"hooks": {"Stop": []}, "model": "x"}
+    assert load(path) == {"hooks": {"Stop": []}, "model": "y"}
+
+
+def styled_settings(indent: str) -> str:
+    """A hand-written settings file: its own indentation, escapes and number spellings, other
+    hooks, no final newline."""
+    lines = [
+        "{",
+        '1"model": "caf\\u00e9",',
+        '1"ratio": 1.50,',
+        '1"budget": 1e3,',
+        '1"hooks": {',
+        '2"PreToolUse": [',
+        "3{",
+        '4"matcher": "Bash",',
+        '4"hooks": [',
+        '5{"type": "command", "command": "./lint.sh", "timeout": 5}',
+        "4]",
+        "3}",
+        "2],",
+        '2"Stop": []',
+        "1}",
+        "}",
+    ]
+    return "\n".join(indent * int(line[0]) + line[1:] if line[0].isdigit() else line for line in lines)
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"], ids=["4-spaces", "tab"])
+def test_uninstall_right_after_install_gives_back_the_original_bytes(project: Path, indent: str) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    original = styled_settings(indent).encode()
+    path.write_bytes(original)
+    assert cli("install", cwd=project).code == 0
+    result = cli("uninstall", cwd=project)
+    assert result.code == 0, result.stderr
+    assert "removed  PreToolUse" in result.stdout
+    assert path.read_bytes() == original
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"], ids=["4-spaces", "tab"])
+def test_install_keeps_the_files_own_style(project: Path, indent: str) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    original = styled_settings(indent)
+    path.write_text(original)
+    assert cli("install", cwd=project).code == 0
+    text = path.read_text()
+    head = original[: original.index('"hooks"')]
+    assert text.startswith(head)  # indentation, the \u00e9 escape, 1.50 and 1e3 as written
+    assert f'\n{indent * 2}"SessionEnd": [\n{indent * 3}{{' in text
+    assert text.endswith("\n}")  # no final newline, as before
+    assert text.isascii()
+    assert load(path)["model"] == "caf\u00e9"
+
+
+def test_uninstall_of_a_file_edited_since_install_removes_only_our_hooks(project: Path) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_text(styled_settings("  "))
+    assert cli("install", cwd=project).code == 0
+    path.write_text(path.read_text().replace('"ratio": 1.50', '"ratio": 2.50'))
+    assert cli("uninstall", cwd=project).code == 0
+    text = path.read_text()
+    assert json.loads(text) == json.loads(styled_settings("  ").replace("1.50", "2.50"))
+    assert text.startswith(styled_settings("  ")[:60].replace("1.50", "2.50"))  # the edit, as edited
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(project: Path) -> None:
@@ -243,6 +309,24 @@ def test_dry_run_prints_a_diff_and_writes_nothing(project: Path) -> None:
     assert path.read_bytes() == installed
 
 
+# hook groups Claude Code would reject (it then ignores the whole file), and where they go wrong
+MALFORMED_GROUPS = {
+    '{"hooks": {"PreToolUse": ["./lint.sh"]}}': "hooks.PreToolUse[0]",
+    '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": {"type": "command"}}]}}': (
+        "hooks.PreToolUse[0].hooks"
+    ),
+    '{"hooks": {"SessionStart": [{"matcher": "*"}]}}': "hooks.SessionStart[0].hooks",
+    '{"hooks": {"PreToolUse": [{"matcher": ["Bash"], "hooks": []}]}}': "hooks.PreToolUse[0].matcher",
+    '{"hooks": {"Stop": [{"hooks": [{"command": "notify"}]}]}}': "hooks.Stop[0].hooks[0].type",
+    '{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": 5}]}]}}': (
+        "hooks.SessionEnd[0].hooks[0].command"
+    ),
+    '{"hooks": {"PostToolUse": [{"hooks": ["notify"]}]}}': "hooks.PostToolUse[0].hooks[0]",
+    '{"hooks": {"Stop": {"hooks": []}}}': "hooks.Stop",
+}
+MALFORMED_HOOKS = list(MALFORMED_GROUPS)
+
+
 @pytest.mark.parametrize("action", ["install", "uninstall"])
 @pytest.mark.parametrize(
     "content",
@@ -254,6 +338,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(project: Path) -> None:
         '{"hooks": []}',
         '{"hooks": {"PreToolUse": {"matcher": "*"}}}',
         b'{"model": "\xff"}',
+        *MALFORMED_HOOKS,
     ],
 )
 def test_a_settings_file_we_cannot_merge_into_is_refused_untouched(
@@ -435,3 +520,77 @@ def test_the_example_settings_file_is_what_install_writes() -> None:
     assert wiring.hooks_block(OUR_SCRIPTS) == example
     written, _ = wiring.installed({}, _PATHS)
     assert without_paths(written) == example
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+@pytest.mark.parametrize(("content", "where"), MALFORMED_GROUPS.items())
+def test_a_malformed_hook_group_is_named_by_its_path(
+    project: Path, action: str, content: str, where: str
+) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_text(content)
+    result = cli(action, cwd=project)
+    assert result.code == 2
+    assert f"{path}: {where} is " in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert path.read_text() == content
+
+
+def test_a_handler_of_another_type_needs_no_command(project: Path) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]}}')
+    assert cli("install", cwd=project).code == 0
+
+
+def test_backups_are_named_and_only_the_newest_three_kept(project: Path) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_text("{}")
+    theirs = [path.parent / "settings.json.bak", path.parent / "settings.json.mine.bak"]
+    for other in theirs:
+        other.write_text("kept")
+    made = []
+    for action in ("install", "uninstall", "install", "uninstall", "install"):
+        result = cli(action, "--json", cwd=project)
+        assert result.code == 0, result.stderr
+        (entry,) = result.json()["files"]
+        assert Path(entry["backup"]).parent == path.parent
+        made.append(entry["backup"])
+        assert entry["removed_backups"] == made[:-3][-1:]  # the oldest goes once three are kept
+    assert sorted(str(p) for p in backups(path.parent) if p not in theirs) == sorted(made[-3:])
+    assert all(other.read_text() == "kept" for other in theirs)
+    human = cli("uninstall", cwd=project)
+    assert f"Backup of the previous settings.json: {path.parent}/settings.json." in human.stdout
+    assert "the 3 newest are kept" in human.stdout
+    assert f"removed {made[-3]}" in human.stdout
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+@pytest.mark.parametrize("read_only", ["file", "directory"])
+def test_a_read_only_settings_file_is_refused(project: Path, action: str, read_only: str) -> None:
+    path = settings_file(project)
+    path.parent.mkdir()
+    path.write_text(json.dumps(FOREIGN))
+    if action == "uninstall":
+        assert cli("install", cwd=project).code == 0
+        for backup in backups(path.parent):
+            backup.unlink()
+    before = path.read_bytes()
+    locked = path if read_only == "file" else path.parent
+    mode = locked.stat().st_mode
+    locked.chmod(0o444 if read_only == "file" else 0o555)
+    try:
+        result = cli(action, cwd=project)
+        listing = sorted(p.name for p in path.parent.iterdir())
+    finally:
+        locked.chmod(mode)
+    assert result.code == 1
+    assert (
+        result.stderr
+        == f"cortex-hooks: {locked} is a read-only {read_only}: left {path} untouched (make it writable)\n"
+    )
+    assert result.stdout == ""
+    assert path.read_bytes() == before
+    assert listing == ["settings.json"]

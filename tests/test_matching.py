@@ -67,6 +67,31 @@ EDITS = {
 
 
 @pytest.mark.parametrize(
+    ("matcher", "rule"),
+    [
+        ("Bash(git:*)", True),
+        ("Read(./src/x.py)", True),
+        ("WebFetch(domain:example.com)", True),
+        ("Edit|Bash(rm:*)", True),
+        (" Bash(ls) ", True),
+        ("Bash", False),
+        ("Edit|Write", False),
+        ("mcp__.*", False),
+        ("mcp__github__(create|list)_issue", False),
+        ("(Edit|Write)", False),
+        ("Notebook(Edit|Read)", False),  # a regex group: no alternative is a rule by itself
+        ("*", False),
+    ],
+)
+def test_a_permission_rule_is_refused_as_a_tool_matcher(matcher: str, rule: bool) -> None:
+    if rule:
+        with pytest.raises(CortexError, match="looks like a permission rule"):
+            matching.check_tool_matcher(matcher)
+    else:
+        assert matching.check_tool_matcher(matcher) == matcher
+
+
+@pytest.mark.parametrize(
     ("tool", "tool_input", "content", "path"),
     [
         ("Bash", {"command": "git push --force", "description": "push"}, ["git push --force"], []),

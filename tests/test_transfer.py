@@ -159,6 +159,12 @@ def test_import_fills_what_is_missing(tmp_path: Path) -> None:
     assert instant(imported["created_at"]) == instant(NOW["CORTEX_NOW"])
 
 
+def test_a_null_regex_imports_as_no_regex(tmp_path: Path) -> None:
+    document = {"learnings": [{"anti_pattern": "a", "correct_pattern": "b", "regex": None}]}
+    assert import_file(write(tmp_path, document)).code == 0
+    assert cli_json("list")[0]["regex"] is None
+
+
 def test_import_of_a_bare_array_of_learnings(tmp_path: Path) -> None:
     records = [
         {"anti_pattern": "a", "correct_pattern": "b", "regex": "a+"},
@@ -202,6 +208,8 @@ INVALID = [
     ({"severity": "urgent"}, "learnings.1.severity"),
     ({"target": "body"}, "learnings.1.target"),
     ({"anti_pattern": None}, "learnings.1.anti_pattern"),
+    ({"regex": ""}, "learnings.1.regex"),  # would disarm it silently; null means no regex
+    ({"tool": "Bash(git:*)"}, "learnings.1.tool"),  # a permission rule, not a tool matcher
 ]
 
 

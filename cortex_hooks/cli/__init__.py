@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import NoReturn
 
@@ -18,7 +19,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
+    _write_utf8()
     return boundary.guarded(lambda: _dispatch(sys.argv[1:] if argv is None else argv))
+
+
+def _write_utf8() -> None:
+    """Stored text is Unicode whatever the locale: under LC_ALL=C (and PYTHONUTF8=0) Python's
+    streams are ASCII, and the first stored "é" would end a listing in an internal error."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and not stream.closed:
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
 def _dispatch(argv: list[str]) -> int:

@@ -6,16 +6,15 @@ The merge itself is pure, in cortex_hooks.wiring.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import shutil
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cortex_hooks import clock, location
-from cortex_hooks.cli import database, learn_command, render
+from cortex_hooks import location, settings_text
+from cortex_hooks.cli import database, file_changes, learn_command, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.store.connection import open_database
 from cortex_hooks.wiring import (
@@ -25,8 +24,8 @@ from cortex_hooks.wiring import (
     ClaudeSettings,
     check,
     diff,
-    dumped,
     installed,
+    our_commands,
     uninstalled,
 )
 
@@ -41,6 +40,8 @@ class Plan:
     before: bytes | None
     after: str | None
     changes: list[Change]
+    backup: str | None = None  # once applied: the copy of `before`
+    removed_backups: list[str] = field(default_factory=list)  # older ones, past KEPT_BACKUPS
 
     @property
     def changed(self) -> bool:
@@ -85,12 +86,17 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         _report_dry_run(args, plans)
         return 0
+    for plan in plans:
+        if plan.changed:
+            file_changes.refuse_read_only(plan.path)  # before anything is written
     project_database = None
     if args.action == "install" and args.scope != "user":
         # first: a database this version cannot use stops the install before any file is written
         project_database = _ensure_database(args)
-    backups = {plan.path: _apply(plan) for plan in plans if plan.changed}
-    _report(args, plans, backups, project_database)
+    for plan in plans:
+        if plan.changed:
+            _apply(plan)
+    _report(args, plans, project_database)
     return 0
 
 
@@ -133,20 +139,45 @@ def script_path(name: str) -> str:
 
 def _settings_plan(args: argparse.Namespace) -> Plan:
     path = settings_path(args.scope)
-    raw = _read(path)
-    settings: ClaudeSettings = {} if raw is None else check(_parse(raw, path), path)
+    raw = file_changes.read(path)
+    settings: ClaudeSettings = {} if raw is None else check(settings_text.parse(raw, path), path)
+    original = None if raw is None else raw.decode("utf-8")
     if args.action == "install":
         commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
         merged, changes = installed(settings, commands)
     else:
         merged, changes = uninstalled(settings)
-    original = None if raw is None else raw.decode("utf-8")
-    return Plan(path, raw, dumped(merged, original) if changes else original, changes)
+        if changes and original is not None:
+            before = _before_install(path, original, settings)
+            if before is not None:
+                return Plan(path, raw, before, changes)
+    return Plan(path, raw, settings_text.dumped(merged, original) if changes else original, changes)
+
+
+def _before_install(path: str, text: str, settings: ClaudeSettings) -> str | None:
+    """The file as it was before our install, when nothing but that install changed it since:
+    the newest backup B holds no hooks of ours, and the file is, byte for byte, what install
+    writes from B with the commands it now holds. Uninstall then gives back B's very bytes;
+    otherwise (the file was edited since) our hooks are removed from what it now is."""
+    found = our_commands(settings)
+    newest = file_changes.backups(path)[:1]
+    if not newest or any(len(commands) != 1 for commands in found.values()):
+        return None
+    try:
+        raw = file_changes.read(newest[0]) or b""
+        earlier = check(settings_text.parse(raw, newest[0]), newest[0])
+    except CortexError:  # a backup we cannot read: the removal below does without it
+        return None
+    original = raw.decode("utf-8")
+    reinstalled, _ = installed(earlier, {event: commands[0] for event, commands in found.items()})
+    if any(our_commands(earlier).values()) or settings_text.dumped(reinstalled, original) != text:
+        return None
+    return original
 
 
 def _learn_plan(args: argparse.Namespace) -> Plan | None:
     path = os.path.join(_claude_dir(args.scope), "commands", "learn.md")
-    raw = _read(path)
+    raw = file_changes.read(path)
     ours = raw is not None and learn_command.MARKER.encode() in raw
     if args.action == "uninstall":
         if not ours or raw is None:
@@ -162,72 +193,17 @@ def _learn_plan(args: argparse.Namespace) -> Plan | None:
     return Plan(path, raw, text, [Change("command", "updated" if raw else "added", "/learn")])
 
 
-def _read(path: str) -> bytes | None:
+def _apply(plan: Plan) -> None:
+    """Make the change on disk, after a backup of the previous file (when there was one)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise CortexError(f"cannot read {path}: {error.strerror or error}") from None
-
-
-def _parse(raw: bytes, path: str) -> object:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        problem = f"not UTF-8 (byte {error.start})"
-    except json.JSONDecodeError as error:
-        problem = f"{error.msg} at line {error.lineno} column {error.colno}"
-    raise CortexError(f"{path} is not valid JSON ({problem}); {UNTOUCHED}", USAGE)
-
-
-def _apply(plan: Plan) -> str | None:
-    """Make the change on disk; the backup of the previous file (None when there was none)."""
-    try:
-        backup = None if plan.before is None else _backup(plan.path, plan.before)
+        if plan.before is not None:
+            plan.backup, plan.removed_backups = file_changes.back_up(plan.path, plan.before)
         if plan.after is None:
             os.remove(plan.path)
         else:
-            _write(plan.path, plan.after)
+            file_changes.write(plan.path, plan.after)
     except OSError as error:
         raise CortexError(f"cannot write {error.filename or plan.path}: {error.strerror or error}") from None
-    return backup
-
-
-def _backup(path: str, content: bytes) -> str:
-    """A new timestamped copy beside the file: an earlier backup is never overwritten."""
-    stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")
-    for attempt in range(1, 1000):
-        candidate = f"{path}.{stamp}{'' if attempt == 1 else f'-{attempt}'}.bak"
-        try:
-            with open(candidate, "xb") as handle:
-                handle.write(content)
-        except FileExistsError:
-            continue
-        shutil.copymode(path, candidate)
-        return candidate
-    raise CortexError(f"cannot find a free backup name beside {path}")
-
-
-def _write(path: str, text: str) -> None:
-    """Write through a temporary file and a rename: Claude Code never reads half a file.
-
-    A symlinked settings file (dotfiles) is written where it points, and stays a link.
-    """
-    path = os.path.realpath(path)
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
-    try:
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        if os.path.exists(path):
-            shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
 
 
 def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
@@ -240,7 +216,7 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
             {
                 "scope": args.scope,
                 "dry_run": True,
-                "files": [{**_plan_json(plan, None), "diff": diffs[plan.path]} for plan in plans],
+                "files": [{**_plan_json(plan), "diff": diffs[plan.path]} for plan in plans],
             }
         )
         return
@@ -252,11 +228,12 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
     render.say("Dry run: nothing was written.")
 
 
-def _plan_json(plan: Plan, backup: str | None) -> dict[str, Any]:
+def _plan_json(plan: Plan) -> dict[str, Any]:
     return {
         "path": plan.path,
         "action": plan.action(),
-        "backup": backup,
+        "backup": plan.backup,
+        "removed_backups": plan.removed_backups,
         "changes": [asdict(change) for change in plan.changes],
     }
 
@@ -264,11 +241,10 @@ def _plan_json(plan: Plan, backup: str | None) -> dict[str, Any]:
 def _report(
     args: argparse.Namespace,
     plans: list[Plan],
-    backups: dict[str, str | None],
     project_database: dict[str, Any] | None,
 ) -> None:
     if args.json:
-        files = [_plan_json(plan, backups.get(plan.path)) for plan in plans]
+        files = [_plan_json(plan) for plan in plans]
         render.emit_json(
             {"scope": args.scope, "dry_run": False, "files": files, "database": project_database}
         )
@@ -301,9 +277,13 @@ def _report(
         else:
             render.say(f"The /learn command is already in {render.clean(plan.path)}.")
     for plan in plans:
-        backup = backups.get(plan.path)
-        if backup:
-            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(backup)}")
+        if plan.backup:
+            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(plan.backup)}")
+            render.say(
+                f"  (backups go beside it; the {file_changes.KEPT_BACKUPS} newest are kept"
+                + "".join(f", removed {render.clean(old)}" for old in plan.removed_backups)
+                + ")"
+            )
         elif plan.changed and plan.before is None:
             render.say(f"{render.clean(plan.path)} did not exist: created it, nothing to back up.")
     if project_database is not None:

@@ -70,7 +70,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--anti-pattern", required=required, metavar="TEXT")
     parser.add_argument("--correct", required=required, metavar="TEXT")
-    parser.add_argument("--regex", metavar="PATTERN", help="detection regex ('' removes it)")
+    regex = parser.add_mutually_exclusive_group()
+    regex.add_argument("--regex", metavar="PATTERN", help="detection regex")
+    if not required:  # update: an empty --regex is refused, so removing one is said out loud
+        regex.add_argument("--no-regex", action="store_true", help="remove the regex (never matches)")
     parser.add_argument("--tool", metavar="MATCHER", help="Claude Code tool matcher (default *)")
     parser.add_argument("--target", help="content (default), path or input")
     parser.add_argument("--severity", help="low, medium (default), high or critical")
@@ -144,6 +147,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_update(args: argparse.Namespace) -> int:
     changes = _given(args)
+    if args.no_regex:
+        changes["regex"] = None
     if not changes:
         raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
     now = clock.iso(clock.now())

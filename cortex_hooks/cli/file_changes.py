@@ -1,0 +1,102 @@
+"""Changing a file the user owns (settings.json, the /learn command): read, refuse a read-only one,
+back it up beside itself (the newest few kept), write it whole by a rename.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+from cortex_hooks import clock
+from cortex_hooks.errors import CortexError
+
+KEPT_BACKUPS = 3  # per file: enough to step back over a few installs, not a pile in .claude/
+
+
+def read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise CortexError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def refuse_read_only(path: str) -> None:
+    """CortexError when the file, or the directory it and its backup are written in, is read-only.
+
+    The write goes by a rename, which the file's own permission does not stop; and root may write
+    whatever the mode says. So the mode is asked, not the system call.
+    """
+    target = os.path.realpath(path)
+    for place in (target, os.path.dirname(target), os.path.dirname(os.path.abspath(path))):
+        if _read_only(place):
+            what = "directory" if os.path.isdir(place) else "file"
+            raise CortexError(f"{place} is a read-only {what}: left {path} untouched (make it writable)")
+
+
+def _read_only(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    return not mode & 0o222 or not os.access(path, os.W_OK)
+
+
+def backups(path: str) -> list[str]:
+    """Our backups of `path` (named `NAME.STAMP[-N].bak` beside it), newest first."""
+    return [name for _, name in _ours(path)]
+
+
+def _ours(path: str) -> list[tuple[tuple[str, int], str]]:
+    directory = os.path.dirname(path) or "."
+    pattern = re.compile(re.escape(os.path.basename(path)) + r"\.(\d{8}T\d{6}Z)(?:-(\d+))?\.bak")
+    found = []
+    for name in os.listdir(directory) if os.path.isdir(directory) else []:
+        match = pattern.fullmatch(name)
+        if match:
+            found.append(((match[1], int(match[2] or 1)), os.path.join(directory, name)))
+    return sorted(found, reverse=True)
+
+
+def back_up(path: str, content: bytes) -> tuple[str, list[str]]:
+    """A new timestamped copy beside the file (an earlier backup is never overwritten), and the
+    older backups of ours it removed to keep the newest KEPT_BACKUPS."""
+    stamp = clock.now().strftime("%Y%m%dT%H%M%SZ")
+    # after the last of this second: a number freed by removing an old one would sort first
+    first = max((number for (when, number), _ in _ours(path) if when == stamp), default=0) + 1
+    for attempt in range(first, first + 1000):
+        backup = f"{path}.{stamp}{'' if attempt == 1 else f'-{attempt}'}.bak"
+        try:
+            with open(backup, "xb") as handle:
+                handle.write(content)
+        except FileExistsError:
+            continue
+        shutil.copymode(path, backup)
+        removed = [old for old in backups(path) if old != backup][KEPT_BACKUPS - 1 :]
+        for old in removed:
+            os.remove(old)
+        return backup, removed
+    raise CortexError(f"cannot find a free backup name beside {path}")
+
+
+def write(path: str, text: str) -> None:
+    """Write through a temporary file and a rename: Claude Code never reads half a file.
+
+    A symlinked settings file (dotfiles) is written where it points, and stays a link.
+    """
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(text.encode("utf-8"))  # bytes: line ends exactly as the text has them
+        if os.path.exists(path):
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
