@@ -71,8 +71,8 @@ def test_export_format_and_archived_rows() -> None:
     cli_json("archive", str(archived["id"]))
     cli_json("show", str(kept["id"]))
     document = export()
-    assert set(document) == {"version", *KINDS}
-    assert document["version"] == 1
+    assert set(document) == {"version", *KINDS, "memories", "edges"}
+    assert document["version"] == 2  # version 2 adds memories and edges (SPEC §9.2)
     for kind in KINDS:
         assert isinstance(document[kind], list)
     by_anti = {record["anti_pattern"]: record for record in document["learnings"]}
@@ -88,7 +88,15 @@ def test_export_format_and_archived_rows() -> None:
 
 def test_export_of_a_missing_database_is_empty_and_creates_nothing(db: Path) -> None:
     document = export()
-    assert document == {"version": 1, "learnings": [], "decisions": [], "errors": [], "todos": []}
+    assert document == {
+        "version": 2,
+        "learnings": [],
+        "decisions": [],
+        "errors": [],
+        "todos": [],
+        "memories": [],
+        "edges": [],
+    }
     assert not db.exists()
 
 
@@ -238,7 +246,7 @@ def test_an_invalid_record_leaves_an_existing_database_unchanged(
 @pytest.mark.parametrize(
     ("document", "field"),
     [
-        ({"version": 2, "learnings": []}, "version"),
+        ({"version": 3, "learnings": []}, "version"),
         ({"version": 1, "learnings": [], "extra": []}, "extra"),
         ({"version": 1, "learnings": {"not": "a list"}}, "learnings"),
     ],
