@@ -14,12 +14,16 @@ def section(rows: list[dict[str, object]], total: int) -> Section:
         f"through disuse and {'awaits' if one else 'await'} review. "
         "Ask the user whether to keep or archive each:"
     )
-    entries = [
-        f"- #{row['id']} {sanitize.line(str(row['anti_pattern']), 160)} "
-        f"(confidence {confidence.show(int(str(row['confidence'])))})"
-        f" — keep: `cortex-hooks keep {row['id']}` · archive: `cortex-hooks archive {row['id']}`"
-        for row in rows
-    ]
+    entries = []
+    for row in rows:
+        scope = " --global" if row.get("scope") == "global" else ""
+        where = " (global)" if scope else ""
+        entries.append(
+            f"- #{row['id']}{where} {sanitize.line(str(row['anti_pattern']), 160)} "
+            f"(confidence {confidence.show(int(str(row['confidence'])))})"
+            f" — keep: `cortex-hooks keep {row['id']}{scope}`"
+            f" · archive: `cortex-hooks archive {row['id']}{scope}`"
+        )
     return Section(heading, entries, rank=0, more="cortex-hooks list --review", hidden=total - len(rows))
 
 

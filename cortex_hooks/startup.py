@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from cortex_hooks import clock, location, pruning, snapshot
 from cortex_hooks.config import Config
+from cortex_hooks.scopes import Scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
 
@@ -21,20 +22,24 @@ def prune(connection: sqlite3.Connection, config: Config, now: datetime, *, dry_
     }
 
 
-def session_text(connection: sqlite3.Connection, config: Config, now: datetime) -> tuple[str, int]:
-    """The text SessionStart injects, and how many learnings await review."""
-    # No review entry is shorter than 60 characters: more rows than this could never be shown.
-    rows, awaiting = learnings.awaiting_review(
-        connection, config.policy, limit=config.context_budget // 60 + 1
-    )
+def session_text(scopes: list[Scope], now: datetime) -> tuple[str, int]:
+    """The text SessionStart injects, and how many learnings await review: the review prompt of
+    both scopes (project first), then the project's snapshot, within the project's budget."""
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    config = location.config_for((project or scopes[0]).path)
+    waiting: list[dict[str, object]] = []
+    awaiting = 0
+    for scope in scopes:
+        # No review entry is shorter than 60 characters: more rows than this could never be shown.
+        policy = location.config_for(scope.path).policy
+        rows, count = learnings.awaiting_review(
+            scope.connection, policy, limit=config.context_budget // 60 + 1
+        )
+        waiting += [{**dict(row), "scope": scope.name} for row in rows]
+        awaiting += count
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
-    loaded = snapshot_store.rows(connection, since) if config.snapshot else None
+    loaded = snapshot_store.rows(project.connection, since) if project and config.snapshot else None
     text = snapshot.session_context(
-        [dict(row) for row in rows],
-        awaiting,
-        loaded,
-        now,
-        budget=config.context_budget,
-        cli=location.cli_command(),
+        waiting, awaiting, loaded, now, budget=config.context_budget, cli=location.cli_command()
     )
     return text, awaiting

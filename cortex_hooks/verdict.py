@@ -13,7 +13,16 @@ if TYPE_CHECKING:
 class Hit:
     """A learning that matched this tool call, as it was before the match's boost."""
 
-    __slots__ = ("anti_pattern", "auto_block", "before", "correct_pattern", "id", "severity")
+    __slots__ = (
+        "anti_pattern",
+        "auto_block",
+        "before",
+        "correct_pattern",
+        "id",
+        "policy",
+        "scope",
+        "severity",
+    )
 
     def __init__(
         self,
@@ -24,6 +33,8 @@ class Hit:
         severity: str,
         auto_block: bool,
         before: int,
+        scope: str = "project",
+        policy: confidence.Policy = confidence.DEFAULT,
     ) -> None:
         self.id = id
         self.anti_pattern = anti_pattern
@@ -31,9 +42,18 @@ class Hit:
         self.severity = severity
         self.auto_block = auto_block
         self.before = before
+        self.scope = scope  # where the learning lives: named in the texts when it is global
+        self.policy = policy  # the confidence model of its scope's configuration
 
     @classmethod
-    def of(cls, row: sqlite3.Row, before: int | None = None) -> Hit:
+    def of(
+        cls,
+        row: sqlite3.Row,
+        before: int | None = None,
+        *,
+        scope: str = "project",
+        policy: confidence.Policy = confidence.DEFAULT,
+    ) -> Hit:
         """The hit of a stored learning row, at its confidence before the boost: as stored, or
         `before` (with the writes still pending, see store.pending)."""
         return cls(
@@ -43,6 +63,8 @@ class Hit:
             severity=row["severity"],
             auto_block=bool(row["auto_block"]),
             before=row["confidence"] if before is None else before,
+            scope=scope,
+            policy=policy,
         )
 
 
@@ -70,42 +92,48 @@ class Verdict:
         return "deny" if self.deny_reason is not None else "warn"
 
 
-def decide(hits: list[Hit], policy: confidence.Policy = confidence.DEFAULT) -> Verdict | None:
+def decide(hits: list[Hit], policy: confidence.Policy | None = None) -> Verdict | None:
     """The verdict on these matches: a deny when a trusted auto-block learning matched, the
-    other matches as one warning in the agent's context; None when nothing matched."""
+    other matches as one warning in the agent's context; None when nothing matched. Each hit
+    is judged by its own scope's policy unless `policy` is given."""
     if not hits:
         return None
-    blocking = [hit for hit in hits if hit.auto_block and confidence.blocks(hit.before, policy)]
+    if policy is not None:
+        for hit in hits:
+            hit.policy = policy
+    blocking = [hit for hit in hits if hit.auto_block and confidence.blocks(hit.before, hit.policy)]
     warning = [hit for hit in hits if hit not in blocking]
     reason = None
     room = TEXT_LIMIT
     if blocking:
         limit = TEXT_LIMIT * 2 // 3 if warning else TEXT_LIMIT
-        reason = _text(DENY_HEADER, blocking, "NEVER", policy, limit)
+        reason = _text(DENY_HEADER, blocking, "NEVER", limit)
         room -= len(reason)
-    context = _text(WARN_HEADER, warning, "AVOID", policy, room) if warning else None
+    context = _text(WARN_HEADER, warning, "AVOID", room) if warning else None
     return Verdict(blocking, reason, context)
 
 
-def _text(header: str, hits: list[Hit], verb: str, policy: confidence.Policy, limit: int) -> str:
+def _text(header: str, hits: list[Hit], verb: str, limit: int) -> str:
     """The header and an entry per learning, within `limit` characters and naming every one:
     long texts are shortened to share the room, and learnings beyond room are named by id."""
     share = (limit - len(header)) // len(hits) - 1
     text = header
     for shown, hit in enumerate(hits):
-        entry = _entry(hit, verb, policy, share)
+        entry = _entry(hit, verb, share)
         if len(text) + 1 + len(entry) + len(_more(hits[shown + 1 :])) > limit:
             return (text + _more(hits[shown:]))[:limit]
         text += "\n" + entry
     return text
 
 
-def _entry(hit: Hit, verb: str, policy: confidence.Policy, room: int) -> str:
+def _entry(hit: Hit, verb: str, room: int) -> str:
     """One learning in at most `room` characters (its first line at least)."""
+    policy = hit.policy
     after = confidence.boosted(hit.before, policy)
     soon = hit.auto_block and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
+    scope = "global, " if hit.scope == "global" else ""
     head = (
-        f"- learning #{hit.id} ({sanitize.line(hit.severity)}, confidence "
+        f"- learning #{hit.id} ({scope}{sanitize.line(hit.severity)}, confidence "
         f"{confidence.show(hit.before)} -> {confidence.show(after)}"
         f"{'; auto-block: blocks from its next match' if soon else ''})"
     )
@@ -126,5 +154,6 @@ def _cut(text: str, room: int) -> str:
 def _more(rest: list[Hit]) -> str:
     if not rest:
         return ""
-    ids = ", ".join(f"#{hit.id}" for hit in rest)
-    return f"\n… and {len(rest)} more: learnings {ids} (`cortex-hooks show ID`)"
+    ids = ", ".join(f"#{hit.id}" + (" (global)" if hit.scope == "global" else "") for hit in rest)
+    show = "`cortex-hooks show ID`" + (", `--global` for a global one" if "(global)" in ids else "")
+    return f"\n… and {len(rest)} more: learnings {ids} ({show})"

@@ -8,6 +8,7 @@ import sqlite3
 from cortex_hooks import location
 from cortex_hooks.config import Config
 from cortex_hooks.errors import CortexError
+from cortex_hooks.scopes import Scope, open_scopes
 from cortex_hooks.store.connection import Missing, open_database
 
 
@@ -16,6 +17,14 @@ def path(args: argparse.Namespace) -> str:
     if getattr(args, "global_scope", False):
         return location.global_database(getattr(args, "global_db", None))
     return location.cli_database(getattr(args, "db", None))
+
+
+def both(
+    args: argparse.Namespace, names: tuple[str, ...] = ("project", "global")
+) -> tuple[list[Scope], list[str]]:
+    """The project's and the global database, those that exist (reading never creates one)."""
+    project = location.cli_database(getattr(args, "db", None))
+    return open_scopes(project, location.global_database(getattr(args, "global_db", None)), names=names)
 
 
 def scope(args: argparse.Namespace) -> str:

@@ -4,17 +4,16 @@ returned counts one access."""
 from __future__ import annotations
 
 import argparse
-import sqlite3
-from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, location
-from cortex_hooks.cli import options, render
+from cortex_hooks import clock
+from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory import records
 from cortex_hooks.memory.recall import Found, query_words, ranked
+from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import kinds, learnings, memories, search
-from cortex_hooks.store.connection import Missing, Transaction, open_database
+from cortex_hooks.store.connection import Transaction
 
 KINDS = ("memory", "learning", "decision", "error", "todo")
 SHOW = {
@@ -49,19 +48,21 @@ def run_recall(args: argparse.Namespace) -> int:
     if args.type:
         wanted &= {"memory"}
     match = search.words_query(words)
-    paths = _paths(args)
-    found: list[Found] = []
-    for scope in args.scopes:
-        with _opened(paths[scope]) as connection:
-            if connection is None:
-                continue
-            top = memories.max_in_degree(connection)
-            for row in search.found(connection, match, wanted):
-                if args.type and row["type"] != args.type:
-                    continue
-                found.append(Found(scope, row, top))
-    results = ranked(found, args.limit)
-    _count_and_link(paths, results)
+    scopes, skipped = database.both(args, args.scopes)
+    try:
+        for note in skipped:
+            render.note(note)
+        found: list[Found] = []
+        for scope in scopes:
+            top = memories.max_in_degree(scope.connection)
+            for row in search.found(scope.connection, match, wanted):
+                if not args.type or row["type"] == args.type:
+                    found.append(Found(scope.name, row, top))
+        results = ranked(found, args.limit)
+        for scope in scopes:
+            _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
+    finally:
+        close(scopes)
     if args.json:
         render.emit_json(results)
     else:
@@ -69,56 +70,23 @@ def run_recall(args: argparse.Namespace) -> int:
     return 0
 
 
-def _paths(args: argparse.Namespace) -> dict[str, str]:
-    return {
-        "project": location.cli_database(getattr(args, "db", None)),
-        "global": location.global_database(getattr(args, "global_db", None)),
-    }
-
-
-class _opened:
-    """A scope's database for the duration of a block, or None when it does not exist."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.connection: sqlite3.Connection | None = None
-
-    def __enter__(self) -> sqlite3.Connection | None:
-        try:
-            self.connection = open_database(self.path)
-        except Missing:
-            return None
-        return self.connection
-
-    def __exit__(self, *_: object) -> None:
-        if self.connection is not None:
-            self.connection.close()
-
-
-def _count_and_link(paths: dict[str, str], results: list[dict[str, Any]]) -> None:
+def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:
     """Each returned row counts one access; a memory's `source_of` edges are listed as `linked`."""
     now = clock.iso(clock.now())
-    for scope, path in paths.items():
-        mine = [result for result in results if result["scope"] == scope]
-        if not mine:
-            continue
-        with closing(open_database(path)) as connection, Transaction(connection):
-            ids = {kind: [r["id"] for r in mine if r["kind"] == kind] for kind in KINDS}
-            memories.record_access(connection, ids["memory"], now)
-            for learning_id in ids["learning"]:
-                learnings.record_access(connection, learning_id, now)
-            for kind in ("decision", "error"):
-                for row_id in ids[kind]:
-                    kinds.record_access(connection, kind + "s", row_id, now)
-            linked = memories.sources_of(connection, ids["memory"])
-        for result in mine:
-            result["linked"] = [
-                {"id": row["id"], "type": row["type"], "path": row["path"]}
-                for row in linked.get(result["id"], [])
-                if result["kind"] == "memory"
-            ]
+    ids = {kind: [result["id"] for result in results if result["kind"] == kind] for kind in KINDS}
+    with Transaction(scope.connection):
+        memories.record_access(scope.connection, ids["memory"], now)
+        for learning_id in ids["learning"]:
+            learnings.record_access(scope.connection, learning_id, now)
+        for kind in ("decision", "error"):
+            for row_id in ids[kind]:
+                kinds.record_access(scope.connection, kind + "s", row_id, now)
+    linked = memories.sources_of(scope.connection, ids["memory"])
     for result in results:
-        result.setdefault("linked", [])
+        result["linked"] = [
+            {"id": row["id"], "type": row["type"], "path": row["path"]}
+            for row in (linked.get(result["id"], []) if result["kind"] == "memory" else [])
+        ]
 
 
 def _human(results: list[dict[str, Any]]) -> str:

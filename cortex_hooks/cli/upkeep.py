@@ -7,8 +7,9 @@ import sys
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, hand_edits, kind_records, startup
+from cortex_hooks import clock, hand_edits, kind_records, location, startup
 from cortex_hooks.cli import database, options, render
+from cortex_hooks.scopes import close
 from cortex_hooks.store import kinds, learnings, sessions
 from cortex_hooks.store.connection import Transaction
 
@@ -79,16 +80,25 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_snapshot(args: argparse.Namespace) -> int:
     """Exactly the text SessionStart would inject now: pruning included, then rolled back."""
     text, awaiting = "", 0
-    connection = database.for_reading(args)
-    if connection is not None:
-        with closing(connection), Transaction(connection, keep=False):
-            config = database.config(args)
-            now = clock.now()
+    scopes, skipped = database.both(args)
+    try:
+        now = clock.now()
+        for scope in scopes:
+            scope.connection.execute("BEGIN IMMEDIATE")  # rolled back below: a preview
+            config = location.config_for(scope.path)
             if config.prune:
-                startup.prune(connection, config, now, dry_run=False)
-            text, awaiting = startup.session_text(connection, config, now)
-            for note in hand_edits.notes(learnings.odd_confidences(connection)):
-                render.note(note)  # as SessionStart names them
+                startup.prune(scope.connection, config, now, dry_run=False)
+        if scopes:
+            text, awaiting = startup.session_text(scopes, now)
+        for note in skipped + [
+            n for s in scopes for n in hand_edits.notes(learnings.odd_confidences(s.connection))
+        ]:
+            render.note(note)  # as SessionStart names them
+    finally:
+        for scope in scopes:
+            if scope.connection.in_transaction:
+                scope.connection.execute("ROLLBACK")
+        close(scopes)
     if args.json:
         render.emit_json({"text": text, "awaiting_review": awaiting})
     elif text:

@@ -8,12 +8,13 @@ hook error — the tool call is never blocked by a failure, only by a deliberate
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 import sys
 
 from cortex_hooks import boundary, location, log, sanitize
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.connection import HOOK_WRITE_WAIT, Missing, open_database
+from cortex_hooks.scopes import Scope, close, open_scopes
+from cortex_hooks.store.connection import HOOK_WRITE_WAIT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,33 +45,37 @@ class Outcome:
 def run(
     event: str,
     parse: Callable[[Payload], Parsed],
-    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+    handle: Callable[[Parsed, list[Scope]], Outcome],
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
-    `parse` validates the payload before the database is looked at, so bad input is reported
-    even in a project without a database; `handle` loads, decides and writes.
+    `parse` validates the payload before a database is looked at, so bad input is reported even
+    in a project without one; `handle` loads, decides and writes, scope by scope.
     """
+    if os.environ.get("CORTEX_HOOKS_CHILD") == "1":
+        return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
     return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
 
 
 def _run(
     event: str,
     parse: Callable[[Payload], Parsed],
-    handle: Callable[[Parsed, sqlite3.Connection, str], Outcome],
+    handle: Callable[[Parsed, list[Scope]], Outcome],
 ) -> int:
     payload = read_payload(event)
     parsed = parse(payload)
-    path = location.hook_database(payload.get("cwd"))
-    log.attach(path)
+    project = location.hook_database(payload.get("cwd"))
+    log.attach(project)
+    scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT)
+    if not scopes:
+        if skipped:
+            raise CortexError("; ".join(skipped))
+        return 0  # no database in either scope: hooks never create one, and stay silent
     try:
-        connection = open_database(path, busy=HOOK_WRITE_WAIT)
-    except Missing:
-        return 0  # a project without a database: hooks never create one, and stay silent
-    try:
-        outcome = handle(parsed, connection, path)
+        outcome = handle(parsed, scopes)
     finally:
-        connection.close()
+        close(scopes)
+    outcome.problems[:0] = skipped
     if outcome.output is not None:
         sys.stdout.write(json.dumps(outcome.output) + "\n")
     _report(event, outcome)

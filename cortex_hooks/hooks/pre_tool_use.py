@@ -14,6 +14,7 @@ import sqlite3
 from cortex_hooks import matching, prefilter
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
+from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction, locked
 
@@ -51,22 +52,38 @@ def parse(payload: dict[str, Any]) -> ToolCall:
     return ToolCall(tool_name, tool_input)
 
 
-def handle(call: ToolCall, connection: sqlite3.Connection, database: str) -> pipeline.Outcome:
+def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
+    """The learnings of every scope against this call; one verdict on all their matches."""
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
+    outcome = pipeline.Outcome()
+    hits: list[Any] = []
+    for scope in scopes:
+        rows = _candidates(scope.connection, call.tool_name, texts, outcome.problems)
+        if rows:  # past here the hot path imports more; a call that matches nothing never gets here
+            hits += _match(scope, rows, texts, outcome)
+    if hits:
+        from cortex_hooks import protocol, verdict
+
+        decided = verdict.decide(hits)
+        outcome.output = protocol.pre_tool_use(decided) if decided else None
+    return outcome
+
+
+def _candidates(
+    connection: sqlite3.Connection, tool_name: str, texts: dict[str, list[str]], problems: list[str]
+) -> list[sqlite3.Row]:
+    """The learnings the prefilter and the tool matcher let through, without compiling a regex."""
     rows: list[sqlite3.Row] = []
-    problems: list[str] = []
     for row in store.candidates(connection, _lookup_keys(connection, texts)):
         if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
-        elif matching.tool_accepts(row["tool"], call.tool_name) and prefilter.satisfied(
+        elif matching.tool_accepts(row["tool"], tool_name) and prefilter.satisfied(
             row["literals"], texts[row["target"]]
         ):
             rows.append(row)
-    if not rows:
-        return pipeline.Outcome(problems=problems)  # the hot path ends here, having imported nothing more
-    return _match(rows, texts, connection, database, problems)
+    return rows
 
 
 def _unreadable(row: sqlite3.Row) -> str:
@@ -76,16 +93,13 @@ def _unreadable(row: sqlite3.Row) -> str:
 
 
 def _match(
-    rows: list[sqlite3.Row],
-    texts: dict[str, list[str]],
-    connection: sqlite3.Connection,
-    database: str,
-    problems: list[str],
-) -> pipeline.Outcome:
-    """Run the candidates' regexes; record every match in one transaction; decide."""
-    from cortex_hooks import clock, hand_edits, location, protocol, verdict
+    scope: Scope, rows: list[sqlite3.Row], texts: dict[str, list[str]], outcome: pipeline.Outcome
+) -> list[Any]:
+    """Run one scope's candidates' regexes and record its matches in one transaction; its hits."""
+    from cortex_hooks import clock, hand_edits, location, verdict
 
-    config = location.config_for(database)
+    config = location.config_for(scope.path)
+    named = "global learning" if scope.is_global else "learning"
     matched: list[int] = []
     for row in rows:
         try:
@@ -94,18 +108,16 @@ def _match(
             ):
                 matched.append(row["id"])
         except matching.Unusable as error:
-            problems.append(f"learning #{row['id']} skipped: {error.message}")
+            outcome.problems.append(f"{named} #{row['id']} skipped: {error.message}")
     if not matched:
-        return pipeline.Outcome(problems=problems)
-
-    now = clock.iso(clock.now())
-    notes: list[str] = []
+        return []
+    connection, now, policy = scope.connection, clock.iso(clock.now()), config.policy
     try:
         with Transaction(connection):
             # read inside the transaction: the gate is judged on the confidence before this boost
             readable, unreadable = hand_edits.split(store.matched(connection, matched))
-            hits = [verdict.Hit.of(row) for row in readable]
-            store.record_matches(connection, [hit.id for hit in hits], now, config.policy)
+            hits = [verdict.Hit.of(row, scope=scope.name, policy=policy) for row in readable]
+            store.record_matches(connection, [hit.id for hit in hits], now, policy)
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
@@ -115,14 +127,20 @@ def _match(
 
         readable, unreadable = hand_edits.split(store.matched(connection, matched))
         hits = [
-            verdict.Hit.of(row, pending.pending_confidence(connection, database, row, config.policy))
+            verdict.Hit.of(
+                row,
+                pending.pending_confidence(connection, scope.path, row, policy),
+                scope=scope.name,
+                policy=policy,
+            )
             for row in readable
         ]
-        pending.append(database, "match", ids=[hit.id for hit in hits], now=now)
-        notes.append("another process holds the database's write lock: this match's boost is kept for later")
-    problems += unreadable  # a hand-edited value is never boosted, nor read
-    decided = verdict.decide(hits, config.policy)
-    return pipeline.Outcome(protocol.pre_tool_use(decided) if decided else None, problems, notes)
+        pending.append(scope.path, "match", ids=[hit.id for hit in hits], now=now)
+        outcome.notes.append(
+            f"another process holds the {scope.name} database's write lock: boost kept for later"
+        )
+    outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
+    return hits
 
 
 def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) -> list[str]:

@@ -6,6 +6,7 @@ import sqlite3
 
 from cortex_hooks import clock, hand_edits, location, payloads, transcript
 from cortex_hooks.hooks import pipeline
+from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction, locked
 
@@ -18,42 +19,57 @@ def parse(payload: dict[str, object]) -> payloads.SessionEndPayload:
     return payloads.parse(payloads.SessionEndPayload, payload)
 
 
-def handle(
-    payload: payloads.SessionEndPayload, connection: sqlite3.Connection, database: str
-) -> pipeline.Outcome:
-    config = location.config_for(database)
-    now = clock.iso(clock.now())
+def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline.Outcome:
+    """Each scope decays once per session (the global one therefore once per session in any
+    project); then the transcript's summary, read once, is stored beside each end."""
     notes: list[str] = []
+    now = clock.iso(clock.now())
     # The decay first, in its own transaction: it must never wait for, or depend on, the
     # transcript (a FIFO, /dev/zero, a huge file). The summary is a second, small write.
+    ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
+    if not ended:
+        return pipeline.Outcome(notes=notes)  # a repeated SessionEnd: every scope has decayed already
+    summary, problems = _summary(payload.transcript_path)
+    notes += problems
+    if summary.summary is not None or summary.key_changes:
+        kept = {"summary": summary.summary, "key_changes": summary.key_changes}
+        for scope in ended:
+            try:
+                with Transaction(scope.connection):
+                    sessions.record_summary(
+                        scope.connection,
+                        payload.session_id,
+                        summary=summary.summary,
+                        key_changes=summary.key_changes,
+                    )
+            except sqlite3.OperationalError as error:
+                if not locked(error):
+                    raise
+                pending.append(scope.path, "summary", session=payload.session_id, now=now, **kept)
+    for scope in scopes:
+        notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
+    return pipeline.Outcome(notes=notes)
+
+
+def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: list[str]) -> bool:
+    """One scope's decay and end record, at most once per session; whether this call made them."""
+    policy = location.config_for(scope.path).policy
     try:
-        with Transaction(connection):
-            if sessions.has_ended(connection, payload.session_id):
-                return pipeline.Outcome()  # a repeated SessionEnd: the session has decayed already
-            learnings.decay_all(connection, config.policy)
-            sessions.record_end(connection, payload.session_id, reason=payload.reason, now=now)
+        with Transaction(scope.connection):
+            if sessions.has_ended(scope.connection, payload.session_id):
+                return False
+            learnings.decay_all(scope.connection, policy)
+            sessions.record_end(scope.connection, payload.session_id, reason=payload.reason, now=now)
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
         # Another process holds the write lock: the decay is kept, never lost, and applied once
         # (store.pending checks the session has not ended when it applies it).
-        pending.append(database, "end", session=payload.session_id, reason=payload.reason, now=now)
-        notes.append("another process holds the database's write lock: the session end is kept for later")
-    summary, problems = _summary(payload.transcript_path)
-    notes += problems
-    if summary.summary is not None or summary.key_changes:
-        try:
-            with Transaction(connection):
-                sessions.record_summary(
-                    connection, payload.session_id, summary=summary.summary, key_changes=summary.key_changes
-                )
-        except sqlite3.OperationalError as error:
-            if not locked(error):
-                raise
-            kept = {"summary": summary.summary, "key_changes": summary.key_changes}
-            pending.append(database, "summary", session=payload.session_id, now=now, **kept)
-    notes += hand_edits.notes(learnings.odd_confidences(connection))  # not decayed: named
-    return pipeline.Outcome(notes=notes)
+        pending.append(scope.path, "end", session=payload.session_id, reason=payload.reason, now=now)
+        notes.append(
+            f"another process holds the {scope.name} database's write lock: session end kept for later"
+        )
+    return True
 
 
 def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:
