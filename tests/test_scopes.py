@@ -151,3 +151,16 @@ def test_export_and_import_per_scope(tmp_path: Path, user_db: Path) -> None:
     assert [row["anti_pattern"] for row in cli_json("list")] == ["global one"]
     shutil.rmtree(user_db.parent)
     assert cli_json("list", "--global") == []
+
+
+def test_explain_decides_with_both_scopes_as_the_hook_does(db: Path, user_db: Path) -> None:
+    add("--anti-pattern", "local warn", "--correct", "x", "--regex", "deploy")
+    add("--anti-pattern", "global block", "--correct", "y", "--regex", "deploy", "--auto-block", "--global")
+    explained = cli_json("explain", "--tool", "Bash", "--command", "deploy now")
+    hook = run(PRE, stdin=bash("deploy now"))
+    assert explained["decision"] == "deny"
+    assert explained["output"] == hook.json()  # the very output the hook printed
+    assert {(r["scope"], r["effect"]) for r in explained["learnings"]} == {
+        ("project", "warn"),
+        ("global", "deny"),
+    }

@@ -61,6 +61,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.repair and os.path.exists(path):
         _repair(report, path)
     _check_database(report, path)
+    if database.scope(args) == "project":
+        _check_global(report, location.global_database(getattr(args, "global_db", None)))
     if args.json:
         render.emit_json({"ok": not report.failed, "database": path, "checks": report.checks})
     else:
@@ -154,6 +156,21 @@ def _check_database(report: Report, path: str) -> None:
     entries = log.last_entries(path)
     if entries:
         report.ok("log", f"{log.path_beside(path)}; last internal errors: " + " | ".join(entries))
+
+
+def _check_global(report: Report, path: str) -> None:
+    """The user-global database, when there is one: usable, or what the hooks skip."""
+    if not os.path.exists(path):
+        return
+    try:
+        with closing(open_database(path)) as connection:
+            report.ok("global database", f"{path} (schema {user_version(connection)})")
+    except CortexError as error:
+        report.problem(
+            "global database",
+            f"{error.message}: the hooks skip it",
+            "cortex-hooks doctor --global (its own checks), or move it aside",
+        )
 
 
 def _check_permissions(report: Report, path: str) -> None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import closing
 from typing import Any
 
-from cortex_hooks import confidence, matching, prefilter, protocol, verdict
+from cortex_hooks import confidence, location, matching, prefilter, protocol, verdict
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import readable_rows
 from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
 
 
@@ -36,24 +36,28 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     tool_input = _tool_input(args)
     texts = {target: matching.fragments(target, args.tool, tool_input) for target in matching.TARGETS}
-    config = database.config(args)
-    rows, keys = [], {}
-    connection = database.for_reading(args)
-    if connection is not None:
-        with closing(connection):
-            rows = readable_rows(store.select(connection, "active"))
-            keys = store.keys_by_learning(connection)
-    reports = [_evaluate(row, args.tool, texts, keys.get(row["id"], set()), config) for row in rows]
-    hits = [
-        verdict.Hit.of(row) for row, report in zip(rows, reports, strict=True) if report["result"] == "match"
-    ]
-    decided = verdict.decide(hits, config.policy)
+    reports: list[dict[str, Any]] = []
+    hits: list[verdict.Hit] = []
+    scopes, skipped = database.both(args)  # both scopes, as the hook reads them
+    try:
+        for note in skipped:
+            render.note(note)
+        for scope in scopes:
+            config = location.config_for(scope.path)
+            keys = store.keys_by_learning(scope.connection)
+            for row in readable_rows(store.select(scope.connection, "active")):
+                report = _evaluate(row, args.tool, texts, keys.get(row["id"], set()), config)
+                report["scope"] = scope.name
+                if report["result"] == "match":
+                    blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
+                    report["effect"] = "deny" if blocks else "warn"
+                    hits.append(verdict.Hit.of(row, scope=scope.name, policy=config.policy))
+                reports.append(report)
+    finally:
+        close(scopes)
+    decided = verdict.decide(hits)
     output = protocol.pre_tool_use(decided) if decided else None
     decision = decided.decision if decided else "none"
-    for report, row in zip(reports, rows, strict=True):
-        if report["result"] == "match":
-            blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
-            report["effect"] = "deny" if blocks else "warn"
     if args.json:
         render.emit_json({"tool": args.tool, "decision": decision, "output": output, "learnings": reports})
     else:
@@ -121,7 +125,8 @@ def _human(args: argparse.Namespace, decision: str, reports: list[dict[str, Any]
         effect = f" -> {report['effect']}" if report["effect"] else ""
         text = " | ".join(report["text"]) or "(nothing: this tool has no such text)"
         lines.append(
-            f"#{report['id']} {render.clean(report['anti_pattern'], one_line=True)[:70]}\n"
+            f"#{report['id']}{' (global)' if report['scope'] == 'global' else ''} "
+            f"{render.clean(report['anti_pattern'], one_line=True)[:70]}\n"
             f"    regex {render.clean(report['regex'] or '-', one_line=True)} on {report['target']}: "
             f"{render.clean(text, one_line=True)[:100]}\n"
             f"    {report['result']}{effect} (confidence {report['confidence']:.2f}"
