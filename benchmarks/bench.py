@@ -408,6 +408,56 @@ def add_sessions(path: str, count: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+MEMORY_TYPES = ("architecture", "decision", "pattern", "gotcha", "progress", "context")
+RECALL_QUERY = "which queue do the billing retries go through"
+REMEMBERED = (
+    "The billing retries go through the kafka orders queue with three attempts and a dead letter topic"
+)
+
+
+def add_memories(path: str, count: int, seed: int) -> None:
+    """`count` memories (developer notes made of WORDS), written with sqlite3 into the `memory`
+    table of a migrated database: the schema's triggers index them, as the CLI's writes are."""
+    import random
+    import sqlite3
+    from contextlib import closing
+
+    rng = random.Random(seed)
+    verbs = ("goes through", "is configured in", "must never touch", "depends on", "replaced", "caches")
+    rows = []
+    for number in range(count):
+        words = [rng.choice(WORDS) for _ in range(rng.randrange(6, 18))]
+        content = (
+            f"The {words[0]} {rng.choice(verbs)} the {words[1]} {words[2]}: "
+            + " ".join(words[3:])
+            + f" (note {number})"
+        )
+        stamp = f"2026-{rng.randrange(1, 12):02d}-{rng.randrange(1, 28):02d}T10:00:00Z"
+        rows.append(
+            {
+                "type": rng.choice(MEMORY_TYPES),
+                "content": content,
+                "summary": content[:200],
+                "priority": rng.randrange(1, 11),
+                "confidence": rng.randrange(30, 91),
+                "pinned": int(rng.random() < 0.001),
+                "tags": json.dumps(rng.sample(WORDS, 2)),
+                "access_count": rng.randrange(0, 20),
+                "stamp": stamp,
+            }
+        )
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.executemany(
+            """INSERT INTO memory (type, content, summary, priority, confidence, pinned, tags, source,
+                   access_count, created_at, updated_at, confirmed_at)
+               VALUES (:type, :content, :summary, :priority, :confidence, :pinned, :tags, 'explicit',
+                   :access_count, :stamp, :stamp, :stamp)""",
+            rows,
+        )
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def copy_database(source: str, target: str) -> None:
     """A private copy of a database (main file and any WAL) for one case."""
     import shutil
@@ -503,12 +553,13 @@ def write_transcript(path: str, megabytes: int) -> int:
     return len(files)
 
 
-def _env(venv: str, database: str, work: str) -> dict[str, str]:
+def _env(venv: str, database: str, work: str, user: str | None = None) -> dict[str, str]:
     return {
         "PATH": os.path.join(venv, "bin") + os.pathsep + os.defpath,
         "HOME": work,
         "LANG": "C.UTF-8",
         "CORTEX_DB": database,
+        "CORTEX_GLOBAL_DB": user or os.path.join(work, "no-global", "cortex-global.db"),
     }
 
 
@@ -567,7 +618,46 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             }
         )
     hook_end = os.path.join(scripts, "cortex-session-end")
+    cli = os.path.join(scripts, "cortex-hooks")
     found += [
+        {
+            "name": "PreToolUse, no match, both scopes",
+            "size": "10,000 + 10,000 global",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000",
+            "global": "10000",
+            "goal": ("ratio", 2.5),
+            "expect": "silent",
+        },
+        {
+            "name": "`cortex-hooks recall`",
+            "size": "100,000 + 10,000 global memories",
+            "argv": [cli, "recall", RECALL_QUERY],
+            "payload": "",
+            "db": "memories",
+            "global": "memories-global",
+            "goal": ("ratio", 15.0),
+            "expect": "ok",
+        },
+        {
+            "name": "`cortex-hooks remember` (auto-link)",
+            "size": "100,000 memories",
+            "argv": [cli, "remember", REMEMBERED],
+            "payload": "",
+            "db": "memories",
+            "goal": ("ratio", 15.0),
+            "expect": "ok",
+        },
+        {
+            "name": "SessionEnd (decay + surface)",
+            "size": "100,000 memories",
+            "argv": [hook_end],
+            "payload": _payload("SessionEnd", reason="other", transcript_path=small_transcript),
+            "db": "memories",
+            "goal": ("ratio", 20.0),
+            "expect": "ok",
+        },
         {
             "name": "PreToolUse, a match that denies",
             "size": 10_000,
@@ -608,7 +698,11 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
     for number, case in enumerate(found):
         database = os.path.join(work, f"case{number}", ".cortex", "cortex.db")
         copy_database(os.path.join(work, f"db{case['db']}", ".cortex", "cortex.db"), database)
-        case.update(database=database, env=_env(venv, database, work))
+        user = None
+        if case.get("global"):
+            user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
+            copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
+        case.update(database=database, env=_env(venv, database, work, user))
     return found
 
 
@@ -669,7 +763,7 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any]]], runs: int) -> str:
         f"Whole process, {runs} timed runs per case, each paired with the venv's `python -c pass`; "
         "ratio = median of the paired ratios hook/baseline. Memory goal: peak RSS ≤ 50 MiB.",
         "",
-        f"| case | learnings | median ms | min{DASH}max ms | ratio | goal | result | peak RSS MiB |",
+        f"| case | data | median ms | min{DASH}max ms | ratio | goal | result | peak RSS MiB |",
         "|---|---|---|---|---|---|---|---|",
     ]
     first = rows[0][1]
@@ -678,7 +772,7 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any]]], runs: int) -> str:
         f"| 1.0{TIMES} | — | — | {first['base_peak']:.1f} |"
     )
     for case, row in rows:
-        size = f"{case['size']:,}" if case["size"] else "—"
+        size = case["size"] if isinstance(case["size"], str) else f"{case['size']:,}" if case["size"] else "—"
         if case["goal"] is None:
             verdict = "—"
         elif row["problem"]:
@@ -766,6 +860,11 @@ def main(argv: list[str] | None = None) -> int:
             database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
             build_database(venv, database, size, work)
         add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
+        print("bench: 100,000 + 10,000 memories ...", file=sys.stderr)
+        for name, count, seed in (("memories", 100_000, 7), ("memories-global", 10_000, 8)):
+            database = os.path.join(work, f"db{name}", ".cortex", "cortex.db")
+            build_database(venv, database, 10, work)
+            add_memories(database, count, seed)
         transcript = os.path.join(work, "transcript.jsonl")
         written = write_transcript(transcript, args.transcript_mb)
         small = os.path.join(work, "small.jsonl")
