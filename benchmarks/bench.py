@@ -416,22 +416,22 @@ REMEMBERED = (
 
 
 def add_memories(path: str, count: int, seed: int) -> None:
-    """`count` memories (developer notes made of WORDS), written with sqlite3 into the `memory`
-    table of a migrated database: the schema's triggers index them, as the CLI's writes are."""
+    """`count` memories written with sqlite3 into the `memory` table of a migrated database (the
+    schema's triggers index them, as the CLI's writes are). Developer notes: a few of WORDS, then
+    words of a 5,000-word vocabulary drawn with Zipf's law (a real project's notes name files,
+    services and flags; a handful of words in every note would be no project's memory)."""
     import random
     import sqlite3
     from contextlib import closing
 
     rng = random.Random(seed)
+    vocabulary = [*WORDS, *(f"{rng.choice(WORDS)}{n}" for n in range(5_000))]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
     verbs = ("goes through", "is configured in", "must never touch", "depends on", "replaced", "caches")
     rows = []
-    for number in range(count):
-        words = [rng.choice(WORDS) for _ in range(rng.randrange(6, 18))]
-        content = (
-            f"The {words[0]} {rng.choice(verbs)} the {words[1]} {words[2]}: "
-            + " ".join(words[3:])
-            + f" (note {number})"
-        )
+    for _ in range(count):
+        words = rng.choices(vocabulary, weights, k=rng.randrange(6, 18))
+        content = f"The {words[0]} {rng.choice(verbs)} the {words[1]} {words[2]}: " + " ".join(words[3:])
         stamp = f"2026-{rng.randrange(1, 12):02d}-{rng.randrange(1, 28):02d}T10:00:00Z"
         rows.append(
             {

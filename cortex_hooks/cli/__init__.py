@@ -31,20 +31,41 @@ def _write_utf8() -> None:
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
-def _dispatch(argv: list[str]) -> int:
-    from cortex_hooks.cli import (
-        doctor,
-        explain,
-        install,
-        kinds,
-        learnings,
-        memories,
-        move,
-        recall,
-        transfer,
-        upkeep,
-    )
+# Each command's module, imported only when that command runs (or for --help and usage errors,
+# which list them all): a command pays for what it uses, and `recall` never imports pydantic.
+MODULES = {
+    **dict.fromkeys(
+        ("add", "list", "show", "update", "pin", "unpin", "keep", "archive", "restore"), "learnings"
+    ),
+    **dict.fromkeys(("remember", "memories", "forget", "index-code", "link"), "memories"),
+    "recall": "recall",
+    "move": "move",
+    **dict.fromkeys(("decisions", "errors", "todos"), "kinds"),
+    **dict.fromkeys(("prune", "stats", "snapshot", "sessions"), "upkeep"),
+    **dict.fromkeys(("export", "import"), "transfer"),
+    **dict.fromkeys(("install", "uninstall"), "install"),
+    "explain": "explain",
+    "doctor": "doctor",
+}
+_VALUED = ("--db", "--global-db")  # the options before a command that take a value
 
+
+def _command(argv: list[str]) -> str | None:
+    """The command named in argv: its first word that is neither an option nor an option's value."""
+    words = iter(argv)
+    for word in words:
+        if word in _VALUED:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def _dispatch(argv: list[str]) -> int:
+    import importlib
+
+    command = _command(argv)
+    names = [MODULES[command]] if command in MODULES else list(dict.fromkeys(MODULES.values()))
     common = _Parser(add_help=False)
     common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the project's SQLite file")
     common.add_argument(
@@ -65,8 +86,8 @@ def _dispatch(argv: list[str]) -> int:
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (learnings, memories, recall, move, kinds, upkeep, transfer, install, explain, doctor):
-        module.register(commands, common)
+    for name in names:
+        importlib.import_module(f"cortex_hooks.cli.{name}").register(commands, common)
     args = parser.parse_args(argv)
     from cortex_hooks import log
     from cortex_hooks.cli import database

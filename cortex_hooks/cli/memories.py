@@ -13,7 +13,7 @@ from typing import Any
 from cortex_hooks import clock, location
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.memory import records, similarity
+from cortex_hooks.memory import records, similarity, vocabulary
 from cortex_hooks.memory.records import Memory, MemoryFields
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import search
@@ -34,7 +34,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     actions = group.add_subparsers(dest="action", metavar="ACTION", parser_class=type(group))
     actions.required = True
     listing = actions.add_parser("list", parents=[common], help="list memories (not an access)")
-    listing.add_argument("--type", choices=records.TYPES)
+    listing.add_argument("--type", choices=vocabulary.TYPES)
     options.shown(listing)
     listing.set_defaults(run=run_list)
     show = actions.add_parser("show", parents=[common], help="show one memory and its edges (an access)")
@@ -70,7 +70,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     link = commands.add_parser("link", parents=[common], help="an edge between two memories")
     link.add_argument("from_id", type=options.record_id, metavar="ID")
     link.add_argument("to_id", type=options.record_id, metavar="ID")
-    link.add_argument("--type", required=True, choices=records.LINKABLE)
+    link.add_argument("--type", required=True, choices=vocabulary.LINKABLE)
     link.add_argument("--strength", type=float, default=1.0, metavar="X", help="0 to 1 (default 1)")
     link.set_defaults(run=run_link)
     for command in (remember, forget, index, link):
@@ -78,7 +78,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _memory_options(parser: argparse.ArgumentParser, *, pin: bool = True) -> None:
-    parser.add_argument("--type", choices=records.TYPES, help="default: context")
+    parser.add_argument("--type", choices=vocabulary.TYPES, help="default: context")
     parser.add_argument("--summary", metavar="S", help="default: the first line of the content")
     parser.add_argument("--priority", type=int, metavar="N", help="1 to 10 (default 5)")
     parser.add_argument("--tag", action="append", dest="tags", metavar="X", help="a tag (repeatable)")
@@ -125,7 +125,7 @@ def auto_link(
     if not words:
         return []
     linked = []
-    for row in search.similar_memories(connection, search.words_query(sorted(words)), memory_id):
+    for row in search.similar_memories(connection, search.match(connection, sorted(words)), memory_id):
         value = similarity.jaccard(words, similarity.words(row["content"]))
         if value >= similarity.RELATES:
             store.link(connection, memory_id, row["id"], "relates_to", strength=round(value, 2), now=now)
@@ -266,7 +266,7 @@ def run_forget(args: argparse.Namespace) -> int:
     if connection is None:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     with closing(connection):
-        found = search.found(connection, search.words_query(words), {"memory"})
+        found = search.found(connection, search.match(connection, words), {"memory"})
     if not found:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     best = float(str(found[0]["relevance"]))

@@ -9,7 +9,7 @@ from typing import Any
 from cortex_hooks import clock
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.memory import records
+from cortex_hooks.memory import vocabulary
 from cortex_hooks.memory.recall import Found, query_words, ranked
 from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import kinds, learnings, memories, search
@@ -29,7 +29,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     recall = commands.add_parser("recall", parents=[common], help="what the memory knows about some words")
     recall.add_argument("query", metavar="QUERY")
     recall.add_argument("--limit", type=int, default=10, metavar="N", help="at most N results (default 10)")
-    recall.add_argument("--type", choices=records.TYPES, help="memories of this type only")
+    recall.add_argument("--type", choices=vocabulary.TYPES, help="memories of this type only")
     recall.add_argument("--kind", choices=KINDS, help="one kind only")
     only = recall.add_mutually_exclusive_group()
     only.add_argument("--project-only", action="store_const", dest="scopes", const=("project",))
@@ -47,7 +47,6 @@ def run_recall(args: argparse.Namespace) -> int:
     wanted = {args.kind} if args.kind else set(KINDS)
     if args.type:
         wanted &= {"memory"}
-    match = search.words_query(words)
     scopes, skipped = database.both(args, args.scopes)
     try:
         for note in skipped:
@@ -55,7 +54,7 @@ def run_recall(args: argparse.Namespace) -> int:
         found: list[Found] = []
         for scope in scopes:
             top = memories.max_in_degree(scope.connection)
-            for row in search.found(scope.connection, match, wanted):
+            for row in search.found(scope.connection, search.match(scope.connection, words), wanted):
                 if not args.type or row["type"] == args.type:
                     found.append(Found(scope.name, row, top))
         results = ranked(found, args.limit)

@@ -10,11 +10,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from cortex_hooks import confidence, sanitize
-from cortex_hooks.memory.records import Memory
-from cortex_hooks.records import Learning
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the records are pydantic models: `recall` prints without importing pydantic
+    from pydantic import BaseModel
+
+    from cortex_hooks.memory.records import Memory
+    from cortex_hooks.records import Learning
 
 
 def clean(text: str | None, *, one_line: bool = False) -> str:
@@ -23,12 +26,14 @@ def clean(text: str | None, *, one_line: bool = False) -> str:
 
 
 def emit_json(value: Any) -> None:
-    """Exactly one JSON value on stdout."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
-    elif isinstance(value, list):
-        value = [item.model_dump(mode="json") if isinstance(item, BaseModel) else item for item in value]
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    """Exactly one JSON value on stdout (records are dumped as their models print them)."""
+    if isinstance(value, list):
+        value = [_plain(item) for item in value]
+    sys.stdout.write(json.dumps(_plain(value), indent=2, ensure_ascii=False) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
 
 def say(text: str) -> None:
@@ -142,7 +147,7 @@ def _text(value: object) -> str:
         return "-"
     if isinstance(value, list):
         return ", ".join(_text(item) for item in value)
-    if isinstance(value, BaseModel):
+    if hasattr(value, "model_dump"):
         return " ".join(f"{v}" for v in value.model_dump().values())
     return str(value)
 

@@ -9,19 +9,21 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from cortex_hooks import confidence
+from cortex_hooks.memory import vocabulary
 from cortex_hooks.records import Instant, Text
 from cortex_hooks.validation import encodable
 
 MemoryType = Literal[
     "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
 ]
-TYPES: tuple[str, ...] = MemoryType.__args__  # type: ignore[attr-defined]
+
 Source = Literal["explicit", "conversation", "code_index"]
 Status = Literal["active", "superseded", "archived"]
 EdgeType = Literal[
     "relates_to", "derived_from", "contradicts", "exemplifies", "refines", "supersedes", "source_of"
 ]
-LINKABLE: tuple[str, ...] = tuple(t for t in EdgeType.__args__ if t != "supersedes")  # type: ignore[attr-defined]
+assert MemoryType.__args__ == vocabulary.TYPES  # type: ignore[attr-defined]
+assert EdgeType.__args__ == vocabulary.EDGE_TYPES  # type: ignore[attr-defined]
 SUMMARY_LENGTH = 200
 DEFAULT_CONFIDENCE = 70  # hundredths (§9.1)
 

@@ -187,6 +187,8 @@ MIGRATIONS: list[tuple[str, ...]] = [
         # One full-text index over every kind; a row's rowid is 8 * its id + its kind's number
         # (store.search.KINDS). Triggers keep it in step with its rows under every write path.
         "CREATE VIRTUAL TABLE search USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
+        # How many rows hold each word: a query keeps its rarer words (store.search.match).
+        "CREATE VIRTUAL TABLE search_vocabulary USING fts5vocab(search, 'row')",
         *_SEARCH_TRIGGERS,
         *_SEARCH_BACKFILL,
     ),

@@ -80,3 +80,25 @@ def similar_memories(
 def words_query(words: list[str]) -> str:
     """An FTS5 query that finds any of these words, each quoted: never FTS syntax."""
     return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost time
+COMMON = 0.25  # a word in more than this share of rows is dropped while rarer ones remain
+
+
+def match(connection: sqlite3.Connection, words: list[str]) -> str:
+    """The FTS5 query for these words: the rarest of them (bm25 weighs a common word at almost
+    nothing, yet reading its rows is what makes a query slow over 100,000 memories). A word the
+    index does not hold as typed (an accent the tokenizer folds) is kept."""
+    counts = {
+        term: count
+        for term, count in connection.execute(
+            "SELECT term, doc FROM search_vocabulary WHERE term IN (SELECT value FROM json_each(:words))",
+            {"words": json.dumps(words)},
+        )
+    }
+    rows = connection.execute("SELECT coalesce(max(rowid), 0) / 8 FROM search").fetchone()[0]
+    unknown = [word for word in words if word not in counts]  # no rows to read: they cost nothing
+    known = sorted((word for word in words if word in counts), key=counts.__getitem__)
+    rare = [word for word in known if counts[word] <= COMMON * rows] or known
+    return words_query(unknown + rare[:KEPT_WORDS])
