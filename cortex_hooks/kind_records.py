@@ -8,20 +8,21 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from cortex_hooks.records import Instant, Severity, Text
+from cortex_hooks.fields import Instant, Text
+from cortex_hooks.records import Severity
 from cortex_hooks.validation import encodable
 
 Priority = Literal["high", "medium", "low"]
 
 
 class _Given(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     _encodable = field_validator("*")(encodable)
 
 
 class _Shown(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> _Shown:
@@ -112,14 +113,14 @@ class ImportedTodo(TodoFields):
 
 
 class KeyChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     file: str
     action: str
 
 
 class Session(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     source: str | None

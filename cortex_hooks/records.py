@@ -6,7 +6,6 @@ import sqlite3
 from typing import Annotated, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -14,8 +13,9 @@ from pydantic import (
     field_validator,
 )
 
-from cortex_hooks import clock, confidence, matching
+from cortex_hooks import confidence, matching
 from cortex_hooks.errors import CortexError
+from cortex_hooks.fields import Instant, Text
 from cortex_hooks.validation import encodable
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -32,23 +32,13 @@ def _settable(value: object) -> int:
     return hundredths
 
 
-def _instant(text: str) -> str:
-    """Any ISO-8601 instant, stored in the one form every comparison relies on."""
-    try:
-        return clock.iso(clock.parse(text))
-    except ValueError:
-        raise ValueError(f"not an ISO-8601 time: {text!r}") from None
-
-
 SettableConfidence = Annotated[int, BeforeValidator(_settable)]
-Text = Annotated[str, Field(min_length=1)]
-Instant = Annotated[str, AfterValidator(_instant)]
 
 
 class LearningFields(BaseModel):
     """What a user gives for a learning (add, update, import): validated before anything is written."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     anti_pattern: Text
     correct_pattern: Text
@@ -104,7 +94,7 @@ class ImportedLearning(LearningFields):
 class Learning(BaseModel):
     """A stored learning as `--json` and export print it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: int
     anti_pattern: str

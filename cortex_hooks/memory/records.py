@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from cortex_hooks import confidence
+from cortex_hooks.fields import Instant, Text
 from cortex_hooks.memory import vocabulary
-from cortex_hooks.records import Instant, Text
 from cortex_hooks.validation import encodable
 
 MemoryType = Literal[
@@ -52,7 +52,7 @@ Tag = Annotated[str, Field(min_length=1, max_length=100)]
 
 
 class _Given(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     _encodable = field_validator("*")(encodable)
 
@@ -99,7 +99,7 @@ class ImportedEdge(_Given):
 
 
 class Edge(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     type: EdgeType
     from_: int = Field(alias="from", serialization_alias="from")
@@ -110,7 +110,7 @@ class Edge(BaseModel):
 class Memory(BaseModel):
     """A stored memory as `--json` and export print it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: int
     scope: Literal["project", "global"]
