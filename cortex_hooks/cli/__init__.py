@@ -41,6 +41,7 @@ def _dispatch(argv: list[str]) -> int:
         memories,
         move,
         recall,
+        surface,
         transfer,
         upkeep,
     )
@@ -65,7 +66,19 @@ def _dispatch(argv: list[str]) -> int:
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for module in (learnings, memories, recall, move, kinds, upkeep, transfer, install, explain, doctor):
+    for module in (
+        learnings,
+        memories,
+        recall,
+        surface,
+        move,
+        kinds,
+        upkeep,
+        transfer,
+        install,
+        explain,
+        doctor,
+    ):
         module.register(commands, common)
     args = parser.parse_args(argv)
     from cortex_hooks import log
