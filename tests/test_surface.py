@@ -402,3 +402,21 @@ def test_the_snapshot_leaves_out_what_the_surface_carries(project: Path) -> None
     assert snapshot.code == 0, snapshot.stderr
     assert "rm -rf build" in snapshot.stdout  # the snapshot has its own content
     assert text not in snapshot.stdout
+
+
+def test_the_branch_is_read_from_head_without_git(tmp_path: Path) -> None:
+    from cortex_hooks import git_state
+
+    plain, worktree, detached, bare = (tmp_path / name for name in ("plain", "worktree", "detached", "bare"))
+    (plain / ".git").mkdir(parents=True)
+    (plain / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    (tmp_path / "gitdirs" / "wt").mkdir(parents=True)
+    (tmp_path / "gitdirs" / "wt" / "HEAD").write_text("ref: refs/heads/wt-surface\n")
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {tmp_path / 'gitdirs' / 'wt'}\n")
+    (detached / ".git").mkdir(parents=True)
+    (detached / ".git" / "HEAD").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    bare.mkdir()
+    branches = [git_state.branch(str(path)) for path in (plain, worktree, detached, bare)]
+    assert branches == ["feature/x", "wt-surface", None, None]
+    assert git_state.changed_files(str(bare)) == []  # not a repository: nothing, no error
