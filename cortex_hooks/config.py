@@ -21,6 +21,8 @@ class Config:
         "regex_timeout",
         "regex_timeout_per_mib",
         "snapshot",
+        "surface",
+        "surface_budget",
     )
 
     def __init__(
@@ -35,6 +37,8 @@ class Config:
         prune_unused_days: int = 90,
         prune_rarely_used_days: int = 365,
         prune_rarely_used_accesses: int = 3,
+        surface: bool = True,
+        surface_budget: int = 2000,
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -45,6 +49,8 @@ class Config:
         self.prune_unused_days = prune_unused_days
         self.prune_rarely_used_days = prune_rarely_used_days
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
+        self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
+        self.surface_budget = surface_budget
 
 
 DEFAULT = Config()

@@ -23,6 +23,10 @@
     rarely_used_days = 365
     rarely_used_accesses = 3
 
+    [surface]
+    enabled = true          # SessionEnd refreshes .claude/cortex-memory.local.md
+    budget = 2000           # characters between its markers (at most 8000)
+
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
 
@@ -38,6 +42,8 @@ file that validates never fails a hook later or silently switches a rule off:
     pruning         1 <= unused_days <= rarely_used_days <= 36,500 (100 years: the cut-off dates
                     stay computable; unused_days above rarely_used_days would never decide);
                     1 <= rarely_used_accesses <= 1,000,000
+    surface         500 <= budget <= 8000 (characters; 8,000 is about 2,000 tokens read at every
+                    session start; below 500 the heading leaves room for hardly an entry)
 
 The file is read only when it is a regular file (a FIFO or a link to /dev/zero is not waited
 for, see cortex_hooks.regular_file) of at most 64 KiB of UTF-8 (a leading byte-order mark is
@@ -128,11 +134,17 @@ class PruningSection(_Section):
         return self
 
 
+class SurfaceSection(_Section):
+    enabled: bool = _DEFAULT.surface
+    budget: int = Field(default=_DEFAULT.surface_budget, ge=500, le=8000)
+
+
 class ConfigFile(_Section):
     confidence: ConfidenceSection = ConfidenceSection()
     regex: RegexSection = RegexSection()
     snapshot: SnapshotSection = SnapshotSection()
     pruning: PruningSection = PruningSection()
+    surface: SurfaceSection = SurfaceSection()
 
     def values(self) -> config.Config:
         return config.Config(
@@ -145,6 +157,8 @@ class ConfigFile(_Section):
             prune_unused_days=self.pruning.unused_days,
             prune_rarely_used_days=self.pruning.rarely_used_days,
             prune_rarely_used_accesses=self.pruning.rarely_used_accesses,
+            surface=self.surface.enabled,
+            surface_budget=self.surface.budget,
         )
 
 

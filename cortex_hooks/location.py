@@ -21,10 +21,14 @@ def hook_database(payload_cwd: object) -> str:
     explicit = os.environ.get("CORTEX_DB")
     if explicit:
         return explicit
-    project = os.environ.get("CLAUDE_PROJECT_DIR") or (
+    return os.path.join(hook_project(payload_cwd), DIRECTORY, FILENAME)
+
+
+def hook_project(payload_cwd: object) -> str:
+    """The project a hook runs for: the one Claude Code names, else the payload's cwd."""
+    return os.environ.get("CLAUDE_PROJECT_DIR") or (
         payload_cwd if isinstance(payload_cwd, str) and payload_cwd else os.getcwd()
     )
-    return os.path.join(project, DIRECTORY, FILENAME)
 
 
 def cli_database(option: str | None) -> str:

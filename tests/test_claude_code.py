@@ -397,3 +397,26 @@ def test_the_learn_command_reaches_the_model_and_its_cli_call_records_a_learning
     assert f"{cortex} explain --tool Bash --command" in seen
     rows = cli_json("list", env={"CORTEX_DB": str(project / ".cortex" / "cortex.db")})
     assert [(row["anti_pattern"], row["regex"]) for row in rows] == [("rm -rf build", r"rm\s+-rf\s+build")]
+
+
+def test_a_pinned_memory_reaches_the_first_request_exactly_once_through_the_surface(
+    claude: str, namespace: list[str], project: Path
+) -> None:
+    """install imported the surface in CLAUDE.local.md; the snapshot leaves memories to it."""
+    database = {"CORTEX_DB": str(project / ".cortex" / "cortex.db")}
+    pinned = "Releases are cut from the trunk branch every Thursday"
+    cli_json("remember", pinned, "--pin", env=database)
+    (project / "secret.txt").write_text("TOPSECRET-42\n")
+    # an absolute `@path` must not become an import (Claude Code would put the file in the request)
+    cli_json("remember", f"@{project}/secret.txt is not for the model", env=database)
+    written = cli("surface", cwd=project, env=database)
+    assert written.code == 0, written.stderr
+    assert "@.claude/cortex-memory.local.md" in (project / "CLAUDE.local.md").read_text()
+
+    run = run_claude(claude, namespace, project, [{"text": "Noted."}])
+    assert run.code == 0, run.explain()
+
+    seen = text_of(run.requests[0])  # system prompt, tools and messages alike
+    assert seen.count(pinned) == 1, seen[:3000]
+    assert "is not for the model" in seen
+    assert "TOPSECRET-42" not in json.dumps(run.requests)

@@ -452,9 +452,11 @@ def test_json_output_names_the_file_and_the_backup(project: Path) -> None:
     path.write_text("{}")
     result = cli("install", "--json", cwd=project)
     assert result.code == 0, result.stderr
-    (entry,) = result.json()["files"]
+    entry, surface_import = result.json()["files"]  # the settings, then CLAUDE.local.md
     assert entry["path"] == str(path)
     assert entry["action"] == "updated"
+    assert surface_import["path"] == str(project / "CLAUDE.local.md")
+    assert surface_import["action"] == "created"
     assert Path(entry["backup"]).read_text() == "{}"
     assert [change["where"] for change in entry["changes"]] == list(OUR_SCRIPTS)
 
@@ -555,7 +557,7 @@ def test_backups_are_named_and_only_the_newest_three_kept(project: Path) -> None
     for action in ("install", "uninstall", "install", "uninstall", "install"):
         result = cli(action, "--json", cwd=project)
         assert result.code == 0, result.stderr
-        (entry,) = result.json()["files"]
+        entry = result.json()["files"][0]  # the settings (CLAUDE.local.md's import is not backed up)
         assert Path(entry["backup"]).parent == path.parent
         made.append(entry["backup"])
         assert entry["removed_backups"] == made[:-3][-1:]  # the oldest goes once three are kept

@@ -7,11 +7,38 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import dataclass, field
 
 from cortex_hooks import clock
 from cortex_hooks.errors import CortexError
+from cortex_hooks.wiring import Change
 
 KEPT_BACKUPS = 3  # per file: enough to step back over a few installs, not a pile in .claude/
+
+
+@dataclass
+class Plan:
+    """One file install or uninstall would change: its text before and after (None: absent)."""
+
+    path: str
+    before: bytes | None
+    after: str | None
+    changes: list[Change]
+    backup: str | None = None  # once applied: the copy of `before`
+    removed_backups: list[str] = field(default_factory=list)  # older ones, past KEPT_BACKUPS
+    label: str = "the settings"  # how a report names what the file is to us
+    backed_up: bool = True  # False: a change exactly undone by its opposite (the import line)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def action(self) -> str:
+        if not self.changed:
+            return "unchanged"
+        if self.before is None:
+            return "created"
+        return "removed" if self.after is None else "updated"
 
 
 def read(path: str) -> bytes | None:

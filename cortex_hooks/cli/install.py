@@ -10,17 +10,16 @@ import os
 import shlex
 import shutil
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any
 
 from cortex_hooks import location, settings_text
-from cortex_hooks.cli import database, file_changes, learn_command, render
-from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.cli import database, file_changes, install_files, render
+from cortex_hooks.cli.file_changes import Plan
+from cortex_hooks.errors import CortexError
 from cortex_hooks.store.connection import open_database
 from cortex_hooks.wiring import (
     SCRIPTS,
-    UNTOUCHED,
-    Change,
     ClaudeSettings,
     check,
     diff,
@@ -30,29 +29,6 @@ from cortex_hooks.wiring import (
 )
 
 SCOPES = ("project", "local", "user")
-
-
-@dataclass
-class Plan:
-    """One file install or uninstall would change: its text before and after (None: absent)."""
-
-    path: str
-    before: bytes | None
-    after: str | None
-    changes: list[Change]
-    backup: str | None = None  # once applied: the copy of `before`
-    removed_backups: list[str] = field(default_factory=list)  # older ones, past KEPT_BACKUPS
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.changes)
-
-    def action(self) -> str:
-        if not self.changed:
-            return "unchanged"
-        if self.before is None:
-            return "created"
-        return "removed" if self.after is None else "updated"
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -70,19 +46,27 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
         command.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         command.add_argument("--json", action="store_true", help="print what was done as JSON")
-        command.set_defaults(run=run, action=name, with_learn_command=False)
+        command.set_defaults(run=run, action=name, with_learn_command=False, with_commands=False)
+    commands.choices["install"].add_argument(
+        "--with-commands",
+        action="store_true",
+        help="also write the /learn, /remember and /recall slash commands (.claude/commands/)",
+    )
     commands.choices["install"].add_argument(
         "--with-learn-command",
         action="store_true",
-        help="also write the /learn slash command (.claude/commands/learn.md)",
+        help="also write the /learn slash command only (.claude/commands/learn.md)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     plans = [_settings_plan(args)]
-    learn = _learn_plan(args)
-    if learn is not None:
-        plans.append(learn)
+    plans += install_files.command_plans(
+        args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
+    )
+    surface_import = install_files.import_plan(args)
+    if surface_import is not None:
+        plans.append(surface_import)
     if args.dry_run:
         _report_dry_run(args, plans)
         return 0
@@ -175,28 +159,10 @@ def _before_install(path: str, text: str, settings: ClaudeSettings) -> str | Non
     return original
 
 
-def _learn_plan(args: argparse.Namespace) -> Plan | None:
-    path = os.path.join(_claude_dir(args.scope), "commands", "learn.md")
-    raw = file_changes.read(path)
-    ours = raw is not None and learn_command.MARKER.encode() in raw
-    if args.action == "uninstall":
-        if not ours or raw is None:
-            return None
-        return Plan(path, raw, None, [Change("command", "removed", "/learn")])
-    if not args.with_learn_command:
-        return None
-    text = learn_command.text(shlex.quote(script_path("cortex-hooks")))
-    if raw is not None and not ours:
-        raise CortexError(f"{path} exists and was not written by cortex-hooks; {UNTOUCHED}", USAGE)
-    if raw == text.encode():
-        return Plan(path, raw, text, [])
-    return Plan(path, raw, text, [Change("command", "updated" if raw else "added", "/learn")])
-
-
 def _apply(plan: Plan) -> None:
     """Make the change on disk, after a backup of the previous file (when there was one)."""
     try:
-        if plan.before is not None:
+        if plan.before is not None and plan.backed_up:
             plan.backup, plan.removed_backups = file_changes.back_up(plan.path, plan.before)
         if plan.after is None:
             os.remove(plan.path)
@@ -217,6 +183,7 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
                 "scope": args.scope,
                 "dry_run": True,
                 "files": [{**_plan_json(plan), "diff": diffs[plan.path]} for plan in plans],
+                "notes": install_files.notes(args),
             }
         )
         return
@@ -225,6 +192,8 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
             sys.stdout.write(diffs[plan.path])
         else:
             render.say(f"{render.clean(plan.path)}: nothing would change.")
+    for note in install_files.notes(args):
+        render.say(note)
     render.say("Dry run: nothing was written.")
 
 
@@ -243,10 +212,17 @@ def _report(
     plans: list[Plan],
     project_database: dict[str, Any] | None,
 ) -> None:
+    notes = install_files.notes(args)
     if args.json:
         files = [_plan_json(plan) for plan in plans]
         render.emit_json(
-            {"scope": args.scope, "dry_run": False, "files": files, "database": project_database}
+            {
+                "scope": args.scope,
+                "dry_run": False,
+                "files": files,
+                "database": project_database,
+                "notes": notes,
+            }
         )
         return
     settings, *others = plans
@@ -273,9 +249,11 @@ def _report(
             render.say(f"  {change.action:<8} {change.where:<13} {render.clean(change.command)}{was}")
     for plan in others:
         if plan.changed:
-            render.say(f"{plan.action().capitalize()} the /learn command: {render.clean(plan.path)}")
+            render.say(f"{plan.changes[0].action.capitalize()} {plan.label}: {render.clean(plan.path)}")
         else:
-            render.say(f"The /learn command is already in {render.clean(plan.path)}.")
+            render.say(f"{plan.label.capitalize()} is already in {render.clean(plan.path)}.")
+    for note in notes:
+        render.say(note)
     for plan in plans:
         if plan.backup:
             render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(plan.backup)}")

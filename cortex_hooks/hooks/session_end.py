@@ -1,10 +1,12 @@
-"""SessionEnd: decay every unpinned, active learning once per session; store the session summary."""
+"""SessionEnd: decay every unpinned, active learning once per session; store the session summary;
+refresh the push surface."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, hand_edits, location, payloads, transcript
+from cortex_hooks import clock, hand_edits, location, payloads, surfacing, transcript
+from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings, pending, sessions
@@ -27,8 +29,20 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     # The decay first, in its own transaction: it must never wait for, or depend on, the
     # transcript (a FIFO, /dev/zero, a huge file). The summary is a second, small write.
     ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
-    if not ended:
-        return pipeline.Outcome(notes=notes)  # a repeated SessionEnd: every scope has decayed already
+    if ended:  # else a repeated SessionEnd: every scope has decayed already
+        _record_summary(payload, ended, now, notes)
+    for scope in scopes:
+        notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
+    # Last, after the decay and the summary are committed: a surface that cannot be written is
+    # a note, never a failed session end.
+    _surface(payload, scopes, notes)
+    return pipeline.Outcome(notes=notes)
+
+
+def _record_summary(
+    payload: payloads.SessionEndPayload, ended: list[Scope], now: str, notes: list[str]
+) -> None:
+    """The transcript's summary, read once, stored beside each end this call made."""
     summary, problems = _summary(payload.transcript_path)
     notes += problems
     if summary.summary is not None or summary.key_changes:
@@ -46,9 +60,27 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
                 if not locked(error):
                     raise
                 pending.append(scope.path, "summary", session=payload.session_id, now=now, **kept)
-    for scope in scopes:
-        notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
-    return pipeline.Outcome(notes=notes)
+
+
+def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
+    """Refresh the push surface (SPEC §9.6) of the project Claude Code runs in: CLAUDE_PROJECT_DIR,
+    else the payload's cwd. That is the directory whose CLAUDE.local.md Claude Code reads, whatever
+    CORTEX_DB says about where the database lives. Only where the user asked for a surface."""
+    project = location.hook_project(payload.cwd)
+    config = location.config_for(location.hook_database(payload.cwd))
+    try:
+        if not config.surface or not surfacing.wanted(project):
+            return
+        result = surfacing.refresh(
+            scopes, project, budget=config.surface_budget, now=clock.now(), cli=location.cli_command()
+        )
+    except CortexError as error:
+        notes.append(f"surface not written: {error.message}")
+        return
+    except (OSError, sqlite3.Error, ValueError) as error:
+        notes.append(f"surface not written: {error}")
+        return
+    notes += result.skipped
 
 
 def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: list[str]) -> bool:

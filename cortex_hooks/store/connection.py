@@ -13,7 +13,7 @@ import sqlite3
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT = 10.0  # seconds: what a person's command waits for another writer
 # What a hook waits for the write lock: far beyond any write of ours (parallel hooks queue on it),
 # far below what the agent would notice. Past it, the write is kept for later (store.pending).

@@ -192,6 +192,12 @@ MIGRATIONS: list[tuple[str, ...]] = [
         *_SEARCH_TRIGGERS,
         *_SEARCH_BACKFILL,
     ),
+    # 8: the push surface (SPEC §9.6) lists memories touched lately — created, updated or accessed,
+    # whichever came last — through this index, newest first, without reading the others.
+    (
+        """CREATE INDEX memory_touched ON memory (max(confirmed_at, updated_at))
+           WHERE status = 'active'""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

@@ -1,0 +1,107 @@
+"""Bringing the push surface up to date (SPEC §9.6): read both scopes and git, build the digest,
+write the file. One path for `cortex-hooks surface` and for SessionEnd.
+
+Reading for the surface is not an access (like `list`): it changes no counter and no time.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from cortex_hooks import clock, git_state, regular_file, surface_file, surface_import
+from cortex_hooks.memory import rank, surface
+from cortex_hooks.scopes import Scope
+from cortex_hooks.store import memories
+from cortex_hooks.store import surface as store
+
+
+@dataclass
+class Result:
+    path: str
+    written: bool  # the file changed (on a dry run: would change)
+    text: str  # our block, markers included
+    digest: surface.Digest
+    branch: str | None
+    changed_files: int
+    skipped: list[str] = field(default_factory=list)
+
+
+def refresh(
+    scopes: list[Scope],
+    project: str,
+    *,
+    budget: int,
+    now: datetime,
+    dry_run: bool = False,
+    cli: str = "cortex-hooks",
+) -> Result:
+    """The surface of these scopes (project first) written into the project's file."""
+    branch = git_state.branch(project)
+    changed = git_state.changed_files(project)
+    rows, skipped = gather(scopes, surface.phrases(branch, changed), now)
+    digest = surface.build(rows, budget=budget, cli=cli)
+    path = surface_file.path_in(project)
+    written = surface_file.update(path, digest.text, project=project, dry_run=dry_run)
+    return Result(path, written, surface_file.block(digest.text), digest, branch, len(changed), skipped)
+
+
+def gather(
+    scopes: list[Scope], phrases: list[str], now: datetime
+) -> tuple[list[surface.ScopeRows], list[str]]:
+    """What each scope gives the surface; a scope that cannot be read is left out and named."""
+    since = clock.iso(now - timedelta(days=surface.RECENT_DAYS))
+    found: list[surface.ScopeRows] = []
+    skipped: list[str] = []
+    readable: list[tuple[Scope, int]] = []
+    for scope in scopes:
+        try:
+            readable.append((scope, store.most_accessed(scope.connection)))
+        except sqlite3.Error as error:
+            skipped.append(f"{scope.name} database skipped for the surface: {error}")
+    max_log = rank.access_log(max((most for _, most in readable), default=0))
+    for scope, _ in readable:
+        connection = scope.connection
+        try:
+            pinned, pinned_total = store.pinned(connection)
+            code, code_total = store.code_descriptions(connection)
+            top = store.top_ranked(
+                connection,
+                max_log=max_log,
+                max_in_degree=memories.max_in_degree(connection),
+                limit=surface.TOP,
+            )
+            found.append(
+                surface.ScopeRows(
+                    scope.name,
+                    pinned=pinned,
+                    pinned_total=pinned_total,
+                    top=top,
+                    touched=store.touched(connection, since),
+                    naming=store.naming(connection, phrases),
+                    code=code,
+                    code_total=code_total,
+                )
+            )
+        except sqlite3.Error as error:
+            skipped.append(f"{scope.name} database skipped for the surface: {error}")
+    return found, skipped
+
+
+def wanted(project: str) -> bool:
+    """Whether SessionEnd keeps a surface here: there is one already, or CLAUDE.local.md imports it
+    (install or `cortex-hooks surface` asked for it). A user-scope install runs SessionEnd in
+    every project the user opens; none of them gets a file it did not ask for."""
+    return os.path.lexists(surface_file.path_in(project)) or imported(project)
+
+
+def imported(project: str) -> bool:
+    """Whether the project's CLAUDE.local.md imports the surface (read only as a regular file:
+    a FIFO there must not hold SessionEnd)."""
+    try:
+        content = regular_file.read_small(surface_import.path_in(project), surface_file.MAX_BYTES)
+    except (OSError, ValueError):
+        return False
+    return surface_import.imports(content)
