@@ -40,8 +40,6 @@ def run_explain(args: argparse.Namespace) -> int:
     hits: list[verdict.Hit] = []
     scopes, skipped = database.both(args)  # both scopes, as the hook reads them
     try:
-        for note in skipped:
-            render.note(note)
         for scope in scopes:
             config = location.config_for(scope.path)
             keys = store.keys_by_learning(scope.connection)
@@ -56,6 +54,10 @@ def run_explain(args: argparse.Namespace) -> int:
     finally:
         close(scopes)
     decided = verdict.decide(hits)
+    if skipped and decided is None:  # as the hook: a skipped scope beside no decision is a failure
+        raise CortexError("; ".join(skipped))
+    for note in skipped:
+        render.note(note)
     output = protocol.pre_tool_use(decided) if decided else None
     decision = decided.decision if decided else "none"
     if args.json:

@@ -9,6 +9,7 @@ from typing import Any
 
 from cortex_hooks import clock, hand_edits, kind_records, location, startup
 from cortex_hooks.cli import database, options, render
+from cortex_hooks.errors import CortexError
 from cortex_hooks.scopes import close
 from cortex_hooks.store import kinds, learnings, sessions
 from cortex_hooks.store.connection import Transaction
@@ -90,6 +91,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
                 startup.prune(scope.connection, config, now, dry_run=False)
         if scopes:
             text, awaiting = startup.session_text(scopes, now)
+        if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
+            raise CortexError("; ".join(skipped))
         for note in skipped + [
             n for s in scopes for n in hand_edits.notes(learnings.odd_confidences(s.connection))
         ]:
