@@ -1,4 +1,4 @@
-"""Opening a database at the current schema version, and write transactions.
+"""Opening a database at the current schema version (its write transactions: store.transaction).
 
 Connections run in autocommit mode with an
 explicit `BEGIN IMMEDIATE` for every write, so concurrent hook processes queue on SQLite's busy
@@ -12,13 +12,12 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
+from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.store.version import SCHEMA_VERSION, user_version
 
-SCHEMA_VERSION = 5
+__all__ = ["BUSY_TIMEOUT", "SCHEMA_VERSION", "Missing", "Transaction", "open_database", "user_version"]
+
 BUSY_TIMEOUT = 10.0  # seconds: well inside every hook timeout, far beyond any write we make
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from types import TracebackType
 
 
 class Missing(CortexError):
@@ -86,34 +85,3 @@ def _circumstances(path: str, error: sqlite3.Error) -> str:
     if stats.f_bavail == 0:
         return f"the disk is full ({error})"
     return str(error)
-
-
-def user_version(connection: sqlite3.Connection) -> int:
-    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
-    return version
-
-
-class Transaction:
-    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing.
-
-    With `keep=False` it always rolls back: a preview of what the work would do.
-    """
-
-    def __init__(self, connection: sqlite3.Connection, *, keep: bool = True) -> None:
-        self.connection = connection
-        self.keep = keep
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.connection.execute("BEGIN IMMEDIATE")
-        return self.connection
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if kind is None and self.keep:
-            self.connection.execute("COMMIT")
-        elif self.connection.in_transaction:
-            self.connection.execute("ROLLBACK")

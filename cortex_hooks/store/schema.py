@@ -6,7 +6,8 @@ import sqlite3
 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
-from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, user_version
+from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.store.version import SCHEMA_VERSION, user_version
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
