@@ -12,8 +12,6 @@ if TYPE_CHECKING:
 
     from cortex_hooks.verdict import Verdict
 
-TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
-
 
 def _camel(name: str) -> str:
     first, *rest = name.split("_")

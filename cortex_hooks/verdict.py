@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from cortex_hooks import confidence, sanitize
-from cortex_hooks.protocol import TEXT_LIMIT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+
+TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
 
 
 class Hit:

@@ -1,32 +1,79 @@
-"""Shared fixtures: every test gets its own database and HOME; the user's real ones are never touched."""
+"""Shared fixtures: every test gets its own database, HOME and working directory; the user's real
+ones are never touched — a test that would reach them fails before it writes."""
 
 from __future__ import annotations
 
 import os
+import pwd
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
+CHECKOUT = Path(__file__).resolve().parent.parent
 
-def _footprint(home: str | None) -> dict[str, float | None]:
-    paths = [Path(home, name) for name in (".cortex", ".claude/settings.json")] if home else []
+
+class YouForgotToChooseAPlace(AssertionError):
+    """A test reached for the real home or the checkout instead of its own temp directory."""
+
+
+def _forbidden(path: str | Path) -> bool:
+    resolved = Path(path).resolve()
+    return any(resolved == place or resolved.is_relative_to(place) for place in (REAL_HOME, CHECKOUT))
+
+
+def _footprint() -> dict[str, float | None]:
+    paths = [REAL_HOME / name for name in (".cortex", ".claude/settings.json")]
+    paths += [CHECKOUT / ".cortex"]
     return {str(path): path.stat().st_mtime if path.exists() else None for path in paths}
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own database path and HOME; a test that touches the real ones fails."""
-    real_home = os.environ.get("HOME")
-    before = _footprint(real_home)
+    """Every test gets its own database path, HOME and working directory.
+
+    The first line of defence raises before anything is written: the real home cannot be looked
+    up (HOME is a temp directory and the password database will not name it), and a project root
+    found by walking up from the working directory may not be the real home or the checkout. The
+    second checks afterwards that neither was written (a subprocess is out of reach of the first).
+    """
+    if _forbidden(tmp_path):
+        raise YouForgotToChooseAPlace(f"{tmp_path} lies in {REAL_HOME} or {CHECKOUT}: use --basetemp")
+    before = _footprint()
     home = tmp_path / "home"
     home.mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CORTEX_DB", str(tmp_path / "cortex.db"))
     for variable in ("CLAUDE_PROJECT_DIR", "CORTEX_NOW"):
         monkeypatch.delenv(variable, raising=False)
+    monkeypatch.chdir(cwd)  # a project root is looked for from here: never the checkout or the home
+
+    real_getpwuid = pwd.getpwuid
+
+    def getpwuid(uid: int) -> pwd.struct_passwd:  # expanduser's fallback when HOME is unset
+        entry = real_getpwuid(uid)
+        if _forbidden(entry.pw_dir):
+            raise YouForgotToChooseAPlace(f"the real home {entry.pw_dir} was looked up")
+        return entry
+
+    monkeypatch.setattr(pwd, "getpwuid", getpwuid)
+
+    from cortex_hooks import location
+
+    real_project_root = location.project_root
+
+    def project_root() -> str:
+        root = real_project_root()
+        if _forbidden(root):
+            raise YouForgotToChooseAPlace(f"the project root {root} is the real home or the checkout")
+        return root
+
+    monkeypatch.setattr(location, "project_root", project_root)
     yield tmp_path / "cortex.db"
-    assert _footprint(real_home) == before, "a test wrote to the real HOME"
+    assert _footprint() == before, "a test wrote to the real HOME or the checkout"
 
 
 @pytest.fixture

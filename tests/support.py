@@ -1,16 +1,27 @@
-"""Test support: the installed console scripts, real payloads, running a script as Claude Code does."""
+"""Test support: the CLI in-process or as the installed console script, real payloads, running a
+hook as Claude Code does."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import io
 import json
 import os
 import subprocess
 import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPTS = Path(sys.executable).parent  # the console scripts installed beside this interpreter
+
+Stdin = bytes | str | dict[str, Any] | None
 
 
 def script(name: str) -> str:
@@ -28,41 +39,135 @@ def payload(name: str, **changes: Any) -> dict[str, Any]:
 
 
 class Result:
-    def __init__(self, completed: subprocess.CompletedProcess[bytes]) -> None:
-        self.code = completed.returncode
-        self.stdout = completed.stdout.decode("utf-8", "replace")
-        self.stderr = completed.stderr.decode("utf-8", "replace")
+    """What a run left: its exit status and both streams, decoded."""
+
+    def __init__(self, code: int, stdout: bytes, stderr: bytes) -> None:
+        self.code = code
+        self.stdout = stdout.decode("utf-8", "replace")
+        self.stderr = stderr.decode("utf-8", "replace")
 
     def json(self) -> Any:
         return json.loads(self.stdout)
 
 
+def _stdin_bytes(stdin: Stdin) -> bytes:
+    if isinstance(stdin, dict):
+        stdin = json.dumps(stdin)
+    if isinstance(stdin, str):
+        stdin = stdin.encode()
+    return stdin if stdin is not None else b""
+
+
 def run(
     name: str,
     *args: str,
-    stdin: bytes | str | dict[str, Any] | None = None,
+    stdin: Stdin = None,
     env: dict[str, str] | None = None,
     cwd: Path | str | None = None,
     timeout: float = 60,
 ) -> Result:
     """Run an installed console script as Claude Code would: stdin in, exit code and streams out."""
-    if isinstance(stdin, dict):
-        stdin = json.dumps(stdin)
-    if isinstance(stdin, str):
-        stdin = stdin.encode()
     completed = subprocess.run(
         [script(name), *args],
-        input=stdin if stdin is not None else b"",
+        input=_stdin_bytes(stdin),
         capture_output=True,
         env={**os.environ, **(env or {})},
         cwd=cwd,
         timeout=timeout,
         check=False,
     )
-    return Result(completed)
+    return Result(completed.returncode, completed.stdout, completed.stderr)
 
 
-def cli(*args: str, **kwargs: Any) -> Result:
+_IN_PROCESS = threading.Lock()  # the streams, os.environ and the cwd are per process: one call at a time
+
+
+@contextlib.contextmanager
+def _warnings_as_a_process_shows_them() -> Iterator[None]:
+    """Python's default filters, each warning printed to (the captured) stderr every time: pytest
+    would otherwise collect them, and a stray warning is a second stderr line the CLI must not print."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.filterwarnings("ignore", category=category)
+        warnings.showwarning = _show_warning
+        yield
+
+
+def _show_warning(  # noqa: PLR0917 (warnings.showwarning's signature)
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str] | None, cwd: Path | str | None) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in env or {}}
+    here = os.getcwd()
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(here)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def in_process(
+    *args: str,
+    stdin: Stdin = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | str | None = None,
+) -> Result:
+    """`cortex-hooks ARGS` run by `cortex_hooks.cli.main` in this process, as the installed script
+    would run it: the same argv[0], env and cwd applied for the call and restored after, stdin fed
+    as bytes, stdout and stderr captured with the encodings a UTF-8 locale gives a pipe."""
+    from cortex_hooks import cli, config_file
+
+    def stream(data: bytes, errors: str) -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors, newline=None)
+
+    stdin_stream = stream(_stdin_bytes(stdin), "surrogateescape")
+    stdout, stderr = stream(b"", "surrogateescape"), stream(b"", "backslashreplace")
+    streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+    with _IN_PROCESS, _environment(env, cwd), _warnings_as_a_process_shows_them():
+        config_file.load.cache_clear()  # it caches per path: a file rewritten between calls is read again
+        sys.stdin, sys.stdout, sys.stderr = stdin_stream, stdout, stderr
+        sys.argv = [script("cortex-hooks"), *args]
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exit_:  # --help, --version: argparse exits, as the console script would
+            if isinstance(exit_.code, str):
+                print(exit_.code, file=sys.stderr)
+            code = 1 if isinstance(exit_.code, str) else (exit_.code or 0)
+        finally:
+            sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
+            config_file.load.cache_clear()
+        stdout.flush()
+        stderr.flush()
+    return Result(code, stdout.buffer.getvalue(), stderr.buffer.getvalue())  # type: ignore[attr-defined]
+
+
+def cli(*args: str, process: bool = False, **kwargs: Any) -> Result:
+    """`cortex-hooks ARGS`, in-process; with `process=True` through the installed console script
+    (where the process itself is under test: exit status, streams, locale, signals, concurrency)."""
+    if process:
+        return run("cortex-hooks", *args, **kwargs)
+    return in_process(*args, **kwargs)
+
+
+def cli_process(*args: str, **kwargs: Any) -> Result:
+    """`cortex-hooks ARGS` through the installed console script, in a process of its own."""
     return run("cortex-hooks", *args, **kwargs)
 
 
@@ -70,3 +175,20 @@ def cli_json(*args: str, **kwargs: Any) -> Any:
     result = cli(*args, "--json", **kwargs)
     assert result.code == 0, result.stderr
     return result.json()
+
+
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A file `build` makes, made once per test run and shared by every xdist worker: the first to
+    get here builds it under a lock, the others wait for it. Tests copy it; they never change it."""
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the basetemp of the whole run, shared by its workers
+    path = root / name
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            work = root / f"{name}.building"
+            work.mkdir(exist_ok=True)
+            build(work / name)
+            os.replace(work / name, path)
+    return path

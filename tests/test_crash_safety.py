@@ -2,8 +2,9 @@
 
 After every kill the file passes `PRAGMA integrity_check` and each change is all or nothing: a
 SessionEnd decayed every learning it owes or none (no half-decayed table), an import added every
-record or none, a prune archived every prunable row or none. The kill points are graded over the
-measured duration of one uninterrupted run, so they land in the start-up, the reads and the write.
+record or none, a prune archived every prunable row or none. The kills land where the test chooses: at SQL
+steps spread over one uninterrupted run, the write transaction's first and last among them (see
+Killer), and at times graded over its duration for the start-up and the close.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import script
+from support import built_once, script
 
 LEARNINGS = 30_000  # "tens of thousands"
 PINNED = 100
@@ -44,7 +45,10 @@ def _import(db: Path, records: Any, name: str) -> None:
 @pytest.fixture(scope="module")
 def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """30,000 recent unpinned learnings at 0.90 and 100 pinned ones at 0.50."""
-    db = tmp_path_factory.mktemp("large") / "cortex.db"
+    return built_once(tmp_path_factory, "crash-safety-large.db", _build_large)
+
+
+def _build_large(db: Path) -> None:
     records = [
         {
             "anti_pattern": f"anti {n}",
@@ -59,20 +63,21 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for n in range(PINNED)
     ]
     _import(db, records, "large.json")
-    return db
 
 
 @pytest.fixture(scope="module")
 def old(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """20,000 never-used learnings from 2020 (prunable) and 100 recent ones (not)."""
-    db = tmp_path_factory.mktemp("old") / "cortex.db"
+    return built_once(tmp_path_factory, "crash-safety-old.db", _build_old)
+
+
+def _build_old(db: Path) -> None:
     records: list[dict[str, Any]] = [
         {"anti_pattern": f"old {n}", "correct_pattern": "c", "created_at": "2020-01-01T00:00:00Z"}
         for n in range(OLD)
     ]
     records += [{"anti_pattern": f"recent {n}", "correct_pattern": "c"} for n in range(100)]
     _import(db, records, "old.json")
-    return db
 
 
 def copy(template: Path, db: Path) -> Path:
@@ -94,108 +99,153 @@ def assert_intact(db: Path) -> None:
     assert query(db, "PRAGMA foreign_key_check") == []
 
 
-class Killer:
-    """Starts a process and SIGKILLs it after a delay, the delays calibrated on a run that is watched."""
+STOPPER = Path(__file__).parent / "stopper"  # its sitecustomize stops a child at a chosen SQL step
 
-    def __init__(self, argv: list[str], db: Path, seed: int) -> None:
+
+class Killer:
+    """Runs a command to be SIGKILLed, and kills it at points of two kinds.
+
+    Chosen steps, the deterministic part: the child stops itself (SIGSTOP, see stopper/) at the
+    Nth SQL step — a statement starting, or a few thousand instructions inside one — and is killed
+    there, so a kill inside the write transaction is certain, not a matter of timing. The write
+    lock is probed while the child is stopped, so the test knows where each kill landed.
+
+    Timed kills, graded over a watched run, reach where no SQL step is (start-up, the checkpoint
+    on close); where they land is up to the machine, so nothing is asserted about that.
+    """
+
+    def __init__(self, argv: list[str], db: Path, stdin: bytes = b"", seed: int = 0) -> None:
         self.argv = argv
         self.db = db
-        self.env = {**os.environ, "CORTEX_DB": str(db)}
+        self.stdin = stdin
+        self.env = {**os.environ, "CORTEX_DB": str(db), "PYTHONPATH": str(STOPPER)}
         self.random = random.Random(seed)
-        self.killed = 0
-        self.killed_writing = 0  # killed at a point where the calibration run held the write lock
-        self.finished = 0
-        self.window = (0.0, 0.0)
+        self.stderr = db.with_name("stderr")
 
-    def summary(self) -> str:
-        return (
-            f"killed {self.killed} ({self.killed_writing} writing), finished {self.finished}, {self.window}"
-        )
-
-    def _start(self, stdin: bytes) -> subprocess.Popen[bytes]:
-        with tempfile.TemporaryFile() as source:
-            source.write(stdin)
+    def _start(self, **env: str) -> subprocess.Popen[bytes]:
+        """The command, its stderr in a file (`self.stderr`): no pipe for a stopped child to fill."""
+        with tempfile.TemporaryFile() as source, self.stderr.open("wb") as stderr:
+            source.write(self.stdin)
             source.seek(0)
             return subprocess.Popen(
-                self.argv, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env
+                self.argv, stdin=source, stdout=subprocess.DEVNULL, stderr=stderr, env={**self.env, **env}
             )
 
-    def _finished(self, process: subprocess.Popen[bytes]) -> bool:
-        _, stderr = process.communicate(timeout=60)
-        if process.returncode == -signal.SIGKILL:
-            return False
-        assert process.returncode == 0, stderr
+    def _check_finished(self, code: int) -> None:
+        stderr = self.stderr.read_bytes()
+        assert code == 0, stderr
         assert stderr == b"", stderr
+
+    def steps(self, tmp_path: Path) -> tuple[list[str], float, Path]:
+        """One whole run on a copy of the database: its SQL steps in order, how long it took, and
+        the copy it changed. The database itself is left as it was, so a run stopped at any of
+        these steps replays them exactly."""
+        record, whole = tmp_path / "steps.txt", copy(self.db, tmp_path / "whole.db")
+        start = time.monotonic()
+        process = self._start(CORTEX_TEST_STEPS=str(record), CORTEX_DB=str(whole))
+        self._check_finished(process.wait(timeout=120))
+        return record.read_text().splitlines(), time.monotonic() - start, whole
+
+    def _writing(self) -> bool:
+        """Whether someone holds the write lock (the stopped child: nobody else writes)."""
+        with closing(sqlite3.connect(self.db, timeout=0, isolation_level=None)) as probe:
+            try:
+                probe.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return True
+            probe.execute("ROLLBACK")
+            return False
+
+    def kill_at_step(self, step: int) -> bool:
+        """Run, stop at SQL step `step` and SIGKILL there; whether it held the write lock."""
+        process = self._start(CORTEX_TEST_STOP_AT=str(step))
+        _, status = os.waitpid(process.pid, os.WUNTRACED)
+        if not os.WIFSTOPPED(status):  # reaped here: Popen must not wait for it again
+            process.returncode = os.waitstatus_to_exitcode(status)
+            raise AssertionError(f"the run ended (status {status}) before step {step}")
+        try:
+            return self._writing()
+        finally:
+            process.kill()  # SIGKILL ends a stopped process too
+            process.wait(timeout=60)
+
+    def kill_after(self, delay: float) -> bool:
+        """Run, SIGKILLed after `delay` seconds unless finished; True if it finished."""
+        process = self._start()
+        try:
+            code = process.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait(timeout=60)
+            if code == -signal.SIGKILL:
+                return False
+        self._check_finished(code)
         return True
 
-    def attempt(self, stdin: bytes, delay: float) -> bool:
-        """Run once, SIGKILLed after `delay` seconds unless finished; True if it finished."""
-        process = self._start(stdin)
-        try:
-            process.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-        if self._finished(process):
-            self.finished += 1
-            return True
-        self.killed += 1
-        self.killed_writing += self.window[0] <= delay <= self.window[1]
-        return False
-
-    def calibrate(self, stdin: bytes) -> float:
-        """One full run, watched: its duration, and when it held the write lock (`self.window`)."""
-        locked: list[float] = []
-        with closing(sqlite3.connect(self.db, timeout=0, isolation_level=None)) as probe:
-            start = time.monotonic()
-            process = self._start(stdin)
-            while process.poll() is None:
-                try:
-                    probe.execute("BEGIN IMMEDIATE")
-                    probe.execute("ROLLBACK")
-                except sqlite3.OperationalError:  # the process holds the write lock
-                    locked.append(time.monotonic() - start)
-                time.sleep(0.002)
-            duration = time.monotonic() - start
-        assert self._finished(process)
-        assert locked, "the write transaction was never seen: nothing to kill in"
-        self.window = (min(locked), max(locked))
-        return duration
-
     def delays(self, full: float, count: int) -> list[float]:
-        """Kill points: half graded over the whole run (jittered), half drawn inside its write
-        transaction (which can be a few milliseconds short)."""
-        low, high = self.window
-        spread = [full * (0.05 + 0.95 * step / (count // 2 - 1)) for step in range(count // 2)]
-        jittered = [delay * self.random.uniform(0.95, 1.05) for delay in spread]
-        return jittered + [self.random.uniform(low, high) for _ in range(count - count // 2)]
+        """Kill times graded over a whole run, jittered."""
+        return [full * step / count * self.random.uniform(0.9, 1.1) for step in range(1, count + 1)]
+
+
+def write_window(steps: list[str]) -> set[int]:
+    """The steps (numbered from 1) at which a stopped run holds the write lock: after its
+    `BEGIN IMMEDIATE` has run, up to and including the start of its `COMMIT`."""
+    inside: set[int] = set()
+    began: int | None = None
+    for number, step in enumerate(steps, start=1):
+        if step.startswith("BEGIN"):
+            began = number
+        elif step == "COMMIT" and began is not None:
+            inside.update(range(began + 1, number + 1))
+            began = None
+    return inside
+
+
+def kill_points(steps: list[str], count: int) -> list[int]:
+    """`count` steps spread evenly over the run, plus both ends of each write transaction."""
+    spread = {1 + (len(steps) - 1) * k // (count - 1) for k in range(count)}
+    window = write_window(steps)
+    assert window, f"no write transaction among the steps: {sorted(set(steps))}"
+    return sorted(spread | {min(window), max(window)})
 
 
 def test_session_end_killed_anywhere_decays_all_or_nothing(large: Path, tmp_path: Path) -> None:
     db = copy(large, tmp_path / "cortex.db")
-    killer = Killer([script("cortex-session-end")], db, seed=51)
 
     def end(session: str) -> bytes:
         return json.dumps(
             {"session_id": session, "hook_event_name": "SessionEnd", "reason": "other"}
         ).encode()
 
-    full = killer.calibrate(end("calibration"))
-    ended = 1
-    for n, delay in enumerate(killer.delays(full, 32)):
-        finished = killer.attempt(end(f"killed-{n}"), delay)
+    killer = Killer([script("cortex-session-end")], db, end("killed"), seed=51)
+    steps, full, whole = killer.steps(tmp_path)
+    assert query(whole, CONFIDENCES.format(pinned=0)) == [(89, LEARNINGS)]
+    ended = 0
+
+    def check(label: object, *, finished: bool, committed: bool | None) -> None:
+        """`committed`: whether the run must have committed; None when it may or may not have."""
+        nonlocal ended
         assert_intact(db)
         sessions = query(db, "SELECT count(*) FROM session WHERE ended_at IS NOT NULL")[0][0]
-        assert sessions in (ended, ended + 1)
-        if finished:
-            assert sessions == ended + 1
+        assert sessions in (ended, ended + 1), label
+        if committed is not None or finished:
+            assert sessions == ended + (finished or bool(committed)), label
         ended = sessions
         # Every unpinned learning decayed exactly once per recorded session end, none more, none less.
         unpinned = query(db, CONFIDENCES.format(pinned=0))
-        assert unpinned == [(90 - ended, LEARNINGS)], (n, delay, unpinned)
+        assert unpinned == [(90 - ended, LEARNINGS)], (label, unpinned)
         assert query(db, CONFIDENCES.format(pinned=1)) == [(50, PINNED)]
-    # Most attempts really were cut short, some of them while writing.
-    assert killer.killed >= 8, killer.summary()
-    assert killer.killed_writing >= 3, killer.summary()
+
+    # A stopped run never commits, so every stop replays the very steps of the whole run.
+    window = write_window(steps)
+    points = kill_points(steps, 12)
+    for step in points:
+        assert killer.kill_at_step(step) == (step in window), (step, steps[step - 1])
+        check((step, steps[step - 1]), finished=False, committed=False)  # stopped before its COMMIT
+    assert len(window.intersection(points)) >= 3, steps  # the decay itself was cut short, many times
+    for n, delay in enumerate(killer.delays(full, 8)):
+        killer.stdin = end(f"timed-{n}")
+        check(delay, finished=killer.kill_after(delay), committed=None)
 
 
 def _export_file(marker: str, count: int) -> dict[str, Any]:
@@ -216,9 +266,9 @@ def test_import_killed_anywhere_adds_all_or_nothing(large: Path, tmp_path: Path)
     marker, count = "crash-safety-import", 8_000
     source = tmp_path / "import.json"
     source.write_text(json.dumps(_export_file(marker, count)))
-    killer = Killer([script("cortex-hooks"), "import", str(source), f"--db={db}"], db, seed=52)
+    killer = Killer([script("cortex-hooks"), "import", str(source)], db, seed=52)
 
-    def counts() -> tuple[int, ...]:
+    def counts(db: Path) -> tuple[int, ...]:
         return (
             query(db, f"SELECT count(*) FROM learning WHERE context = '{marker}'")[0][0],
             query(
@@ -231,30 +281,35 @@ def test_import_killed_anywhere_adds_all_or_nothing(large: Path, tmp_path: Path)
             query(db, f"SELECT count(*) FROM todo WHERE text LIKE '{marker} %'")[0][0],
         )
 
-    full = killer.calibrate(b"")
-    one = counts()
+    steps, full, whole = killer.steps(tmp_path)
+    one = counts(whole)
     assert one[0] == count
     assert one[2:] == (count // 10,) * 3
     assert one[1] >= count
-    imports = 1
-    for delay in killer.delays(full, 16):
-        finished = killer.attempt(b"", delay)
+    window = write_window(steps)
+    points = kill_points(steps, 8)
+    for step in points:
+        assert killer.kill_at_step(step) == (step in window), (step, steps[step - 1])
         assert_intact(db)
-        now = counts()
+        assert counts(db) == (0, 0, 0, 0, 0), (step, steps[step - 1])
+    assert len(window.intersection(points)) >= 3, steps
+    imports = 0
+    for delay in killer.delays(full, 6):
+        finished = killer.kill_after(delay)
+        assert_intact(db)
+        now = counts(db)
         assert now in (tuple(imports * c for c in one), tuple((imports + 1) * c for c in one)), (delay, now)
         if finished:
-            assert now == tuple((imports + 1) * c for c in one)
+            assert now == tuple((imports + 1) * c for c in one), (delay, now)
         imports = now[0] // count
     assert query(db, "SELECT count(*) FROM learning WHERE context IS NULL")[0][0] == LEARNINGS + PINNED
-    assert killer.killed >= 6, killer.summary()
-    assert killer.killed_writing >= 3, killer.summary()
 
 
 def test_prune_killed_anywhere_archives_all_or_nothing(old: Path, tmp_path: Path) -> None:
     db = copy(old, tmp_path / "cortex.db")
-    killer = Killer([script("cortex-hooks"), "prune", f"--db={db}"], db, seed=53)
+    killer = Killer([script("cortex-hooks"), "prune"], db, seed=53)
 
-    def archived() -> list[tuple[Any, ...]]:
+    def archived(db: Path) -> list[tuple[Any, ...]]:
         return query(
             db,
             "SELECT anti_pattern LIKE 'old %', count(*), count(DISTINCT archived_at) FROM learning "
@@ -266,15 +321,20 @@ def test_prune_killed_anywhere_archives_all_or_nothing(old: Path, tmp_path: Path
             connection.execute("UPDATE learning SET archived_at = NULL")
             connection.commit()
 
-    full = killer.calibrate(b"")
-    assert archived() == [(1, OLD, 1)]
-    for delay in killer.delays(full, 24):
-        reset()
-        finished = killer.attempt(b"", delay)
+    steps, full, whole = killer.steps(tmp_path)
+    assert archived(whole) == [(1, OLD, 1)]
+    window = write_window(steps)
+    points = kill_points(steps, 8)
+    for step in points:
+        assert killer.kill_at_step(step) == (step in window), (step, steps[step - 1])
         assert_intact(db)
-        now = archived()
+        assert archived(db) == [], (step, steps[step - 1])
+    assert len(window.intersection(points)) >= 3, steps
+    for delay in killer.delays(full, 6):
+        reset()
+        finished = killer.kill_after(delay)
+        assert_intact(db)
+        now = archived(db)
         assert now in ([], [(1, OLD, 1)]), (delay, now)  # one transaction: one archived_at for all
         if finished:
-            assert now == [(1, OLD, 1)]
-    assert killer.killed >= 6, killer.summary()
-    assert killer.killed_writing >= 3, killer.summary()
+            assert now == [(1, OLD, 1)], (delay, now)

@@ -336,7 +336,7 @@ def test_stale_prefilter_data_and_the_suggested_fix_repairs_it(project: Project,
     problem = diagnose(project).problem("learning #1")
     fix = shlex.split(problem["fix"])
     assert fix[:3] == ["cortex-hooks", "update", "1"], problem["fix"]
-    repaired = cli(*fix[1:], env=project.env, cwd=project.root)  # the fix exactly as printed
+    repaired = cli(*fix[1:], env=project.env, cwd=project.root, process=True)  # the fix exactly as printed
     assert repaired.code == 0, repaired.stderr
     assert healthy(project)
     # and the learning works again: its regex is unchanged

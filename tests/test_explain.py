@@ -78,10 +78,22 @@ def files(directory: Path) -> dict[str, str]:
     return {path.name: digest(path) for path in sorted(directory.iterdir()) if path.is_file()}
 
 
-def hook_decision(result: Result) -> tuple[str, Any]:
-    """deny / warn / none, as Claude Code reads the hook's output, and the output itself."""
-    assert result.code in (0, 1), result.stderr
+SKIPPED = ": the hook skips this learning"  # how explain reports a regex the hook cannot use
+
+
+def skips(report: dict[str, Any]) -> bool:
+    """Whether explain says the hook skips a learning it tried (invalid regex, timeout)."""
+    return any(learning["result"].endswith(SKIPPED) for learning in report["learnings"])
+
+
+def hook_decision(result: Result, *, skipped: bool = False) -> tuple[str, Any]:
+    """deny / warn / none, as Claude Code reads the hook's output, and the output itself.
+
+    SPEC §4.4: a decision comes with exit 0; without one, a skipped learning is a hook failure
+    (exit 1, one line) and anything else a silent exit 0."""
     if not result.stdout.strip():
+        assert result.code == (1 if skipped else 0), (result.code, result.stderr)
+        assert len(result.stderr.splitlines()) == (1 if skipped else 0), result.stderr
         return "none", None
     assert result.code == 0, result.stderr  # a decision always comes with exit 0
     output = result.json()
@@ -160,7 +172,7 @@ def test_explain_agrees_with_the_hook_on_every_call_and_writes_nothing(learnings
         before = files(directory)
         report = explained(tool, tool_input)
         assert files(directory) == before, f"explain wrote to the database for {tool} {tool_input}"
-        decision, output = hook_decision(hook(tool, tool_input))
+        decision, output = hook_decision(hook(tool, tool_input), skipped=skips(report))
         assert (report["decision"], decision) == (expected, expected), (tool, tool_input, report)
         assert report["output"] == output  # exactly what the hook printed (reason, confidences)
         seen.add(decision)
@@ -256,7 +268,8 @@ def test_explain_without_a_database_creates_none(db: Path) -> None:
     assert result.code == 0, result.stderr
     assert (result.json()["decision"], result.json()["learnings"]) == ("none", [])
     assert not db.exists()
-    assert os.listdir(db.parent) == ["home"]
+    assert sorted(os.listdir(db.parent)) == ["cwd", "home"]  # the test's HOME and working directory
+    assert os.listdir(db.parent / "cwd") == []
 
 
 def test_a_learning_skipped_by_missing_prefilter_keys_is_explained_as_the_hook_decides(db: Path) -> None:

@@ -241,10 +241,8 @@ def test_no_database_in_payload_cwd_creates_no_cortex_dir(
 def test_empty_file_is_not_turned_into_a_database(hook: str, db: Path) -> None:
     db.write_bytes(b"")
     result = run(hook, stdin=payload(FIXTURE[hook]))
-    assert "Traceback" not in result.stderr
-    assert result.stdout == ""
-    assert len(result.stderr.splitlines()) <= 1
-    assert result.code in (0, 1)
+    # an empty file is no database yet (the CLI may be making it): the hook has nothing to do
+    assert (result.code, result.stdout, result.stderr) == (0, "", "")
     assert db.read_bytes() == b""
 
 

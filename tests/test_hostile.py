@@ -125,7 +125,8 @@ def test_a_regex_that_is_costly_to_compile_does_not_hold_the_hook(db: Path, tmp_
     gigabytes in the `regex` module. `add` refuses it; stored anyway (by hand, or by an older
     version), the hook skips it without compiling and stays bounded in time and memory."""
     blocker = add("--auto-block", anti="rm -rf", correct="trash", regex=r"rm\s+-rf")
-    refused = cli("add", "--anti-pattern", "counted", "--correct", "c", f"--regex={COUNTED}")
+    # A process of its own: were the pattern compiled, it would cost gigabytes.
+    refused = cli("add", "--anti-pattern", "counted", "--correct", "c", f"--regex={COUNTED}", process=True)
     assert refused.code == 2
     assert refused.stderr.count("\n") == 1
     assert "too costly" in refused.stderr

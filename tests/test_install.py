@@ -91,7 +91,7 @@ def test_fresh_install_writes_the_example_block_with_absolute_paths(project: Pat
 
 
 def test_commands_are_absolute_executables_even_without_the_venv_on_path(project: Path) -> None:
-    result = cli("install", cwd=project, env={"PATH": "/usr/bin:/bin"})
+    result = cli("install", cwd=project, env={"PATH": "/usr/bin:/bin"}, process=True)
     assert result.code == 0, result.stderr
     for event, script in OUR_SCRIPTS.items():
         (command,) = commands_of({"hooks": {event: load(settings_file(project))["hooks"][event]}})

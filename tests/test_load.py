@@ -3,7 +3,7 @@
 The rounds are designed so that every counter afterwards is computable: pinned learnings move only
 by boosts, idle ones only by decays, and the one that both matches and decays never reaches a
 clamp, so the order in which the processes ran cannot change the result. Zero failures, zero
-"locked", and the slowest hook stays far inside Claude Code's hook timeouts.
+"locked", and every hook finishes inside its timeout. (The setup's adds run in-process.)
 """
 
 from __future__ import annotations
@@ -18,10 +18,14 @@ from typing import Any
 
 from support import FIXTURES, Result, cli_json, payload, run
 
+from cortex_hooks import wiring
+
 PRE, START, END, CLI = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end", "cortex-hooks"
 ROUNDS = 4
 TOKENS = 8
-BOUND = 10.0  # seconds: a boundedness check far inside the hook timeouts, not a timing goal
+# Bounded: every hook finished inside the timeout install gives it (Claude Code would have cut it
+# short). How fast is a timing goal, and lives in benchmarks/: two loaded cores must not fail this.
+BOUND = wiring.TIMEOUT
 
 
 @dataclass

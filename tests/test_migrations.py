@@ -1,7 +1,8 @@
 """Schema migration of real database files by the installed commands and hooks (SPEC §4.4, STYLE).
 
-The version-1 schema is written out here as literal SQL, as the first release created it, so this
-test keeps building the OLD database whatever the code's migrations become.
+The version-1 database is tests/fixtures/schemas/v1.sql, frozen SQL as the first release created it
+(shared with test_schema_history), so this test keeps building the OLD database whatever the code's
+migrations become.
 """
 
 from __future__ import annotations
@@ -16,85 +17,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run, script
+from support import FIXTURES, Result, cli, cli_json, payload, run, script
 
 from cortex_hooks import prefilter
 from cortex_hooks.store.connection import SCHEMA_VERSION
 
-VERSION_1 = (
-    """CREATE TABLE learning (
-        id INTEGER PRIMARY KEY,
-        anti_pattern TEXT NOT NULL,
-        correct_pattern TEXT NOT NULL,
-        regex TEXT,
-        tool TEXT NOT NULL DEFAULT '*',
-        target TEXT NOT NULL DEFAULT 'content' CHECK (target IN ('content', 'path', 'input')),
-        severity TEXT NOT NULL DEFAULT 'medium'
-            CHECK (severity IN ('low', 'medium', 'high', 'critical')),
-        auto_block INTEGER NOT NULL DEFAULT 0 CHECK (auto_block IN (0, 1)),
-        pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
-        confidence INTEGER NOT NULL DEFAULT 70 CHECK (confidence BETWEEN 0 AND 100),
-        access_count INTEGER NOT NULL DEFAULT 0,
-        last_accessed TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        archived_at TEXT,
-        context TEXT
-    )""",
-    """CREATE TABLE learning_key (
-        key TEXT NOT NULL,
-        learning_id INTEGER NOT NULL REFERENCES learning (id),
-        PRIMARY KEY (key, learning_id)
-    ) WITHOUT ROWID""",
-    "CREATE INDEX learning_key_by_learning ON learning_key (learning_id)",
-    """CREATE TABLE session (
-        id TEXT PRIMARY KEY,
-        source TEXT,
-        started_at TEXT,
-        ended_at TEXT,
-        reason TEXT,
-        summary TEXT,
-        key_changes TEXT NOT NULL DEFAULT '[]'
-    )""",
-)
-
+# The first release's schema and realistic rows, frozen by hand: the one copy of version 1 (the
+# schema history test migrates the same file).
+V1 = FIXTURES / "schemas" / "v1.sql"
 NOW = "2026-06-01T10:00:00Z"
-LEARNINGS = [
-    # id, anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned,
-    # confidence, access_count, last_accessed, created_at, updated_at, archived_at, context
-    (1, "git push --force", "git push --force-with-lease", r"git\s+push\s+--force", "Bash",
-     "content", "high", 1, 0, 55, 4, "2026-05-30T09:00:00Z", "2026-05-01T08:00:00Z",
-     "2026-05-02T08:00:00Z", None, "lost a colleague's commits"),
-    (2, "print debugging", "use the logger", None, "*", "content", "low", 0, 1, 70, 0, None,
-     "2026-05-20T08:00:00Z", "2026-05-20T08:00:00Z", None, None),
-    (3, "sudo pip install", "a virtualenv", r"sudo\s+pip", "Bash", "content", "medium", 0, 0, 41,
-     1, "2026-05-21T08:00:00Z", "2026-05-10T08:00:00Z", "2026-05-10T08:00:00Z",
-     "2026-05-25T08:00:00Z", None),
-]  # fmt: skip
 V1_COLUMNS = (  # confidence: a column of learning until version 5, then a table of its own
     "id, anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned, {confidence}, "
     "access_count, last_accessed, created_at, updated_at, archived_at, context"
 )
 MOVED_CONFIDENCE = "(SELECT c.confidence FROM learning_confidence AS c WHERE c.learning_id = learning.id)"
-KEYS = [("c*", 1), ("c*", 3)]  # "always a candidate": valid in every version of the prefilter
-SESSIONS = [
-    ("old-session", "startup", "2026-05-30T08:00:00Z", "2026-05-30T09:00:00Z", "logout",
-     "Fix the release script", json.dumps([{"file": "release.sh", "action": "Edit"}])),
-    ("open-session", "startup", "2026-05-31T08:00:00Z", None, None, None, "[]"),
-]  # fmt: skip
 NEW_TABLES = {"decision", "error", "todo"}
 
 
-def build(path: Path, version: int = 1) -> None:
-    """A database as the first release left it, then stamped with `version`."""
+def build(path: Path, version: int = 1) -> dict[str, Any]:
+    """A database as the first release left it, then stamped with `version`; its contents."""
     with closing(sqlite3.connect(path)) as connection:
-        for statement in VERSION_1:
-            connection.execute(statement)
-        connection.executemany(f"INSERT INTO learning VALUES ({', '.join('?' * 16)})", LEARNINGS)
-        connection.executemany("INSERT INTO learning_key VALUES (?, ?)", KEYS)
-        connection.executemany("INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?)", SESSIONS)
+        connection.executescript(V1.read_text(encoding="utf-8"))
         connection.execute(f"PRAGMA user_version = {version}")
-        connection.commit()
+    original = contents(path)
+    assert original["version"] == version
+    assert len(original["learning"]) >= 3, "v1.sql lost its rows"
+    assert len(original["session"]) >= 2, "v1.sql lost its rows"
+    return original
 
 
 def contents(path: Path) -> dict[str, Any]:
@@ -115,46 +64,51 @@ def contents(path: Path) -> dict[str, Any]:
         }
 
 
-def assert_migrated(path: Path) -> None:
+def assert_migrated(path: Path, original: dict[str, Any]) -> None:
     after = contents(path)
     assert after["version"] == SCHEMA_VERSION
     assert after["version"] > 1
     assert after["tables"] >= {"learning", "learning_key", "session"} | NEW_TABLES
-    assert after["learning"] == LEARNINGS
+    assert after["learning"] == original["learning"]
     # prefilter keys are derived data: the migration derives them anew from each regex
-    derived = sorted((key, row[0]) for row in LEARNINGS if row[3] for key in prefilter.keys(row[3], row[5]))
+    derived = sorted(
+        (key, row[0]) for row in original["learning"] if row[3] for key in prefilter.keys(row[3], row[5])
+    )
+    assert derived != original["learning_key"]  # v1.sql holds keys in the format of its time
     assert after["learning_key"] == derived
-    assert sorted(after["session"]) == sorted(SESSIONS)
+    assert after["session"] == original["session"]
 
 
 # --- version 1 -> current -------------------------------------------------------------------------
 
 
 def test_a_command_migrates_version_1_and_keeps_every_row(db: Path) -> None:
-    build(db)
-    assert contents(db)["version"] == 1
+    original = build(db)
     listed = cli_json("list", "--all", env={"CORTEX_NOW": NOW})
-    assert_migrated(db)
-    assert [row["id"] for row in listed] == [1, 2, 3]
+    assert_migrated(db, original)
+    assert [row["id"] for row in listed] == [1, 2, 3, 4, 5, 6]
     first = listed[0]
-    assert (first["auto_block"], first["pinned"], first["confidence"]) == (True, False, 0.55)
-    assert first["context"] == "lost a colleague's commits"
-    assert listed[2]["archived_at"] == "2026-05-25T08:00:00Z"
+    assert (first["auto_block"], first["pinned"], first["confidence"]) == (True, False, 0.64)
+    assert first["context"] == "lost a colleague's commits on main"
+    assert listed[2]["archived_at"] == "2025-02-20T09:00:00Z"
 
     sessions = {row["id"]: row for row in cli_json("sessions", "list")}
-    assert sessions["old-session"]["key_changes"] == [{"file": "release.sh", "action": "Edit"}]
-    assert sessions["open-session"]["ended_at"] is None
+    assert sessions["0b6f4c1e-release"]["key_changes"] == [
+        {"file": "scripts/release.sh", "action": "Edit"},
+        {"file": "CHANGELOG.md", "action": "Write"},
+    ]
+    assert sessions["7d1e2f3a-open"]["ended_at"] is None
     decision = cli_json("decisions", "add", "--title", "After the upgrade", "--reasoning", "works")
     assert decision["id"] == 1  # the new tables are there and usable
-    assert_migrated(db)
+    assert_migrated(db, original)
 
 
 def test_a_hook_migrates_version_1_and_keeps_every_row(db: Path) -> None:
-    build(db)
+    original = build(db)
     result = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash"), env={"CORTEX_NOW": NOW})
     assert result.code == 0, result.stderr
     assert (result.stdout, result.stderr) == ("", "")  # no match: nothing said, nothing written
-    assert_migrated(db)
+    assert_migrated(db, original)
 
     # The old learning still works after the upgrade: a force push is denied by it.
     push = payload("pre_tool_use.bash", tool_input={"command": "git push --force origin main"})
@@ -164,7 +118,7 @@ def test_a_hook_migrates_version_1_and_keeps_every_row(db: Path) -> None:
 
 
 def test_concurrent_first_opens_migrate_once_without_errors(db: Path) -> None:
-    build(db)
+    original = build(db)
     commands = [
         [script("cortex-hooks"), "list", "--json"],
         [script("cortex-hooks"), "stats", "--json"],
@@ -184,7 +138,7 @@ def test_concurrent_first_opens_migrate_once_without_errors(db: Path) -> None:
     for command, process, (_, stderr) in zip(commands, processes, outcomes, strict=True):
         assert process.returncode == 0, (command, stderr)
         assert stderr == b"", (command, stderr)
-    assert_migrated(db)
+    assert_migrated(db, original)
     memory = cli("export").json()
     assert [len(memory[kind]) for kind in ("decisions", "todos", "errors")] == [1, 1, 1]
 
@@ -197,7 +151,8 @@ def digest(path: Path) -> str:
 
 
 def refused(result: Result, what: str) -> None:
-    assert result.code != 0, what
+    """Exit 1 (SPEC §2.1 "anything else", §4.4 a hook's failure), one line naming the version."""
+    assert result.code == 1, (what, result.code, result.stderr)
     lines = result.stderr.splitlines()
     assert len(lines) == 1, (what, result.stderr)
     assert lines[0].startswith("cortex-hooks"), (what, result.stderr)
@@ -233,7 +188,8 @@ def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_pa
     ]
 
     def command(args: tuple[str, ...]) -> tuple[str, Result]:
-        return " ".join(args), cli(*args)
+        # in-process, but list, add and import through the installed script, as the shell sees them
+        return " ".join(args), cli(*args, process=args[0] in {"list", "add", "import"})
 
     def hook(spec: tuple[str, str]) -> tuple[str, Result]:
         return spec[0], run(spec[0], stdin=payload(spec[1]))

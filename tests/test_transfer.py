@@ -189,7 +189,7 @@ def test_import_of_a_bare_array_of_learnings(tmp_path: Path) -> None:
 
 def test_import_from_stdin(tmp_path: Path) -> None:
     document = {"learnings": [{"anti_pattern": "piped", "correct_pattern": "ok"}]}
-    result = cli("import", "-", stdin=json.dumps(document))
+    result = cli("import", "-", stdin=json.dumps(document), process=True)  # a real pipe
     assert result.code == 0, result.stderr
     assert [r["anti_pattern"] for r in cli_json("list")] == ["piped"]
 

@@ -109,7 +109,7 @@ def test_settings_example_is_what_install_writes_modulo_the_paths(tmp_path: Path
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     env = {"CLAUDE_PROJECT_DIR": str(project), "CORTEX_DB": ""}
-    result = cli("install", env=env, cwd=project)
+    result = cli("install", env=env, cwd=project, process=True)
     assert result.code == 0, result.stderr
     written = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     for event, handlers in commands_of(written).items():

@@ -1,4 +1,4 @@
-"""Opening a database at the current schema version, and write transactions.
+"""Opening a database at the current schema version (its write transactions: store.transaction).
 
 Connections run in autocommit mode with an
 explicit `BEGIN IMMEDIATE` for every write, so concurrent hook processes queue on SQLite's busy
@@ -12,16 +12,24 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
+from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.store.version import SCHEMA_VERSION, user_version
 
-SCHEMA_VERSION = 8
+__all__ = [
+    "BUSY_TIMEOUT",
+    "HOOK_WRITE_WAIT",
+    "SCHEMA_VERSION",
+    "Missing",
+    "Transaction",
+    "locked",
+    "open_database",
+    "user_version",
+]
+
 BUSY_TIMEOUT = 10.0  # seconds: what a person's command waits for another writer
 # What a hook waits for the write lock: far beyond any write of ours (parallel hooks queue on it),
 # far below what the agent would notice. Past it, the write is kept for later (store.pending).
 HOOK_WRITE_WAIT = 0.3
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from types import TracebackType
 
 
 class Missing(CortexError):
@@ -121,34 +129,3 @@ def _circumstances(path: str, error: sqlite3.Error) -> str:
     if stats.f_bavail == 0:
         return f"the disk is full ({error})"
     return str(error)
-
-
-def user_version(connection: sqlite3.Connection) -> int:
-    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
-    return version
-
-
-class Transaction:
-    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing.
-
-    With `keep=False` it always rolls back: a preview of what the work would do.
-    """
-
-    def __init__(self, connection: sqlite3.Connection, *, keep: bool = True) -> None:
-        self.connection = connection
-        self.keep = keep
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.connection.execute("BEGIN IMMEDIATE")
-        return self.connection
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if kind is None and self.keep:
-            self.connection.execute("COMMIT")
-        elif self.connection.in_transaction:
-            self.connection.execute("ROLLBACK")

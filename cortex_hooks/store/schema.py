@@ -7,7 +7,8 @@ import sqlite3
 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
-from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, user_version
+from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.store.version import SCHEMA_VERSION, user_version
 
 # What each kind gives the full-text index (SPEC §9.3), and its number in the index's rowids.
 _SEARCHED = {

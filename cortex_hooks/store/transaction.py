@@ -1,0 +1,34 @@
+"""Write transactions: `BEGIN IMMEDIATE` … `COMMIT`, all or nothing."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from types import TracebackType
+
+
+class Transaction:
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception: all or nothing.
+
+    With `keep=False` it always rolls back: a preview of what the work would do.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, *, keep: bool = True) -> None:
+        self.connection = connection
+        self.keep = keep
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.connection.execute("BEGIN IMMEDIATE")
+        return self.connection
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None and self.keep:
+            self.connection.execute("COMMIT")
+        elif self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
