@@ -9,6 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# On a loaded 2-core machine (CI, parallel workers) Hypothesis may find generating inputs "too
+# slow": that says nothing about the code under test, so it never fails a run.
+settings.register_profile("cortex", suppress_health_check=[HealthCheck.too_slow], deadline=None)
+settings.load_profile("cortex")
 
 REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
 CHECKOUT = Path(__file__).resolve().parent.parent

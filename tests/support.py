@@ -161,7 +161,7 @@ def in_process(
 def cli(*args: str, process: bool = False, **kwargs: Any) -> Result:
     """`cortex-hooks ARGS`, in-process; with `process=True` through the installed console script
     (where the process itself is under test: exit status, streams, locale, signals, concurrency)."""
-    if process:
+    if process or "timeout" in kwargs:  # a timeout bounds a process that might hang
         return run("cortex-hooks", *args, **kwargs)
     return in_process(*args, **kwargs)
 

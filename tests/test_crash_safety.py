@@ -236,12 +236,16 @@ def test_session_end_killed_anywhere_decays_all_or_nothing(large: Path, tmp_path
         assert unpinned == [(90 - ended, LEARNINGS)], (label, unpinned)
         assert query(db, CONFIDENCES.format(pinned=1)) == [(50, PINNED)]
 
-    # A stopped run never commits, so every stop replays the very steps of the whole run.
+    # The decay and the session's end are one transaction, the first of the run (the summary and
+    # the surface come after it): a run stopped after its COMMIT has decayed, one stopped before
+    # has not. A run stopped before committing replays the very steps of the whole run.
     window = write_window(steps)
+    decayed_at = steps.index("COMMIT") + 1  # the first COMMIT's step
     points = kill_points(steps, 12)
     for step in points:
+        killer.stdin = end(f"stopped-{step}")  # a session of its own: one that ended never decays again
         assert killer.kill_at_step(step) == (step in window), (step, steps[step - 1])
-        check((step, steps[step - 1]), finished=False, committed=False)  # stopped before its COMMIT
+        check((step, steps[step - 1]), finished=False, committed=step > decayed_at)
     assert len(window.intersection(points)) >= 3, steps  # the decay itself was cut short, many times
     for n, delay in enumerate(killer.delays(full, 8)):
         killer.stdin = end(f"timed-{n}")

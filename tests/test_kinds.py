@@ -306,7 +306,7 @@ def test_export_import_round_trip_remaps_superseded_by(tmp_path: Path) -> None:
         cli_json("decisions", "add", "--title", title, "--reasoning", "r", env=other)
     imported = cli("import", str(source), "--json", env=other)
     assert imported.code == 0, imported.stderr
-    assert imported.json() == {"learnings": 2, "decisions": 2, "errors": 1, "todos": 1}
+    assert imported.json() == {"learnings": 2, "decisions": 2, "errors": 1, "todos": 1, "memories": 0}
 
     copied = cli("export", env=other).json()
     decisions = copied["decisions"][3:]

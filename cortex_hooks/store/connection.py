@@ -29,7 +29,7 @@ __all__ = [
 BUSY_TIMEOUT = 10.0  # seconds: what a person's command waits for another writer
 # What a hook waits for the write lock: far beyond any write of ours (parallel hooks queue on it),
 # far below what the agent would notice. Past it, the write is kept for later (store.pending).
-HOOK_WRITE_WAIT = 0.3
+HOOK_WRITE_WAIT = 0.6
 
 
 class Missing(CortexError):
