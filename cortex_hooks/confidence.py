@@ -45,6 +45,19 @@ def decayed(confidence: int, policy: Policy = DEFAULT) -> int:
     return min(confidence, max(policy.floor, confidence - policy.decay))
 
 
+# The two rules SQL applies to every learning at once, written here beside their Python form
+# (tests/test_confidence.py holds each pair equal over every value): a Python function called
+# for each of 10,000 rows costs a session end or start more than all its other work.
+DECAYS_SQL = "{confidence} > :floor"  # decayed(confidence) != confidence, for an integer
+DECAYED_SQL = "max(:floor, {confidence} - :decay)"  # decayed(confidence) where it decays
+AWAITS_REVIEW_SQL = "{confidence} <= :review_threshold AND NOT {pinned} AND NOT {archived}"
+
+
+def sql_parameters(policy: Policy = DEFAULT) -> dict[str, int]:
+    """The named parameters of the SQL forms above."""
+    return {"floor": policy.floor, "decay": policy.decay, "review_threshold": policy.review_threshold}
+
+
 def blocks(confidence_before_boost: int, policy: Policy = DEFAULT) -> bool:
     """Whether an auto-block learning denies: judged on its confidence before this match's boost."""
     return confidence_before_boost > policy.block_gate

@@ -169,3 +169,32 @@ def test_parse_refuses_more_than_two_decimals(whole: int, decimals: str) -> None
     assert Decimal(text) * 100 != int(Decimal(text) * 100)  # the input really has a third decimal
     with pytest.raises(ValueError, match="more than two decimals"):
         confidence.parse(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    value=st.integers(min_value=0, max_value=100),
+    pinned=st.booleans(),
+    archived=st.booleans(),
+    floor=st.integers(min_value=0, max_value=60),
+    decay=st.integers(min_value=1, max_value=20),
+    threshold=st.integers(min_value=0, max_value=100),
+)
+def test_the_sql_forms_of_decay_and_review_are_the_python_rules(  # noqa: PLR0917 (hypothesis)
+    value: int, pinned: bool, archived: bool, floor: int, decay: int, threshold: int
+) -> None:
+    """confidence.DECAYS_SQL / DECAYED_SQL / AWAITS_REVIEW_SQL, evaluated by SQLite, agree with
+    decayed() and awaits_review() for every value and policy."""
+    import sqlite3
+
+    policy = Policy(floor=floor, decay=decay, review_threshold=threshold)
+    parameters = {**confidence.sql_parameters(policy), "value": value, "pinned": pinned, "archived": archived}
+    columns = {"confidence": ":value", "pinned": ":pinned", "archived": ":archived"}
+    forms = (confidence.DECAYS_SQL, confidence.DECAYED_SQL, confidence.AWAITS_REVIEW_SQL)
+    sql = "SELECT " + ", ".join(form.format(**columns) for form in forms)
+    decays, decayed, review = sqlite3.connect(":memory:").execute(sql, parameters).fetchone()
+    python = confidence.decayed(value, policy)
+    assert bool(decays) == (python != value)
+    if decays:
+        assert decayed == python
+    assert bool(review) == confidence.awaits_review(value, pinned=pinned, archived=archived, policy=policy)

@@ -40,22 +40,24 @@ _ROWS = """SELECT l.*, c.confidence AS confidence
            FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"""
 
 
-def _rules(connection: sqlite3.Connection, policy: Policy) -> None:
-    """The confidence model's rules (cortex_hooks.confidence) as SQL functions: one rule, one place."""
+def _boosts(connection: sqlite3.Connection, policy: Policy) -> None:
+    """confidence.boosted as an SQL function: applied to the few matched rows only."""
     from cortex_hooks import confidence
 
-    def awaits_review(value: object, pinned: int, archived: int) -> bool:
-        return isinstance(value, int) and confidence.awaits_review(
-            value, pinned=bool(pinned), archived=bool(archived), policy=policy
-        )
+    def boosted(value: int) -> int:
+        return confidence.boosted(value, policy)
 
-    connection.create_function(
-        "boosted", 1, lambda value: confidence.boosted(value, policy), deterministic=True
+    connection.create_function("boosted", 1, boosted, deterministic=True)
+
+
+def _awaits_review() -> str:
+    """confidence.AWAITS_REVIEW_SQL over the joined narrow and wide rows."""
+    from cortex_hooks import confidence
+
+    condition = confidence.AWAITS_REVIEW_SQL.format(
+        confidence="c.confidence", pinned="l.pinned", archived="(l.archived_at IS NOT NULL)"
     )
-    connection.create_function(
-        "decayed", 1, lambda value: confidence.decayed(value, policy), deterministic=True
-    )
-    connection.create_function("awaits_review", 3, awaits_review, deterministic=True)
+    return f"typeof(c.confidence) = 'integer' AND {condition}"
 
 
 _TEXT_COLUMNS = tuple(column for column in COLUMNS if column != "confidence")
@@ -135,10 +137,13 @@ def select(
 ) -> list[sqlite3.Row]:
     """Learnings shown (active, archived, all); with a policy, only those awaiting review."""
     where = visibility.WHERE[shown]
+    parameters = {}
     if review is not None:
-        _rules(connection, review)
-        where += " AND awaits_review(c.confidence, l.pinned, l.archived_at IS NOT NULL)"
-    return connection.execute(f"{_ROWS} WHERE {where} ORDER BY l.id").fetchall()
+        from cortex_hooks.confidence import sql_parameters
+
+        where += f" AND {_awaits_review()}"
+        parameters = sql_parameters(review)
+    return connection.execute(f"{_ROWS} WHERE {where} ORDER BY l.id", parameters).fetchall()
 
 
 def awaiting_review(
@@ -148,17 +153,18 @@ def awaiting_review(
 
     The due ones are found and counted on narrow rows; only the `limit` shown are read whole.
     """
-    _rules(connection, policy)
+    from cortex_hooks.confidence import sql_parameters
+
     rows = connection.execute(
-        """WITH due AS MATERIALIZED (
+        f"""WITH due AS MATERIALIZED (
                SELECT c.learning_id AS id, c.confidence
                FROM learning_confidence AS c CROSS JOIN learning AS l ON l.id = c.learning_id
-               WHERE awaits_review(c.confidence, l.pinned, l.archived_at IS NOT NULL))
+               WHERE {_awaits_review()})
            SELECT l.*, first.confidence, (SELECT count(*) FROM due) AS awaiting
            FROM (SELECT * FROM due ORDER BY confidence, id LIMIT :limit) AS first
                CROSS JOIN learning AS l ON l.id = first.id
            ORDER BY first.confidence, l.id""",
-        {"limit": limit},
+        {"limit": limit, **sql_parameters(policy)},
     ).fetchall()
     return rows, rows[0]["awaiting"] if rows else 0
 
@@ -221,7 +227,7 @@ def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]
 
 def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, policy: Policy) -> None:
     """Boost each matched learning and count the access, by the pure rule of the confidence model."""
-    _rules(connection, policy)
+    _boosts(connection, policy)
     parameters = {"now": now, "ids": json.dumps(ids)}
     connection.execute(
         """UPDATE learning SET access_count = access_count + 1, last_accessed = :now
@@ -238,11 +244,13 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
 def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
     """One session end's decay of every unpinned, active learning (confidence.decayed); how many
     changed. A value the code cannot read (see `unreadable`) is left as it is."""
-    _rules(connection, policy)
+    from cortex_hooks.confidence import DECAYED_SQL, DECAYS_SQL, sql_parameters
+
     cursor = connection.execute(
-        """UPDATE learning_confidence SET confidence = decayed(confidence)
-           WHERE typeof(confidence) = 'integer' AND confidence != decayed(confidence)
-               AND learning_id NOT IN (SELECT id FROM learning WHERE pinned = 1 OR archived_at IS NOT NULL)"""
+        f"""UPDATE learning_confidence SET confidence = {DECAYED_SQL.format(confidence="confidence")}
+           WHERE typeof(confidence) = 'integer' AND {DECAYS_SQL.format(confidence="confidence")}
+               AND learning_id NOT IN (SELECT id FROM learning WHERE pinned OR archived_at IS NOT NULL)""",
+        sql_parameters(policy),
     )
     return cursor.rowcount
 
