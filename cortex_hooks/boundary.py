@@ -15,6 +15,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+class _Process:
+    database: str | None = None  # set once the process knows which database it works on
+
+
+PROCESS = _Process()
+
+
+def works_on(database: str) -> None:
+    """The database this process works on: an unexpected error is logged beside it (log.py)."""
+    PROCESS.database = database
+
+
 def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool = False) -> int:
     """Run `work`; map every failure to one line on stderr and an exit status, never a traceback.
 
@@ -44,7 +56,7 @@ def _fail(prefix: str, message: str, code: int, error: BaseException | None = No
     if error is not None:
         from cortex_hooks import log
 
-        logged = log.record(prefix, error)
+        logged = log.record(PROCESS.database, prefix, error)
         if logged is not None:
             message = f"{message[:1500]} (details in {logged})"
     line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds

@@ -16,31 +16,20 @@ LIMIT = 256 * 1024  # bytes, then rotated once: at most twice this on disk
 MESSAGE_LIMIT = 500  # characters of an error's message
 
 
-class _Attached:
-    database: str | None = None  # set once the process knows which database it works on
-
-
-_ATTACHED = _Attached()
-
-
-def attach(database: str) -> None:
-    """Log beside this database from now on."""
-    _ATTACHED.database = database
-
-
 def path_beside(database: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(database)), FILENAME)
 
 
-def record(where: str, error: BaseException) -> str | None:
-    """Append the error and its traceback; the log's path, or None when nothing could be written."""
-    if _ATTACHED.database is None:
+def record(database: str | None, where: str, error: BaseException) -> str | None:
+    """Append the error and its traceback beside the database; the log's path, or None when
+    nothing could be written (no database known yet, or no folder for it)."""
+    if database is None:
         return None
     import traceback
 
     from cortex_hooks import clock
 
-    path = path_beside(_ATTACHED.database)
+    path = path_beside(database)
     try:
         stamp = clock.iso(clock.now())
     except Exception:  # a bad CORTEX_NOW may be the very error being logged

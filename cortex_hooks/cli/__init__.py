@@ -90,9 +90,8 @@ def _dispatch(argv: list[str]) -> int:
     for name in names:
         importlib.import_module(f"cortex_hooks.cli.{name}").register(commands, common)
     args = parser.parse_args(argv)
-    from cortex_hooks import log
     from cortex_hooks.cli import database
 
-    log.attach(database.path(args))
+    boundary.works_on(database.path(args))
     result: int = args.run(args)
     return result

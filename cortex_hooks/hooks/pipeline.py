@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from cortex_hooks import boundary, location, log, sanitize
+from cortex_hooks import boundary, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.scopes import Scope, close, open_scopes
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT
@@ -65,7 +65,7 @@ def _run(
     payload = read_payload(event)
     parsed = parse(payload)
     project = location.hook_database(payload.get("cwd"))
-    log.attach(project)
+    boundary.works_on(project)
     scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT)
     if not scopes:
         if skipped:
@@ -111,7 +111,7 @@ def read_payload(event: str) -> Payload:
         ) from None
     if not isinstance(payload, dict):
         raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
-    if ("\\ud" in text or "\\uD" in text) and not sanitize.storable(payload):
+    if ("\\ud" in text or "\\uD" in text) and not _storable(payload):
         # only a \u escape can make a lone surrogate (raw bytes were checked as UTF-8 above)
         raise CortexError("invalid payload: a string holds a lone surrogate (an invalid \\u escape)")
     name = payload.get("hook_event_name")
@@ -120,3 +120,9 @@ def read_payload(event: str) -> Payload:
     if name != event:
         raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
     return payload
+
+
+def _storable(payload: Payload) -> bool:
+    from cortex_hooks import sanitize  # only for the rare payload that holds a \u escape
+
+    return sanitize.storable(payload)

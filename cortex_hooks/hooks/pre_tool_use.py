@@ -9,6 +9,7 @@ the few payload fields this hook uses are checked with the standard library.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from cortex_hooks import matching, prefilter
@@ -58,9 +59,10 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
     outcome = pipeline.Outcome()
+    short = _text_keys(texts)
     hits: list[Any] = []
     for scope in scopes:
-        rows = _candidates(scope.connection, call.tool_name, texts, outcome.problems)
+        rows = _candidates(scope.connection, call.tool_name, texts, short, outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
             hits += _match(scope, rows, texts, outcome)
     if hits:
@@ -72,11 +74,15 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
 
 
 def _candidates(
-    connection: sqlite3.Connection, tool_name: str, texts: dict[str, list[str]], problems: list[str]
+    connection: sqlite3.Connection,
+    tool_name: str,
+    texts: dict[str, list[str]],
+    short: str,
+    problems: list[str],
 ) -> list[sqlite3.Row]:
     """The learnings the prefilter and the tool matcher let through, without compiling a regex."""
     rows: list[sqlite3.Row] = []
-    for row in store.candidates(connection, _lookup_keys(connection, texts)):
+    for row in store.candidates(connection, _lookup_keys(connection, texts, short)):
         if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
         elif matching.tool_accepts(row["tool"], tool_name) and prefilter.satisfied(
@@ -143,15 +149,23 @@ def _match(
     return hits
 
 
-def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]]) -> list[str]:
-    """The prefilter keys these texts could satisfy (see cortex_hooks.prefilter)."""
+def _text_keys(texts: dict[str, list[str]]) -> str:
+    """The prefilter keys short texts could satisfy (see cortex_hooks.prefilter), as the JSON
+    the candidate query reads: made once for every scope."""
     keys: list[str] = []
     for target, fragments in texts.items():
         if sum(map(len, fragments)) <= prefilter.SCAN_ABOVE:
             keys += prefilter.text_keys(target, fragments)
-        else:
-            letter = prefilter.TARGET_LETTER[target]
-            keys += [
-                key for key in store.keys_of_target(connection, letter) if prefilter.present(key, fragments)
-            ]
-    return keys
+    return json.dumps(keys)
+
+
+def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]], short: str) -> str:
+    """The keys of short texts, and those of one database's keys that a long text holds."""
+    long = [
+        key
+        for target, fragments in texts.items()
+        if sum(map(len, fragments)) > prefilter.SCAN_ABOVE
+        for key in store.keys_of_target(connection, prefilter.TARGET_LETTER[target])
+        if prefilter.present(key, fragments)
+    ]
+    return json.dumps([*json.loads(short), *long]) if long else short

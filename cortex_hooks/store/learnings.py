@@ -6,7 +6,6 @@ import json
 import sqlite3
 
 from cortex_hooks import prefilter
-from cortex_hooks.store import visibility
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,6 +135,8 @@ def select(
     connection: sqlite3.Connection, shown: str = "active", review: Policy | None = None
 ) -> list[sqlite3.Row]:
     """Learnings shown (active, archived, all); with a policy, only those awaiting review."""
+    from cortex_hooks.store import visibility  # listing, never the PreToolUse path
+
     where = visibility.WHERE[shown]
     parameters = {}
     if review is not None:
@@ -187,15 +188,16 @@ def record_access(connection: sqlite3.Connection, learning_id: int, now: str) ->
     return cursor.rowcount == 1
 
 
-def candidates(connection: sqlite3.Connection, keys: list[str]) -> list[sqlite3.Row]:
-    """Active learnings with a regex whose prefilter key is among `keys` (an index lookup)."""
+def candidates(connection: sqlite3.Connection, keys: str) -> list[sqlite3.Row]:
+    """Active learnings with a regex whose prefilter key is among `keys` (a JSON array; an index
+    lookup)."""
     return connection.execute(
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
            FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
            WHERE k.key IN (SELECT value FROM json_each(:keys))
              AND l.archived_at IS NULL AND l.regex IS NOT NULL
            ORDER BY l.id""",
-        {"keys": json.dumps(keys)},
+        {"keys": keys},
     ).fetchall()
 
 
