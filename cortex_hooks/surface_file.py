@@ -20,12 +20,12 @@ import os
 import stat
 import tempfile
 
-from cortex_hooks import regular_file
+from cortex_hooks import regular_file, surface_import
 from cortex_hooks.errors import CortexError
 
 START = "<!-- CORTEX:START -->"
 END = "<!-- CORTEX:END -->"
-RELATIVE = os.path.join(".claude", "cortex-memory.local.md")
+RELATIVE = surface_import.SURFACE
 MAX_BYTES = 1024 * 1024  # ours is at most 8,000 characters; the rest is the user's notes
 
 

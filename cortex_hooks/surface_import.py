@@ -16,10 +16,31 @@ import os
 
 LINE = "@.claude/cortex-memory.local.md"
 FILENAME = "CLAUDE.local.md"
+SURFACE = os.path.join(".claude", "cortex-memory.local.md")  # the file the line imports
+MAX_BYTES = 1024 * 1024  # of CLAUDE.local.md read to find the line
 
 
 def path_in(project: str) -> str:
     return os.path.join(project, FILENAME)
+
+
+def wanted(project: str) -> bool:
+    """Whether SessionEnd keeps a surface here: there is one already, or CLAUDE.local.md imports it
+    (install or `cortex-hooks surface` asked for it). A user-scope install runs SessionEnd in
+    every project the user opens; none of them gets a file it did not ask for."""
+    return os.path.lexists(os.path.join(project, SURFACE)) or imported(project)
+
+
+def imported(project: str) -> bool:
+    """Whether the project's CLAUDE.local.md imports the surface (read only as a regular file:
+    a FIFO there must not hold SessionEnd)."""
+    from cortex_hooks import regular_file
+
+    try:
+        content = regular_file.read_small(path_in(project), MAX_BYTES)
+    except (OSError, ValueError):
+        return False
+    return imports(content)
 
 
 def _lines(text: str) -> list[str]:

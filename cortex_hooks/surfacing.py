@@ -6,12 +6,11 @@ Reading for the surface is not an access (like `list`): it changes no counter an
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, git_state, regular_file, surface_file, surface_import
+from cortex_hooks import clock, git_state, surface_file
 from cortex_hooks.memory import rank, surface
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import memories
@@ -88,20 +87,3 @@ def gather(
         except sqlite3.Error as error:
             skipped.append(f"{scope.name} database skipped for the surface: {error}")
     return found, skipped
-
-
-def wanted(project: str) -> bool:
-    """Whether SessionEnd keeps a surface here: there is one already, or CLAUDE.local.md imports it
-    (install or `cortex-hooks surface` asked for it). A user-scope install runs SessionEnd in
-    every project the user opens; none of them gets a file it did not ask for."""
-    return os.path.lexists(surface_file.path_in(project)) or imported(project)
-
-
-def imported(project: str) -> bool:
-    """Whether the project's CLAUDE.local.md imports the surface (read only as a regular file:
-    a FIFO there must not hold SessionEnd)."""
-    try:
-        content = regular_file.read_small(surface_import.path_in(project), surface_file.MAX_BYTES)
-    except (OSError, ValueError):
-        return False
-    return surface_import.imports(content)

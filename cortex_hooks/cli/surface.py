@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     render.say(
         f"{state} {render.clean(result.path)} ({counts}; {len(result.digest.text)} of {budget} characters)."
     )
-    if not surfacing.imported(project):
+    if not surface_import.imported(project):
         render.say(
             f"Claude Code reads it only through an import in {surface_import.FILENAME}: "
             "`cortex-hooks install` adds it."

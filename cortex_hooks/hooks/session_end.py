@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks import clock, hand_edits, location, payloads, surfacing, transcript
+from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
@@ -69,8 +69,10 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     project = location.hook_project(payload.cwd)
     config = location.config_for(location.hook_database(payload.cwd))
     try:
-        if not config.surface or not surfacing.wanted(project):
+        if not config.surface or not surface_import.wanted(project):
             return
+        from cortex_hooks import surfacing  # a project that asked for a surface pays for it
+
         result = surfacing.refresh(
             scopes, project, budget=config.surface_budget, now=clock.now(), cli=location.cli_command()
         )
