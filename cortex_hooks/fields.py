@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator
 
 from cortex_hooks import clock
 
@@ -17,5 +17,12 @@ def _instant(text: str) -> str:
         raise ValueError(f"not an ISO-8601 time: {text!r}") from None
 
 
-Text = Annotated[str, Field(min_length=1)]
+def _text(text: str) -> str:
+    # Field(min_length=1) says the same, but importing Field costs every command 20 ms.
+    if not text:
+        raise ValueError("String should have at least 1 character")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_text)]
 Instant = Annotated[str, AfterValidator(_instant)]

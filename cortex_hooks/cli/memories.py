@@ -140,8 +140,8 @@ def run_remember(args: argparse.Namespace) -> int:
         with Transaction(connection):
             memory_id = store.insert(connection, new_row(fields, now))
             linked = auto_link(connection, memory_id, fields.content, now)
-        memory = load(connection, args, memory_id)
-    message = f"Remembered memory #{memory_id} ({memory.type}, {database.scope(args)})."
+        memory = load(connection, args, memory_id) if args.json else None
+    message = f"Remembered memory #{memory_id} ({fields.type}, {database.scope(args)})."
     if linked:
         related = ", ".join(f"#{other} ({value:.2f})" for other, value in linked)
         message += f" Related to {related}."
@@ -152,7 +152,10 @@ def run_remember(args: argparse.Namespace) -> int:
                 + ", ".join(f"#{other}" for other in flagged)
                 + ": flagged for consolidation."
             )
-    render.emit(args, memory, message)
+    if memory is not None:  # the record is built (pydantic) only when it is printed
+        render.emit_json(memory)
+    else:
+        render.say(message)
     return 0
 
 
@@ -183,15 +186,17 @@ def run_show(args: argparse.Namespace) -> int:
                 raise unknown("memory", args.id)
             store.record_access(connection, [args.id], clock.iso(clock.now()))
         memory = load(connection, args, args.id)
-        memory.edges = [
-            records.Edge(type=row["type"], from_=row["from_id"], to=row["to_id"], strength=row["strength"])
+        from cortex_hooks.memory.edges import Edge
+
+        edges = [
+            Edge(type=row["type"], from_=row["from_id"], to=row["to_id"], strength=row["strength"])
             for row in store.edges_of(connection, args.id)
         ]
     if args.json:
-        edges = [edge.model_dump(by_alias=True) for edge in memory.edges]
-        render.emit_json({**memory.model_dump(mode="json"), "edges": edges})  # edges: show only
+        shown = [edge.model_dump(by_alias=True) for edge in edges]
+        render.emit_json({**memory.model_dump(mode="json"), "edges": shown})  # edges: show only
     else:
-        render.say(render.memory_detail(memory, database.scope(args)))
+        render.say(render.memory_detail(memory, database.scope(args), edges))
     return 0
 
 

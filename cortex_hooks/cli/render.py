@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the records are pydantic models: `recall` prints without importing pydantic
     from pydantic import BaseModel
 
+    from cortex_hooks.memory.edges import Edge
     from cortex_hooks.memory.records import Memory
     from cortex_hooks.records import Learning
 
@@ -168,7 +169,7 @@ def memory_table(memories: list[Memory]) -> str:
     return "\n".join(lines)
 
 
-def memory_detail(memory: Memory, scope: str) -> str:
+def memory_detail(memory: Memory, scope: str, edges: list[Edge]) -> str:
     tags = ", ".join(memory.tags)
     rows = [
         ("type", memory.type),
@@ -186,9 +187,8 @@ def memory_detail(memory: Memory, scope: str) -> str:
         ("archived", memory.archived_at or ""),
     ]
     body = "\n".join(f"  {name:<11} {clean(value)}" for name, value in rows if value)
-    edges = [
-        f"  {'edge':<11} #{edge.from_} -{edge.type}-> #{edge.to} ({edge.strength:.2f})"
-        for edge in memory.edges or []
+    lines = [
+        f"  {'edge':<11} #{edge.from_} -{edge.type}-> #{edge.to} ({edge.strength:.2f})" for edge in edges
     ]
     content = "\n".join("    " + line for line in clean(memory.content).splitlines())
-    return "\n".join([f"Memory #{memory.id} ({scope})", body, *edges, "  content:", content])
+    return "\n".join([f"Memory #{memory.id} ({scope})", body, *lines, "  content:", content])

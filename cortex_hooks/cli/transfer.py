@@ -17,7 +17,8 @@ from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import readable, row_values
 from cortex_hooks.cli.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.memory.records import Edge, ImportedEdge, ImportedMemory, Memory, MemoryFields
+from cortex_hooks.memory.edges import Edge, ImportedEdge
+from cortex_hooks.memory.records import ImportedMemory, Memory, MemoryFields
 from cortex_hooks.records import ImportedLearning
 from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import learnings as learning_store

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
 
 from cortex_hooks import confidence
 from cortex_hooks.fields import Instant, Text
@@ -47,8 +47,21 @@ def _tags(value: object) -> object:
     return value
 
 
+def _within(low: int, high: int, what: str) -> Any:
+    """A bound as an AfterValidator: `Field(ge=…)` would import pydantic.types, 20 ms that
+    `remember` would pay at every call."""
+
+    def check(value: Any) -> Any:
+        size = value if isinstance(value, int) else len(value)
+        if not low <= size <= high:
+            raise ValueError(f"{what} must lie in [{low}, {high}], got {size}")
+        return value
+
+    return AfterValidator(check)
+
+
 MemoryConfidence = Annotated[int, BeforeValidator(_memory_confidence)]
-Tag = Annotated[str, Field(min_length=1, max_length=100)]
+Tag = Annotated[str, _within(1, 100, "a tag's length")]
 
 
 class _Given(BaseModel):
@@ -62,8 +75,8 @@ class MemoryFields(_Given):
 
     content: Text
     type: MemoryType = "context"
-    summary: Annotated[str, Field(min_length=1, max_length=SUMMARY_LENGTH)] | None = None
-    priority: int = Field(default=5, ge=1, le=10)
+    summary: Annotated[str, _within(1, SUMMARY_LENGTH, "its length")] | None = None
+    priority: Annotated[int, _within(1, 10, "priority")] = 5
     tags: Annotated[list[Tag], BeforeValidator(_tags)] = []
     pinned: bool = False
 
@@ -83,28 +96,12 @@ class ImportedMemory(MemoryFields):
     source_session: str | None = None
     status: Status = "active"
     path: str | None = None
-    access_count: int = Field(default=0, ge=0)
+    access_count: Annotated[int, _within(0, 2**62, "access_count")] = 0
     last_accessed: Instant | None = None
     created_at: Instant | None = None
     updated_at: Instant | None = None
     archived_at: Instant | None = None
     centrality: float | None = None  # derived from the edges: ignored on import
-
-
-class ImportedEdge(_Given):
-    type: EdgeType
-    from_: int = Field(alias="from")
-    to: int
-    strength: float = Field(default=1.0, ge=0, le=1)
-
-
-class Edge(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
-
-    type: EdgeType
-    from_: int = Field(alias="from", serialization_alias="from")
-    to: int
-    strength: float
 
 
 class Memory(BaseModel):
@@ -131,7 +128,6 @@ class Memory(BaseModel):
     updated_at: str
     archived_at: str | None
     centrality: float
-    edges: list[Edge] | None = Field(default=None, exclude=True)  # `memories show` adds them
 
     @classmethod
     def from_row(cls, row: sqlite3.Row, scope: str, max_in_degree: int) -> Memory:

@@ -84,12 +84,20 @@ def words_query(words: list[str]) -> str:
 
 KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost time
 COMMON = 0.25  # a word in more than this share of rows is dropped while rarer ones remain
+# Words too common to be worth even counting (counting a word reads every row that holds it):
+# left out of a query that has other words.
+STOPWORDS = frozenset(
+    """a an and are as at be but by can do does for from had has have how i if in into is it its
+    not of on or our so that the their then there these they this to was we were what when where
+    which who why will with you your""".split()  # noqa: SIM905 (a word list reads best as words)
+)
 
 
 def match(connection: sqlite3.Connection, words: list[str]) -> str:
     """The FTS5 query for these words: the rarest of them (bm25 weighs a common word at almost
     nothing, yet reading its rows is what makes a query slow over 100,000 memories). A word the
     index does not hold as typed (an accent the tokenizer folds) is kept."""
+    words = [word for word in words if word not in STOPWORDS] or words
     counts = {
         term: count
         for term, count in connection.execute(
