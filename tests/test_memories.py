@@ -206,3 +206,15 @@ def test_the_index_holds_exactly_the_rows_after_every_write_path(db: Path) -> No
     assert indexed == {1 * 8 + 1, 1 * 8 + 2, 1 * 8 + 3}
     assert recalled("four") == []
     assert recalled("seven") == [("project", "learning", 1)]
+
+
+def test_blank_content_and_a_device_are_refused() -> None:
+    blank = cli("remember", "   ")
+    assert (blank.code, blank.stderr) == (
+        2,
+        "cortex-hooks: invalid memory: content: must hold more than white space\n",
+    )
+    device = cli("index-code", "/dev/zero", "--prose", "zeros")
+    assert device.code == 2
+    assert "not a regular file" in device.stderr
+    assert cli_json("memories", "list", "--all") == []

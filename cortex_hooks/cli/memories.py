@@ -10,7 +10,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks import clock, location, regular_file
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.memory import records, similarity, vocabulary
@@ -320,10 +320,11 @@ def _archive(args: argparse.Namespace, memory_id: int, now: str) -> int:
 def run_index_code(args: argparse.Namespace) -> int:
     """A code_description memory (the prose) and a code memory (the file), description -source_of-> code."""
     try:
-        with open(args.path, "rb") as file:
+        with regular_file.open_regular(args.path) as file:  # never a FIFO or a device
             raw = file.read(CODE_LIMIT + 1)
-    except OSError as error:
-        raise CortexError(f"cannot read {args.path}: {error.strerror or error}", USAGE) from None
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise CortexError(f"cannot read {args.path}: {reason}", USAGE) from None
     code = raw[:CODE_LIMIT].decode("utf-8", errors="replace") + (CUT_NOTE if len(raw) > CODE_LIMIT else "")
     if not code.strip():
         raise CortexError(f"{args.path} is empty: nothing to index", USAGE)

@@ -47,21 +47,29 @@ def _tags(value: object) -> object:
     return value
 
 
-def _within(low: int, high: int, what: str) -> Any:
-    """A bound as an AfterValidator: `Field(ge=…)` would import pydantic.types, 20 ms that
-    `remember` would pay at every call."""
+def _within(low: int, high: int) -> Any:
+    """A bound on a number, or on a text's length, as an AfterValidator."""
 
     def check(value: Any) -> Any:
-        size = value if isinstance(value, int) else len(value)
-        if not low <= size <= high:
-            raise ValueError(f"{what} must lie in [{low}, {high}], got {size}")
+        if isinstance(value, int):
+            if not low <= value <= high:
+                raise ValueError(f"must lie in [{low}, {high}], got {value}")
+        elif not low <= len(value) <= high:
+            raise ValueError(f"must be {low} to {high:,} characters long, got {len(value):,}")
         return value
 
     return AfterValidator(check)
 
 
+def _words(text: str) -> str:
+    """Content is words: a text of only spaces has nothing to remember (nor to summarize)."""
+    if not text.strip():
+        raise ValueError("must hold more than white space")
+    return text
+
+
 MemoryConfidence = Annotated[int, BeforeValidator(_memory_confidence)]
-Tag = Annotated[str, _within(1, 100, "a tag's length")]
+Tag = Annotated[str, _within(1, 100)]
 
 
 class _Given(BaseModel):
@@ -73,10 +81,10 @@ class _Given(BaseModel):
 class MemoryFields(_Given):
     """What a person or the agent gives for a memory (remember, update)."""
 
-    content: Text
+    content: Annotated[Text, AfterValidator(_words)]
     type: MemoryType = "context"
-    summary: Annotated[str, _within(1, SUMMARY_LENGTH, "its length")] | None = None
-    priority: Annotated[int, _within(1, 10, "priority")] = 5
+    summary: Annotated[str, _within(1, SUMMARY_LENGTH)] | None = None
+    priority: Annotated[int, _within(1, 10)] = 5
     tags: Annotated[list[Tag], BeforeValidator(_tags)] = []
     pinned: bool = False
 
@@ -96,7 +104,7 @@ class ImportedMemory(MemoryFields):
     source_session: str | None = None
     status: Status = "active"
     path: str | None = None
-    access_count: Annotated[int, _within(0, 2**62, "access_count")] = 0
+    access_count: Annotated[int, _within(0, 2**62)] = 0
     last_accessed: Instant | None = None
     created_at: Instant | None = None
     updated_at: Instant | None = None
