@@ -19,12 +19,20 @@ def path(args: argparse.Namespace) -> str:
     return location.cli_database(getattr(args, "db", None))
 
 
+def paths(args: argparse.Namespace) -> dict[str, str]:
+    """Both scopes' database paths, as --db, --global-db and the environment name them."""
+    return {
+        "project": location.cli_database(getattr(args, "db", None)),
+        "global": location.global_database(getattr(args, "global_db", None)),
+    }
+
+
 def both(
     args: argparse.Namespace, names: tuple[str, ...] = ("project", "global")
 ) -> tuple[list[Scope], list[str]]:
     """The project's and the global database, those that exist (reading never creates one)."""
-    project = location.cli_database(getattr(args, "db", None))
-    return open_scopes(project, location.global_database(getattr(args, "global_db", None)), names=names)
+    found = paths(args)
+    return open_scopes(found["project"], found["global"], names=names)
 
 
 def scope(args: argparse.Namespace) -> str:

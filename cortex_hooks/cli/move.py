@@ -11,8 +11,7 @@ import argparse
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import location
-from cortex_hooks.cli import options, render
+from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.store import learnings, memories
 from cortex_hooks.store.connection import Missing, Transaction, open_database
@@ -28,10 +27,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_move(args: argparse.Namespace) -> int:
-    paths = {
-        "project": location.cli_database(getattr(args, "db", None)),
-        "global": location.global_database(getattr(args, "global_db", None)),
-    }
+    paths = database.paths(args)
     source, target = ("project", "global") if args.to == "global" else ("global", "project")
     if paths[source] == paths[target]:
         raise CortexError("the project and the global database are the same file: nothing to move", USAGE)

@@ -132,10 +132,11 @@ def _match(
         from cortex_hooks.store import pending
 
         readable, unreadable = hand_edits.split(store.matched(connection, matched))
+        waiting = pending.unapplied(connection, scope.path)
         hits = [
             verdict.Hit.of(
                 row,
-                pending.pending_confidence(connection, scope.path, row, policy),
+                pending.pending_confidence(connection, waiting, row, policy),
                 scope=scope.name,
                 policy=policy,
             )

@@ -107,19 +107,22 @@ def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy
         )
 
 
+def unapplied(connection: sqlite3.Connection, database: str) -> list[dict[str, Any]]:
+    """The pending writes not applied yet, in order (read once for all a hook's matches)."""
+    applied = {row[0] for row in connection.execute("SELECT id FROM pending_applied")}
+    return [entry for entry in entries(database) if entry["id"] not in applied]
+
+
 def pending_confidence(
-    connection: sqlite3.Connection, database: str, row: sqlite3.Row, policy: Policy
+    connection: sqlite3.Connection, waiting: list[dict[str, Any]], row: sqlite3.Row, policy: Policy
 ) -> int:
-    """A learning's confidence as it will be once the pending writes are applied: what a hook
+    """A learning's confidence as it will be once the `waiting` writes are applied: what a hook
     decides on while another process holds the lock."""
     from cortex_hooks import confidence
 
     value: int = row["confidence"]
-    applied = {row[0] for row in connection.execute("SELECT id FROM pending_applied")}
     ended: set[str] = set()
-    for entry in entries(database):
-        if entry["id"] in applied:
-            continue
+    for entry in waiting:
         if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
             value = confidence.boosted(value, policy)
         elif entry.get("op") == "end" and entry.get("session") not in ended:
