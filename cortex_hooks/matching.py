@@ -46,7 +46,7 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
 def check_tool_matcher(matcher: str) -> str:
     """A matcher as given, or CortexError when it is a permission rule or a regular expression
     that does not compile."""
-    rule = _permission_rule(matcher)
+    rule = permission_rule(matcher)
     if rule is not None:
         raise CortexError(
             f"tool matcher {matcher!r} looks like a permission rule, which never matches a tool name;"
@@ -62,7 +62,7 @@ def check_tool_matcher(matcher: str) -> str:
     return matcher
 
 
-def _permission_rule(matcher: str) -> tuple[str, str] | None:
+def permission_rule(matcher: str) -> tuple[str, str] | None:
     """(tool, specifier) when the matcher, or one of its |/, alternatives, is written as a
     permission rule: `Bash(git:*)`, `Read(./x)`, `WebFetch(domain:…)`. Claude Code's tools are
     CamelCase words and MCP rules take no parentheses, so a capitalised word followed by a

@@ -353,3 +353,16 @@ def test_every_problem_at_once(project: Project) -> None:
     names = {problem["check"] for problem in diagnosis.problems}
     assert names >= {"hook PreToolUse", "hook SessionStart", "hook SessionEnd", "permissions", "learning #4"}
     assert script("cortex-hooks")  # installed: the fixes name a command that exists
+
+
+def test_a_stored_permission_rule_as_tool_matcher_is_reported(project: Project) -> None:
+    project.sql(
+        "INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, created_at, updated_at)"
+        " VALUES (41, 'git', 'no', 'git', 'Bash(git:*)', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
+    )
+    project.sql("INSERT INTO learning_confidence VALUES (41, 70)")
+    problem = diagnose(project).problem("learning #41")
+    assert "permission rule" in problem["detail"]
+    assert problem["fix"] == "cortex-hooks update 41 --tool Bash"
+    assert project.cli("update", "41", "--tool", "Bash").code == 0
+    assert healthy(project)

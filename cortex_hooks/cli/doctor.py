@@ -233,6 +233,18 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
     stored = learnings.keys_by_learning(connection)
     bad = 0
     for row in rows:
+        try:  # stored before the matcher was checked as it is now (a permission rule, say)
+            matching.check_tool_matcher(row["tool"])
+        except CortexError as error:
+            rule = matching.permission_rule(row["tool"])
+            tool = shlex.quote(rule[0]) if rule else "MATCHER"
+            report.problem(
+                f"learning #{row['id']}",
+                f"{error.message}: it never matches",
+                f"cortex-hooks update {row['id']} --tool {tool}",
+            )
+            bad += 1
+            continue
         if not row["regex"]:
             continue
         name = f"learning #{row['id']}"
