@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import closing
+from contextlib import ExitStack, closing
 from typing import Any
 
 from cortex_hooks import clock, hand_edits, kind_records, location, startup
@@ -82,10 +82,11 @@ def run_snapshot(args: argparse.Namespace) -> int:
     """Exactly the text SessionStart would inject now: pruning included, then rolled back."""
     text, awaiting = "", 0
     scopes, skipped = database.both(args)
-    try:
+    with ExitStack() as previews:
+        previews.callback(close, scopes)
         now = clock.now()
         for scope in scopes:
-            scope.connection.execute("BEGIN IMMEDIATE")  # rolled back below: a preview
+            previews.enter_context(Transaction(scope.connection, keep=False))  # rolled back: a preview
             config = location.config_for(scope.path)
             if config.prune:
                 startup.prune(scope.connection, config, now, dry_run=False)
@@ -97,11 +98,6 @@ def run_snapshot(args: argparse.Namespace) -> int:
             n for s in scopes for n in hand_edits.notes(learnings.odd_confidences(s.connection))
         ]:
             render.note(note)  # as SessionStart names them
-    finally:
-        for scope in scopes:
-            if scope.connection.in_transaction:
-                scope.connection.execute("ROLLBACK")
-        close(scopes)
     if args.json:
         render.emit_json({"text": text, "awaiting_review": awaiting})
     elif text:

@@ -143,9 +143,7 @@ def _match(
             for row in readable
         ]
         pending.append(scope.path, "match", ids=[hit.id for hit in hits], now=now)
-        outcome.notes.append(
-            f"another process holds the {scope.name} database's write lock: boost kept for later"
-        )
+        outcome.notes.append(pending.kept_note(scope.name, "boost"))
     outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
     return hits
 

@@ -4,13 +4,13 @@ refresh the push surface."""
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 
 from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings, pending, sessions
-from cortex_hooks.store.connection import Transaction, locked
 
 
 def main() -> int:
@@ -46,20 +46,24 @@ def _record_summary(
     summary, problems = _summary(payload.transcript_path)
     notes += problems
     if summary.summary is not None or summary.key_changes:
-        kept = {"summary": summary.summary, "key_changes": summary.key_changes}
+        text, changes = summary.summary, summary.key_changes
         for scope in ended:
-            try:
-                with Transaction(scope.connection):
-                    sessions.record_summary(
-                        scope.connection,
-                        payload.session_id,
-                        summary=summary.summary,
-                        key_changes=summary.key_changes,
-                    )
-            except sqlite3.OperationalError as error:
-                if not locked(error):
-                    raise
-                pending.append(scope.path, "summary", session=payload.session_id, now=now, **kept)
+            pending.write_or_keep(
+                scope.connection,
+                scope.path,
+                partial(
+                    sessions.record_summary,
+                    scope.connection,
+                    payload.session_id,
+                    summary=text,
+                    key_changes=changes,
+                ),
+                "summary",
+                session=payload.session_id,
+                now=now,
+                summary=text,
+                key_changes=changes,
+            )
 
 
 def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
@@ -88,22 +92,22 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
 def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: list[str]) -> bool:
     """One scope's decay and end record, at most once per session; whether this call made them."""
     policy = location.config_for(scope.path).policy
-    try:
-        with Transaction(scope.connection):
-            if sessions.has_ended(scope.connection, payload.session_id):
-                return False
-            learnings.decay_all(scope.connection, policy)
-            sessions.record_end(scope.connection, payload.session_id, reason=payload.reason, now=now)
-    except sqlite3.OperationalError as error:
-        if not locked(error):
-            raise
-        # Another process holds the write lock: the decay is kept, never lost, and applied once
-        # (store.pending checks the session has not ended when it applies it).
-        pending.append(scope.path, "end", session=payload.session_id, reason=payload.reason, now=now)
-        notes.append(
-            f"another process holds the {scope.name} database's write lock: session end kept for later"
-        )
-    return True
+
+    def end() -> bool:
+        if sessions.has_ended(scope.connection, payload.session_id):
+            return False
+        learnings.decay_all(scope.connection, policy)
+        sessions.record_end(scope.connection, payload.session_id, reason=payload.reason, now=now)
+        return True
+
+    # Under another process's lock the decay is kept, never lost, and applied once (store.pending
+    # checks the session has not ended when it applies it).
+    ended = pending.write_or_keep(
+        scope.connection, scope.path, end, "end", session=payload.session_id, reason=payload.reason, now=now
+    )
+    if ended is None:
+        notes.append(pending.kept_note(scope.name, "session end"))
+    return ended is not False
 
 
 def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:

@@ -9,7 +9,7 @@ from cortex_hooks import clock, hand_edits, location, payloads, protocol, review
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings, pending, sessions
-from cortex_hooks.store.connection import Transaction, locked
+from cortex_hooks.store.connection import Transaction
 
 
 def main() -> int:
@@ -37,20 +37,19 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
 def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, notes: list[str]) -> None:
     """Record the session and prune, in one scope."""
     config = location.config_for(scope.path)
-    try:
-        with Transaction(scope.connection):
-            # A resumed or compacted session is already recorded: its row stays as it is, so the
-            # context is injected again without counting a new session.
-            sessions.record_start(scope.connection, payload.session_id, payload.source, clock.iso(now))
-    except sqlite3.OperationalError as error:
-        if not locked(error):
-            raise
-        # another process holds the write lock: the context is read all the same
-        kept = {"session": payload.session_id, "source": payload.source, "now": clock.iso(now)}
-        pending.append(scope.path, "start", **kept)
-        notes.append(
-            f"another process holds the {scope.name} database's write lock: session start kept for later"
-        )
+    # A resumed or compacted session is already recorded: its row stays as it is, so the context
+    # is injected again without counting a new session. Under another process's lock the start
+    # is kept for later, and the context is read all the same.
+    start = {"session": payload.session_id, "source": payload.source, "now": clock.iso(now)}
+    recorded = pending.write_or_keep(
+        scope.connection,
+        scope.path,
+        lambda: sessions.record_start(scope.connection, payload.session_id, payload.source, start["now"]),
+        "start",
+        **start,
+    )
+    if recorded is None:
+        notes.append(pending.kept_note(scope.name, "session start"))
     if config.prune:
         try:
             with Transaction(scope.connection):

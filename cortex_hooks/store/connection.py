@@ -12,7 +12,7 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.store.transaction import Transaction, locked
 from cortex_hooks.store.version import SCHEMA_VERSION, user_version
 
 __all__ = [
@@ -88,11 +88,6 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
         connection.close()
         raise
     return connection
-
-
-def locked(error: sqlite3.Error) -> bool:
-    """Whether an error says another process holds the write lock."""
-    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
 
 
 def pending_waiting(path: str) -> bool:

@@ -21,10 +21,34 @@ from cortex_hooks.store import learnings, sessions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from typing import Any
+    from collections.abc import Callable, Iterator
+    from typing import Any, TypeVar
 
     from cortex_hooks.confidence import Policy
+
+    Done = TypeVar("Done")
+
+
+def write_or_keep(
+    connection: sqlite3.Connection, database: str, work: Callable[[], Done], op: str, **fields: Any
+) -> Done | None:
+    """`work` in one write transaction; None when another process holds the write lock past the
+    hook's wait: the write is then kept for later, as one pending line of `op` and `fields`."""
+    from cortex_hooks.store.transaction import Transaction, locked
+
+    try:
+        with Transaction(connection):
+            return work()
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        append(database, op, **fields)
+        return None
+
+
+def kept_note(scope: str, what: str) -> str:
+    """What a hook says when it kept a write for later."""
+    return f"another process holds the {scope} database's write lock: {what} kept for later"
 
 
 def append(database: str, op: str, **fields: Any) -> None:

@@ -1,10 +1,11 @@
-"""Write transactions: `BEGIN IMMEDIATE` … `COMMIT`, all or nothing."""
+"""Write transactions: `BEGIN IMMEDIATE` … `COMMIT`, all or nothing; and the lock they wait on."""
 
 from __future__ import annotations
 
+import sqlite3
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from types import TracebackType
 
 
@@ -32,3 +33,8 @@ class Transaction:
             self.connection.execute("COMMIT")
         elif self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
+
+
+def locked(error: sqlite3.Error) -> bool:
+    """Whether an error says another process holds the write lock."""
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
