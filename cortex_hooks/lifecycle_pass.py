@@ -1,0 +1,223 @@
+"""One pass of the memory lifecycle over one database (SPEC §9.5): decay, archive, prune.
+
+Only the memories due for a look are read (store.lifecycle.due, through an index): each one's
+next look is written beside it, at the time its stored state next has to change. A pass with a
+deadline (SessionEnd) stops between batches; the rest stays due and the next pass goes on.
+Pruned memories are appended to `pruned.jsonl` beside the database and fsync'd before they are
+deleted; the caller's transaction holds the deletion and every other write of the pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from datetime import datetime
+from typing import Any
+
+from cortex_hooks import clock, confidence
+from cortex_hooks.memory import lifecycle, vocabulary
+from cortex_hooks.memory.rank import centrality
+from cortex_hooks.store import lifecycle as store
+from cortex_hooks.store import memories
+
+BATCH = 500
+PRUNED_FILE = "pruned.jsonl"
+
+
+class Report:
+    """What a pass did (or, dry, would do)."""
+
+    def __init__(self) -> None:
+        self.changes: list[dict[str, Any]] = []  # {"id", "field", "before", "after"}
+        self.skipped: list[str] = []  # one note per memory that cannot be read
+        self.complete = True  # False: the deadline came first; the rest stays due
+
+    def counts(self) -> dict[str, int]:
+        counted = {"decayed": 0, "archived": 0, "pruned": 0}
+        for change in self.changes:
+            if change["field"] == "confidence":
+                counted["decayed"] += 1
+            elif change["after"] in ("archived", "pruned"):
+                counted[str(change["after"])] += 1
+        return counted
+
+
+def pruned_path(database: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(database)), PRUNED_FILE)
+
+
+def problem(row: sqlite3.Row) -> str | None:
+    """What keeps the lifecycle from reading a stored memory (a hand edit), or None."""
+    for column in ("base_confidence", "confidence"):
+        value = row[column]
+        if type(value) is not int or not 0 <= value <= 100:
+            return f"its {column} {value!r} is not a number of hundredths (0 to 100)"
+    if row["type"] not in vocabulary.TYPES:
+        return f"its type {row['type']!r} is not one of {', '.join(vocabulary.TYPES)}"
+    for column in ("access_count", "in_degree"):
+        if type(row[column]) is not int or row[column] < 0:
+            return f"its {column} {row[column]!r} is not a whole number >= 0"
+    if row["pinned"] not in (0, 1):
+        return f"its pinned {row['pinned']!r} is not 0 or 1"
+    for column in ("confirmed_at", "updated_at", "archived_at"):
+        value = row[column]
+        if value is None and column == "archived_at":
+            continue
+        try:
+            clock.parse(value)
+        except (TypeError, ValueError, AttributeError):
+            return f"its {column} {value!r} is not an ISO-8601 instant"
+    return None
+
+
+def run(
+    connection: sqlite3.Connection,
+    database: str,
+    scope: str,
+    now: datetime,
+    half_lives: dict[str, float | None],
+    *,
+    dry_run: bool = False,
+    deadline: float | None = None,
+) -> Report:
+    """One pass at `now`, inside the caller's write transaction. `deadline` (time.monotonic())
+    bounds it: batches stop once it has passed."""
+    report = Report()
+    top = memories.max_in_degree(connection)
+    store.refresh_centrality(connection, top)
+    stamp = clock.iso(now)
+    position = ("", 0)
+    while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            report.complete = False
+            break
+        rows = store.due(connection, stamp, position, BATCH)
+        if not rows:
+            break
+        position = (rows[-1]["lifecycle_due"], rows[-1]["id"])
+        _batch(connection, rows, _Pass(database, scope, now, half_lives, top=top, dry_run=dry_run), report)
+    return report
+
+
+class _Pass:
+    """What every batch of one pass shares."""
+
+    def __init__(
+        self,
+        database: str,
+        scope: str,
+        now: datetime,
+        half_lives: dict[str, float | None],
+        *,
+        top: int,
+        dry_run: bool,
+    ) -> None:
+        self.database = database
+        self.scope = scope
+        self.now = now
+        self.half_lives = half_lives
+        self.top = top
+        self.dry_run = dry_run
+
+
+def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, report: Report) -> None:
+    writes: list[dict[str, object]] = []
+    never: list[int] = []
+    pruned: list[sqlite3.Row] = []
+    for row in rows:
+        wrong = problem(row)
+        if wrong is not None:
+            report.skipped.append(f"memory #{row['id']} skipped by the lifecycle: {wrong}")
+            continue
+        archived_at = clock.parse(row["archived_at"]) if row["archived_at"] else None
+        aging = lifecycle.Aging(
+            c0=row["base_confidence"],
+            confidence=row["confidence"],
+            type=row["type"],
+            pinned=bool(row["pinned"]),
+            access_count=row["access_count"],
+            centrality=centrality(row["in_degree"], run.top),
+            status=row["status"],
+            confirmed_at=clock.parse(row["confirmed_at"]),
+            touched_at=clock.parse(row["updated_at"]),
+            archived_at=archived_at,
+        )
+        step = lifecycle.step(aging, run.now, run.half_lives)
+        if step is None:
+            if row["status"] not in ("active", "archived"):
+                never.append(row["id"])  # superseded: nothing will ever change
+            continue
+        _report(report, row, step)
+        if step.pruned:
+            pruned.append(row)
+        else:
+            writes.append(
+                {
+                    "id": row["id"],
+                    "confidence": step.confidence,
+                    "status": step.status,
+                    "archived_at": clock.iso(step.archived_at) if step.archived_at else None,
+                    "due": clock.iso(step.due) if step.due else None,
+                }
+            )
+    if run.dry_run:
+        return
+    store.write(connection, writes)
+    if never:
+        store.reschedule(connection, never, None)
+    if pruned:
+        kept = _keep_pruned(connection, run.database, run.scope, pruned, report)
+        store.delete(connection, kept)
+
+
+def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
+    memory_id = row["id"]
+    if step.confidence != row["confidence"]:
+        before, after = confidence.as_number(row["confidence"]), confidence.as_number(step.confidence)
+        report.changes.append({"id": memory_id, "field": "confidence", "before": before, "after": after})
+    if step.status != row["status"]:
+        report.changes.append(
+            {"id": memory_id, "field": "status", "before": row["status"], "after": step.status}
+        )
+        archived = clock.iso(step.archived_at) if step.archived_at else None
+        report.changes.append({"id": memory_id, "field": "archived_at", "before": None, "after": archived})
+    if step.pruned:
+        report.changes.append({"id": memory_id, "field": "status", "before": "archived", "after": "pruned"})
+
+
+def _keep_pruned(
+    connection: sqlite3.Connection, database: str, scope: str, rows: list[sqlite3.Row], report: Report
+) -> list[int]:
+    """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
+    to pruned.jsonl and on disk before the deletion is written; the ids kept there."""
+    from pydantic import ValidationError
+
+    from cortex_hooks.memory.records import Memory
+
+    top = memories.max_in_degree(connection)
+    lines, kept = [], []
+    for row in rows:
+        full = memories.get(connection, row["id"])
+        try:
+            assert full is not None
+            record = Memory.from_row(full, scope, top).model_dump(mode="json")
+        except (ValidationError, ValueError) as error:
+            report.skipped.append(f"memory #{row['id']} not pruned: it cannot be read ({error})")
+            continue
+        record["edges"] = [
+            {"type": edge["type"], "from": edge["from_id"], "to": edge["to_id"], "strength": edge["strength"]}
+            for edge in memories.edges_of(connection, row["id"])
+        ]
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+        kept.append(row["id"])
+    data = "".join(lines).encode("utf-8")
+    descriptor = os.open(pruned_path(database), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        while data:
+            data = data[os.write(descriptor, data) :]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    return kept
