@@ -125,7 +125,7 @@ class _Pass:
 def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, report: Report) -> None:
     writes: list[dict[str, object]] = []
     never: list[int] = []
-    pruned: list[sqlite3.Row] = []
+    pruned: list[tuple[sqlite3.Row, lifecycle.Step]] = []
     for row in rows:
         wrong = problem(row)
         if wrong is not None:
@@ -151,7 +151,7 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
             continue
         _report(report, row, step)
         if step.pruned:
-            pruned.append(row)
+            pruned.append((row, step))
         else:
             writes.append(
                 {
@@ -188,7 +188,11 @@ def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
 
 
 def _keep_pruned(
-    connection: sqlite3.Connection, database: str, scope: str, rows: list[sqlite3.Row], report: Report
+    connection: sqlite3.Connection,
+    database: str,
+    scope: str,
+    rows: list[tuple[sqlite3.Row, lifecycle.Step]],
+    report: Report,
 ) -> list[int]:
     """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
     to pruned.jsonl and on disk before the deletion is written; the ids kept there."""
@@ -198,11 +202,16 @@ def _keep_pruned(
 
     top = memories.max_in_degree(connection)
     lines, kept = [], []
-    for row in rows:
+    for row, step in rows:
         full = memories.get(connection, row["id"])
         try:
             assert full is not None
             record = Memory.from_row(full, scope, top).model_dump(mode="json")
+            record.update(  # as the lifecycle left it: archived (perhaps in this very pass)
+                status=step.status,
+                confidence=confidence.as_number(step.confidence),
+                archived_at=clock.iso(step.archived_at) if step.archived_at else record["archived_at"],
+            )
         except (ValidationError, ValueError) as error:
             report.skipped.append(f"memory #{row['id']} not pruned: it cannot be read ({error})")
             continue
