@@ -80,7 +80,8 @@ def run_decay(args: argparse.Namespace) -> int:
         )
     verb = "Would decay" if args.dry_run else "Decayed"
     render.say(
-        f"{verb} {render.count(len(entities), 'memories')} not accessed for {args.days} days "
+        f"{verb} {len(entities)} {'memory' if len(entities) == 1 else 'memories'} "
+        f"not accessed for {args.days} days "
         f"({database.scope(args)})."
     )
     return 0
