@@ -22,7 +22,8 @@ from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
 
-BATCH = 500
+BATCH = 500  # memories per batch under a deadline (SessionEnd)
+WHOLE_BATCH = 5000  # without one (the command)
 PRUNED_FILE = "pruned.jsonl"
 
 
@@ -48,8 +49,8 @@ def pruned_path(database: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(database)), PRUNED_FILE)
 
 
-def problem(row: sqlite3.Row) -> str | None:
-    """What keeps the lifecycle from reading a stored memory (a hand edit), or None."""
+def read(row: sqlite3.Row, top: int) -> lifecycle.Aging | str:
+    """A stored memory as the lifecycle reads it, or what keeps it from reading it (a hand edit)."""
     for column in ("base_confidence", "confidence"):
         value = row[column]
         if type(value) is not int or not 0 <= value <= 100:
@@ -61,15 +62,28 @@ def problem(row: sqlite3.Row) -> str | None:
             return f"its {column} {row[column]!r} is not a whole number >= 0"
     if row["pinned"] not in (0, 1):
         return f"its pinned {row['pinned']!r} is not 0 or 1"
+    instants: dict[str, datetime | None] = {}
     for column in ("confirmed_at", "updated_at", "archived_at"):
         value = row[column]
-        if value is None and column == "archived_at":
-            continue
         try:
-            clock.parse(value)
+            instants[column] = None if value is None and column == "archived_at" else clock.parse(value)
         except (TypeError, ValueError, AttributeError):
             return f"its {column} {value!r} is not an ISO-8601 instant"
-    return None
+    confirmed, touched = instants["confirmed_at"], instants["updated_at"]
+    assert confirmed is not None
+    assert touched is not None
+    return lifecycle.Aging(
+        c0=row["base_confidence"],
+        confidence=row["confidence"],
+        type=row["type"],
+        pinned=bool(row["pinned"]),
+        access_count=row["access_count"],
+        centrality=centrality(row["in_degree"], top),
+        status=row["status"],
+        confirmed_at=confirmed,
+        touched_at=touched,
+        archived_at=instants["archived_at"],
+    )
 
 
 def run(
@@ -93,7 +107,7 @@ def run(
         if deadline is not None and time.monotonic() >= deadline:
             report.complete = False
             break
-        rows = store.due(connection, stamp, position, BATCH)
+        rows = store.due(connection, stamp, position, BATCH if deadline is not None else WHOLE_BATCH)
         if not rows:
             break
         position = (rows[-1]["lifecycle_due"], rows[-1]["id"])
@@ -123,52 +137,39 @@ class _Pass:
 
 
 def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, report: Report) -> None:
-    writes: list[dict[str, object]] = []
+    decays: list[dict[str, object]] = []  # the confidence and the next look only
+    archives: list[dict[str, object]] = []
     never: list[int] = []
     pruned: list[tuple[sqlite3.Row, lifecycle.Step]] = []
     for row in rows:
-        wrong = problem(row)
-        if wrong is not None:
-            report.skipped.append(f"memory #{row['id']} skipped by the lifecycle: {wrong}")
+        aging = read(row, run.top)
+        if isinstance(aging, str):
+            report.skipped.append(f"memory #{row['id']} skipped by the lifecycle: {aging}")
             continue
-        archived_at = clock.parse(row["archived_at"]) if row["archived_at"] else None
-        aging = lifecycle.Aging(
-            c0=row["base_confidence"],
-            confidence=row["confidence"],
-            type=row["type"],
-            pinned=bool(row["pinned"]),
-            access_count=row["access_count"],
-            centrality=centrality(row["in_degree"], run.top),
-            status=row["status"],
-            confirmed_at=clock.parse(row["confirmed_at"]),
-            touched_at=clock.parse(row["updated_at"]),
-            archived_at=archived_at,
-        )
         step = lifecycle.step(aging, run.now, run.half_lives)
         if step is None:
             if row["status"] not in ("active", "archived"):
                 never.append(row["id"])  # superseded: nothing will ever change
             continue
         _report(report, row, step)
+        due = clock.iso(step.due) if step.due else None
         if step.pruned:
             pruned.append((row, step))
-        else:
-            writes.append(
-                {
-                    "id": row["id"],
-                    "confidence": step.confidence,
-                    "status": step.status,
-                    "archived_at": clock.iso(step.archived_at) if step.archived_at else None,
-                    "due": clock.iso(step.due) if step.due else None,
-                }
+        elif step.status != row["status"]:
+            archived_at = clock.iso(step.archived_at) if step.archived_at else None
+            archives.append(
+                {"id": row["id"], "confidence": step.confidence, "archived_at": archived_at, "due": due}
             )
+        else:
+            decays.append({"id": row["id"], "confidence": step.confidence, "due": due})
     if run.dry_run:
         return
-    store.write(connection, writes)
+    store.decay(connection, decays)
+    store.archive(connection, archives)
     if never:
         store.reschedule(connection, never, None)
     if pruned:
-        kept = _keep_pruned(connection, run.database, run.scope, pruned, report)
+        kept = _keep_pruned(connection, run, pruned, report)
         store.delete(connection, kept)
 
 
@@ -189,8 +190,7 @@ def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
 
 def _keep_pruned(
     connection: sqlite3.Connection,
-    database: str,
-    scope: str,
+    run: _Pass,
     rows: list[tuple[sqlite3.Row, lifecycle.Step]],
     report: Report,
 ) -> list[int]:
@@ -200,29 +200,35 @@ def _keep_pruned(
 
     from cortex_hooks.memory.records import Memory
 
-    top = memories.max_in_degree(connection)
+    ids = [row["id"] for row, _ in rows]
+    full = {row["id"]: row for row in store.rows(connection, ids)}
+    edges: dict[int, list[dict[str, object]]] = {memory_id: [] for memory_id in ids}
+    for edge in store.edges_touching(connection, ids):
+        shown = {
+            "type": edge["type"],
+            "from": edge["from_id"],
+            "to": edge["to_id"],
+            "strength": edge["strength"],
+        }
+        for end in {edge["from_id"], edge["to_id"]} & edges.keys():
+            edges[end].append(shown)
     lines, kept = [], []
     for row, step in rows:
-        full = memories.get(connection, row["id"])
         try:
-            assert full is not None
-            record = Memory.from_row(full, scope, top).model_dump(mode="json")
-            record.update(  # as the lifecycle left it: archived (perhaps in this very pass)
-                status=step.status,
-                confidence=confidence.as_number(step.confidence),
-                archived_at=clock.iso(step.archived_at) if step.archived_at else record["archived_at"],
-            )
+            record = Memory.from_row(full[row["id"]], run.scope, run.top).model_dump(mode="json")
         except (ValidationError, ValueError) as error:
             report.skipped.append(f"memory #{row['id']} not pruned: it cannot be read ({error})")
             continue
-        record["edges"] = [
-            {"type": edge["type"], "from": edge["from_id"], "to": edge["to_id"], "strength": edge["strength"]}
-            for edge in memories.edges_of(connection, row["id"])
-        ]
+        record.update(  # as the lifecycle left it: archived (perhaps in this very pass)
+            status=step.status,
+            confidence=confidence.as_number(step.confidence),
+            archived_at=clock.iso(step.archived_at) if step.archived_at else record["archived_at"],
+            edges=edges[row["id"]],
+        )
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
         kept.append(row["id"])
     data = "".join(lines).encode("utf-8")
-    descriptor = os.open(pruned_path(database), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    descriptor = os.open(pruned_path(run.database), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         while data:
             data = data[os.write(descriptor, data) :]

@@ -1,11 +1,15 @@
 """Similar pairs among many texts (SPEC §9.8), pure: every pair whose Jaccard similarity
 (memory.similarity) reaches a threshold, without comparing every pair with every other.
 
-Prefix filtering (Bayardo et al., "Scaling up all pairs similarity search", 2007): order each
-text's words rarest first; two word sets of Jaccard >= t share at least ceil(t · the larger size)
-words, so they share a word among the first |A| - ceil(t·|A|) + 1 rarest words of each. Only the
-pairs an inverted index of those prefixes brings together are compared exactly: no pair at or above
-the threshold is missed, and near-duplicates of rare words cost almost nothing to find.
+Prefix filtering with pairs of words (Wang, Li, Feng: "Can we beat the prefix filtering?", 2012):
+order each text's words rarest first. Two sets of Jaccard >= t share o >= ceil(t · |A|) words,
+so their second shared word lies among the first |A| - ceil(t·|A|) + 2 words of each: when
+o >= 2, the two share a *pair* of words from those prefixes. Each set is indexed under the
+pairs of its prefix (3 pairs for 12 words at t = 0.85), and only sets meeting under a pair are
+compared exactly. A pair of rare words is far rarer than either word, so the candidates stay
+few as the number of texts grows. Sets that may reach t sharing a single word (sizes adding up
+to at most 1 + 1/t: one-word texts at 0.85) are matched on single words among themselves.
+No pair at or above the threshold is missed.
 """
 
 from __future__ import annotations
@@ -13,41 +17,41 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from itertools import combinations
 from typing import TypeVar
 
-from cortex_hooks.memory.similarity import jaccard
-
 Key = TypeVar("Key", bound=Hashable)
-
-
-def _needed(size: int, threshold: float) -> int:
-    """Words two sets must share when one has `size` words (the float's last bit forgiven)."""
-    return max(1, math.ceil(threshold * size - 1e-9))
+_SLACK = 1e-9  # a float's last bit never decides a bound
 
 
 def similar(items: Sequence[tuple[Key, frozenset[str]]], threshold: float) -> list[tuple[Key, Key, float]]:
     """Every pair (first, second, similarity) with similarity >= threshold (0 < threshold <= 1),
     in the order of `items` within each pair (earlier item first), most similar first."""
     frequency: Counter[str] = Counter(word for _, words in items for word in words)
-    index: dict[str, list[int]] = {}
-    found: list[tuple[int, int, float]] = []
+    # One total order of every word, rarest first (the filter holds only under one order).
+    rank = {word: n for n, word in enumerate(sorted(frequency, key=lambda word: (frequency[word], word)))}
+    index: dict[tuple[str, ...], list[int]] = {}
+    tiny = 1 + 1 / threshold + _SLACK  # sizes adding up to this may reach t sharing one word
+    candidates: set[tuple[int, int]] = set()
     for position, (_, words) in enumerate(items):
         if not words:
             continue
-        ordered = sorted(words, key=lambda word: (frequency[word], word))
-        prefix = ordered[: len(ordered) - _needed(len(ordered), threshold) + 1]
-        candidates: set[int] = set()
-        for word in prefix:
-            candidates.update(index.get(word, ()))
-        for other in candidates:
-            others = items[other][1]
-            smaller, larger = sorted((len(words), len(others)))
-            if smaller < threshold * larger - 1e-9:
-                continue  # too different in size to reach the threshold
-            value = jaccard(words, others)
-            if value >= threshold - 1e-9:
-                found.append((other, position, value))
-        for word in prefix:
-            index.setdefault(word, []).append(position)
+        ordered = sorted(words, key=rank.__getitem__)
+        size = len(ordered)
+        prefix = ordered[: size - max(1, math.ceil(threshold * size - _SLACK)) + 2]
+        keys: list[tuple[str, ...]] = list(combinations(prefix, 2))
+        if size + 1 <= tiny:
+            keys += [(word,) for word in ordered]
+        for key in keys:
+            postings = index.setdefault(key, [])
+            candidates.update((other, position) for other in postings)
+            postings.append(position)
+    found: list[tuple[int, int, float]] = []
+    for first, second in candidates:
+        mine, theirs = items[first][1], items[second][1]
+        shared = len(mine & theirs)
+        value = shared / (len(mine) + len(theirs) - shared)
+        if value >= threshold - _SLACK:
+            found.append((first, second, value))
     found.sort(key=lambda pair: (-pair[2], pair[0], pair[1]))
     return [(items[first][0], items[second][0], value) for first, second, value in found]

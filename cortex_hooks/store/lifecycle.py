@@ -42,11 +42,18 @@ def refresh_centrality(connection: sqlite3.Connection, max_in_degree: int) -> No
     )
 
 
-def write(connection: sqlite3.Connection, changes: Iterable[Mapping[str, object]]) -> None:
-    """The lifecycle's own writes: confidence, status, archived_at and the next look (never a
-    confirmation: confirmed_at and updated_at stay as they are)."""
+def decay(connection: sqlite3.Connection, changes: Iterable[Mapping[str, object]]) -> None:
+    """The lifecycle's own writes (never a confirmation: confirmed_at and updated_at stay as
+    they are): the curve's value and the next look."""
     connection.executemany(
-        """UPDATE memory SET confidence = :confidence, status = :status, archived_at = :archived_at,
+        "UPDATE memory SET confidence = :confidence, lifecycle_due = :due WHERE id = :id", changes
+    )
+
+
+def archive(connection: sqlite3.Connection, changes: Iterable[Mapping[str, object]]) -> None:
+    """Memories the lifecycle archives, with their value then and their next look (the prune)."""
+    connection.executemany(
+        """UPDATE memory SET confidence = :confidence, status = 'archived', archived_at = :archived_at,
                lifecycle_due = :due WHERE id = :id""",
         changes,
     )
@@ -57,6 +64,26 @@ def reschedule(connection: sqlite3.Connection, ids: list[int], due: str | None) 
         "UPDATE memory SET lifecycle_due = :due WHERE id IN (SELECT value FROM json_each(:ids))",
         {"due": due, "ids": json.dumps(ids)},
     )
+
+
+def rows(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+    """Whole memory rows (what a pruned memory is kept as)."""
+    return connection.execute(
+        "SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(:ids))", {"ids": json.dumps(ids)}
+    ).fetchall()
+
+
+def edges_touching(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+    """Every edge from or to one of these memories, in the order `memories show` lists them."""
+    chosen = {"ids": json.dumps(ids)}
+    return connection.execute(
+        """SELECT type, from_id, to_id, strength FROM edge
+               WHERE from_id IN (SELECT value FROM json_each(:ids))
+           UNION SELECT type, from_id, to_id, strength FROM edge
+               WHERE to_id IN (SELECT value FROM json_each(:ids))
+           ORDER BY from_id, to_id, type""",
+        chosen,
+    ).fetchall()
 
 
 def delete(connection: sqlite3.Connection, ids: list[int]) -> None:
