@@ -99,6 +99,7 @@ def run(
     """One pass at `now`, inside the caller's write transaction. `deadline` (time.monotonic())
     bounds it: batches stop once it has passed."""
     report = Report()
+    store.roomy_cache(connection)
     top = memories.max_in_degree(connection)
     store.refresh_centrality(connection, top)
     stamp = clock.iso(now)
@@ -188,6 +189,35 @@ def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
         report.changes.append({"id": memory_id, "field": "status", "before": "archived", "after": "pruned"})
 
 
+def _shown(row: sqlite3.Row, scope: str, top: int) -> dict[str, Any]:
+    """A memory as `memories show --json` prints it (memory.records.Memory, whose import would
+    cost a session end more than the pass itself; tests/test_lifecycle.py holds the two equal)."""
+    tags = json.loads(row["tags"] or "[]")
+    if not isinstance(tags, list):
+        raise ValueError(f"its tags {row['tags']!r} are not a list")
+    return {
+        "id": row["id"],
+        "scope": scope,
+        "type": row["type"],
+        "content": row["content"],
+        "summary": row["summary"],
+        "priority": row["priority"],
+        "confidence": confidence.as_number(row["confidence"]),
+        "pinned": bool(row["pinned"]),
+        "tags": tags,
+        "source": row["source"],
+        "source_session": row["source_session"],
+        "status": row["status"],
+        "path": row["path"],
+        "access_count": row["access_count"],
+        "last_accessed": row["last_accessed"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+        "archived_at": row["archived_at"],
+        "centrality": round(centrality(row["in_degree"], top), 2),
+    }
+
+
 def _keep_pruned(
     connection: sqlite3.Connection,
     run: _Pass,
@@ -196,10 +226,6 @@ def _keep_pruned(
 ) -> list[int]:
     """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
     to pruned.jsonl and on disk before the deletion is written; the ids kept there."""
-    from pydantic import ValidationError
-
-    from cortex_hooks.memory.records import Memory
-
     ids = [row["id"] for row, _ in rows]
     full = {row["id"]: row for row in store.rows(connection, ids)}
     edges: dict[int, list[dict[str, object]]] = {memory_id: [] for memory_id in ids}
@@ -215,13 +241,13 @@ def _keep_pruned(
     lines, kept = [], []
     for row, step in rows:
         try:
-            record = Memory.from_row(full[row["id"]], run.scope, run.top).model_dump(mode="json")
-        except (ValidationError, ValueError) as error:
+            record = _shown(full[row["id"]], run.scope, run.top)
+        except ValueError as error:
             report.skipped.append(f"memory #{row['id']} not pruned: it cannot be read ({error})")
             continue
         record.update(  # as the lifecycle left it: archived (perhaps in this very pass)
-            status=step.status,
             confidence=confidence.as_number(step.confidence),
+            status=step.status,
             archived_at=clock.iso(step.archived_at) if step.archived_at else record["archived_at"],
             edges=edges[row["id"]],
         )

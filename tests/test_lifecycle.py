@@ -292,6 +292,7 @@ def test_a_pruned_memory_is_kept_in_full_with_its_edges_then_deleted(db: Path) -
     shown = cli_json("memories", "show", str(old), env=now("2026-01-01"))
     lifecycle_json("2026-02-05")  # archived (its in-edge doubles its half-life: on 29 January)
     assert column(db, old, "status") == "archived"
+    column_archived = column(db, old, "archived_at")
     assert stored(db, old) is not None
     result = lifecycle_json("2026-04-30")
     assert {"id": old, "field": "status", "before": "archived", "after": "pruned"} in result["changes"]
@@ -299,10 +300,15 @@ def test_a_pruned_memory_is_kept_in_full_with_its_edges_then_deleted(db: Path) -
     lines = (db.parent / "pruned.jsonl").read_text().splitlines()
     assert len(lines) == 1
     record = json.loads(lines[0])
-    assert record["id"] == old
-    assert record["content"] == shown["content"]
-    assert record["status"] == "archived"
+    assert list(record) == list(shown)  # every field, in the order `memories show --json` prints
+    assert record == {
+        **shown,
+        "status": "archived",
+        "confidence": record["confidence"],
+        "archived_at": record["archived_at"],
+    }
     assert record["edges"] == [{"type": "refines", "from": keeper, "to": old, "strength": 1.0}]
+    assert record["archived_at"] == column_archived
     with closing(sqlite3.connect(db)) as connection:
         assert connection.execute("SELECT count(*) FROM edge").fetchone()[0] == 0
     assert cli_json("memories", "show", str(keeper))["edges"] == []

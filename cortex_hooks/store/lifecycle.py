@@ -12,6 +12,14 @@ _AGING = """SELECT id, type, base_confidence, confidence, pinned, access_count, 
             FROM memory"""
 
 
+CACHE_KIB = 16 * 1024  # a pass touches pages all over a large table: SQLite's 2 MiB default rereads them
+
+
+def roomy_cache(connection: sqlite3.Connection) -> None:
+    """A page cache large enough for one pass over a large database (this connection only)."""
+    connection.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+
+
 def due(connection: sqlite3.Connection, now: str, after: tuple[str, int], limit: int) -> list[sqlite3.Row]:
     """The memories due for a look at `now` (through the index `memory_due`), after a position
     (due, id) in that order: a pass goes through them in batches."""

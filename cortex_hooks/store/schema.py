@@ -208,6 +208,9 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "ALTER TABLE memory ADD COLUMN lifecycle_due TEXT",
         "UPDATE memory SET base_confidence = confidence, lifecycle_due = ''",
         "CREATE INDEX memory_due ON memory (lifecycle_due) WHERE lifecycle_due IS NOT NULL",
+        # The largest in-degree (centrality's denominator, read by every pass): one index step
+        # rather than a read of every memory.
+        "CREATE INDEX memory_in_degree ON memory (in_degree)",
         # The largest in-degree the lifecycle last computed centralities with (a change of it
         # changes which memories have the centrality that doubles a half-life).
         """CREATE TABLE lifecycle_state (
