@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from datetime import timedelta
 from typing import Any
@@ -12,7 +14,7 @@ from cortex_hooks import clock, confidence
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory import pairs, similarity
-from cortex_hooks.scopes import close
+from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store.connection import Transaction
 
@@ -87,6 +89,38 @@ def run_decay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _similar(
+    kind: str, read: Callable[[sqlite3.Connection], sqlite3.Cursor], scopes: list[Scope], threshold: float
+) -> list[dict[str, Any]]:
+    """The pairs of one kind at or above the threshold, across the scopes given (project first)."""
+    canonical: dict[str, str] = {}  # one copy of each word, however many texts hold it
+    items: list[tuple[tuple[int, int], frozenset[str]]] = []
+    for rank, scope in enumerate(scopes):
+        for memory_id, text in read(scope.connection):
+            words = similarity.words(text)
+            items.append(((rank, memory_id), frozenset(canonical.setdefault(word, word) for word in words)))
+    canonical.clear()
+    similar = pairs.similar(items, threshold)
+    del items
+    shown: dict[tuple[int, int], str] = {}
+    for rank, scope in enumerate(scopes):
+        ids = sorted({key[1] for pair in similar for key in pair[:2] if key[0] == rank})
+        shown.update(((rank, item), name) for item, name in store.names(scope.connection, kind, ids).items())
+    return [
+        {
+            "kind": kind,
+            "entity1_id": first[1],
+            "entity1_name": shown[first],
+            "entity2_id": second[1],
+            "entity2_name": shown[second],
+            "similarity": round(value, 4),
+            "scope1": scopes[first[0]].name,
+            "scope2": scopes[second[0]].name,
+        }
+        for first, second, value in similar
+    ]
+
+
 def run_similar(args: argparse.Namespace) -> int:
     if not 0 < args.threshold <= 1:
         raise CortexError(f"--threshold must lie in (0, 1], got {args.threshold}", USAGE)
@@ -98,27 +132,7 @@ def run_similar(args: argparse.Namespace) -> int:
     found: list[dict[str, Any]] = []
     try:
         for kind, read in KINDS.items():
-            items: list[tuple[tuple[int, int], frozenset[str]]] = []
-            names_of: dict[tuple[int, int], str] = {}
-            for rank, scope in enumerate(scopes):  # the project first: its items lead each pair
-                for row in read(scope.connection):
-                    key = (rank, row["id"])
-                    items.append((key, similarity.words(row["text"])))
-                    names_of[key] = row["name"]
-            labels = [scope.name for scope in scopes]
-            for first, second, value in pairs.similar(items, args.threshold):
-                found.append(
-                    {
-                        "kind": kind,
-                        "entity1_id": first[1],
-                        "entity1_name": names_of[first],
-                        "entity2_id": second[1],
-                        "entity2_name": names_of[second],
-                        "similarity": round(value, 4),
-                        "scope1": labels[first[0]],
-                        "scope2": labels[second[0]],
-                    }
-                )
+            found += _similar(kind, read, scopes, args.threshold)
     finally:
         close(scopes)
     found.sort(key=lambda pair: -float(pair["similarity"]))  # stable: each kind's order kept on ties

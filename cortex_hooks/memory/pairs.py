@@ -30,7 +30,7 @@ def similar(items: Sequence[tuple[Key, frozenset[str]]], threshold: float) -> li
     frequency: Counter[str] = Counter(word for _, words in items for word in words)
     # One total order of every word, rarest first (the filter holds only under one order).
     rank = {word: n for n, word in enumerate(sorted(frequency, key=lambda word: (frequency[word], word)))}
-    index: dict[tuple[str, ...], list[int]] = {}
+    index: dict[tuple[str, ...], int | list[int]] = {}  # most keys hold one item: a bare int
     tiny = 1 + 1 / threshold + _SLACK  # sizes adding up to this may reach t sharing one word
     candidates: set[tuple[int, int]] = set()
     for position, (_, words) in enumerate(items):
@@ -43,9 +43,14 @@ def similar(items: Sequence[tuple[Key, frozenset[str]]], threshold: float) -> li
         if size + 1 <= tiny:
             keys += [(word,) for word in ordered]
         for key in keys:
-            postings = index.setdefault(key, [])
-            candidates.update((other, position) for other in postings)
-            postings.append(position)
+            postings = index.setdefault(key, position)
+            if isinstance(postings, int):
+                if postings != position:
+                    candidates.add((postings, position))
+                    index[key] = [postings, position]
+            else:
+                candidates.update((other, position) for other in postings)
+                postings.append(position)
     found: list[tuple[int, int, float]] = []
     for first, second in candidates:
         mine, theirs = items[first][1], items[second][1]

@@ -125,17 +125,25 @@ def scale(connection: sqlite3.Connection, changes: Iterable[Mapping[str, object]
     )
 
 
-def active_texts(connection: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Every active memory's id, name and content (reflect similar's input)."""
-    return connection.execute(
-        "SELECT id, summary AS name, content AS text FROM memory WHERE status = 'active' ORDER BY id"
-    ).fetchall()
+def active_texts(connection: sqlite3.Connection) -> sqlite3.Cursor:
+    """Every active memory's id and content, read as they come (reflect similar's input)."""
+    return connection.execute("SELECT id, content AS text FROM memory WHERE status = 'active' ORDER BY id")
 
 
-def active_learning_texts(connection: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Every active learning's id, name, and anti-pattern + correct pattern + regex together."""
+def active_learning_texts(connection: sqlite3.Connection) -> sqlite3.Cursor:
+    """Every active learning's id, and anti-pattern + correct pattern + regex together."""
     return connection.execute(
-        """SELECT id, anti_pattern AS name,
-               anti_pattern || ' ' || correct_pattern || ' ' || coalesce(regex, '') AS text
+        """SELECT id, anti_pattern || ' ' || correct_pattern || ' ' || coalesce(regex, '') AS text
            FROM learning WHERE archived_at IS NULL ORDER BY id"""
-    ).fetchall()
+    )
+
+
+NAMES = {
+    "memory": "SELECT id, summary FROM memory WHERE id IN (SELECT value FROM json_each(:ids))",
+    "learning": "SELECT id, anti_pattern FROM learning WHERE id IN (SELECT value FROM json_each(:ids))",
+}
+
+
+def names(connection: sqlite3.Connection, kind: str, ids: list[int]) -> dict[int, str]:
+    """What a pair shows of each item: a memory's summary, a learning's anti-pattern."""
+    return dict(connection.execute(NAMES[kind], {"ids": json.dumps(ids)}).fetchall())
