@@ -6,6 +6,7 @@ The file itself is read and validated by cortex_hooks.config_file; location.conf
 from __future__ import annotations
 
 from cortex_hooks import confidence
+from cortex_hooks.memory import lifecycle
 
 
 class Config:
@@ -13,6 +14,7 @@ class Config:
 
     __slots__ = (
         "context_budget",
+        "half_lives",
         "policy",
         "prune",
         "prune_rarely_used_accesses",
@@ -39,6 +41,7 @@ class Config:
         prune_rarely_used_accesses: int = 3,
         surface: bool = True,
         surface_budget: int = 2000,
+        half_lives: dict[str, float | None] | None = None,
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -51,6 +54,8 @@ class Config:
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
         self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
         self.surface_budget = surface_budget
+        # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
+        self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
 
 
 DEFAULT = Config()

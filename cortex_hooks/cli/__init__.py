@@ -40,6 +40,8 @@ MODULES = {
     **dict.fromkeys(("remember", "memories", "forget", "index-code", "link"), "memories"),
     "recall": "recall",
     "surface": "surface",
+    "lifecycle": "lifecycle",
+    "reflect": "reflect",
     "move": "move",
     **dict.fromkeys(("decisions", "errors", "todos"), "kinds"),
     **dict.fromkeys(("prune", "stats", "snapshot", "sessions"), "upkeep"),

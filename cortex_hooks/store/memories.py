@@ -24,6 +24,7 @@ COLUMNS = (
     "updated_at",
     "confirmed_at",
     "archived_at",
+    "base_confidence",
 )
 SHOWN = {
     "active": "status = 'active'",
