@@ -40,6 +40,7 @@ MODULES = {
     **dict.fromkeys(("remember", "memories", "forget", "index-code", "link"), "memories"),
     "recall": "recall",
     "surface": "surface",
+    "consolidate": "consolidate",
     "move": "move",
     **dict.fromkeys(("decisions", "errors", "todos"), "kinds"),
     **dict.fromkeys(("prune", "stats", "snapshot", "sessions"), "upkeep"),
