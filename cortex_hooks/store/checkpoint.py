@@ -41,6 +41,11 @@ def _pattern(database: str) -> re.Pattern[str]:
 
 def existing(database: str) -> list[str]:
     """This database's checkpoints, oldest first."""
+    return [path for _, path in _numbered(database)]
+
+
+def _numbered(database: str) -> list[tuple[tuple[str, int], str]]:
+    """Each checkpoint with its (time stamp, number within that second), oldest first."""
     try:
         names = os.listdir(folder(database))
     except FileNotFoundError:
@@ -50,19 +55,16 @@ def existing(database: str) -> list[str]:
     for name in names:
         matched = pattern.fullmatch(name)
         if matched:
-            found.append(((matched[1], int(matched[2] or 1)), name))
-    return [os.path.join(folder(database), name) for _, name in sorted(found)]
+            found.append(((matched[1], int(matched[2] or 1)), os.path.join(folder(database), name)))
+    return sorted(found)
 
 
 def _new_name(database: str, now: datetime) -> str:
+    """`cortex-20261123T120000Z.db`; a second one within that second `…-2.db`, and so on (one
+    more than the highest still there, so names sort as they were made)."""
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    taken = {os.path.basename(path) for path in existing(database)}
-    number = 1
-    while True:
-        name = f"{_stem(database)}-{stamp}{'' if number == 1 else f'-{number}'}.db"
-        if name not in taken:
-            return name
-        number += 1
+    number = 1 + max((number for (taken, number), _ in _numbered(database) if taken == stamp), default=0)
+    return f"{_stem(database)}-{stamp}{'' if number == 1 else f'-{number}'}.db"
 
 
 def create(database: str, now: datetime) -> str:
