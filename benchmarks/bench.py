@@ -6,6 +6,7 @@ Run it from a checkout (any Python >= 3.11; it needs only the standard library):
     python3 benchmarks/bench.py --quick         # 5 runs per case
     python3 benchmarks/bench.py --check         # exit 1 when a goal is missed (else always 0)
     python3 benchmarks/bench.py --venv DIR      # use (or create) this venv, not a temp one
+    python3 benchmarks/bench.py --only consolidate   # only the cases whose name holds the text
 
 What it does:
 1. Creates a clean virtual environment and installs the checkout into it NON-editable
@@ -92,6 +93,8 @@ def measure(plan_path: str, result_path: str) -> int:
                 if which == "base":
                     pair.append(("base", _spawn(baseline, case["env"], empty, out, err)))
                 else:
+                    if case.get("pristine"):  # a command that changes its database: each run from the same
+                        _fresh(case["pristine"], case["database"])
                     pair.append(("hook", _spawn(case["argv"], case["env"], stdin, out, err)))
                     run = pair[-1][1]
                     if number == 0 or run[2] != 0:
@@ -103,6 +106,16 @@ def measure(plan_path: str, result_path: str) -> int:
     with open(result_path, "w", encoding="utf-8") as stream:
         json.dump(results, stream)
     return 0
+
+
+def _fresh(source: str, target: str) -> None:
+    """The case's database back as prepared (untimed): a consolidation merges what it measures."""
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(target + suffix):
+            os.unlink(target + suffix)
+    with open(source, "rb") as reading, open(target, "wb") as writing:
+        while chunk := reading.read(1 << 20):
+            writing.write(chunk)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,6 +471,34 @@ def add_memories(path: str, count: int, seed: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+CONSOLIDATED = (1_000, 10_000, 100_000)  # sizes of the consolidate cases
+FLAGGED_PAIRS = 100
+
+
+def add_flagged_pairs(path: str, pairs: int) -> None:
+    """A copy of each of the first `pairs` memories, each flagged with its original for
+    consolidation, as `remember` flags a memory stored twice."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for (memory_id,) in connection.execute(
+            "SELECT id FROM memory ORDER BY id LIMIT ?", (pairs,)
+        ).fetchall():
+            copy = connection.execute(
+                """INSERT INTO memory (type, content, summary, priority, confidence, tags, source,
+                       created_at, updated_at, confirmed_at)
+                   SELECT type, content, summary, priority, confidence, tags, source, created_at,
+                       updated_at, confirmed_at FROM memory WHERE id = ?""",
+                (memory_id,),
+            ).lastrowid
+            connection.execute(
+                "INSERT INTO consolidation_flag VALUES (?, ?, 1.0, '2026-11-01T00:00:00Z')", (memory_id, copy)
+            )
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def copy_database(source: str, target: str) -> None:
     """A private copy of a database (main file and any WAL) for one case."""
     import shutil
@@ -658,6 +699,20 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "goal": ("ratio", 20.0),
             "expect": "ok",
         },
+        *(
+            {
+                # Goal: 100 flagged pairs merged in 100,000 memories, checkpoint included, at most 40 times.
+                "name": f"`cortex-hooks consolidate` ({FLAGGED_PAIRS} flagged pairs, checkpoint)",
+                "size": f"{size:,} memories",
+                "argv": [cli, "consolidate"],
+                "payload": "",
+                "db": f"consolidate{size}",
+                "goal": ("ratio", 40.0),
+                "expect": "ok",
+                "fresh": True,
+            }
+            for size in CONSOLIDATED
+        ),
         {
             "name": "PreToolUse, a match that denies",
             "size": 10_000,
@@ -703,6 +758,9 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
             copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
         case.update(database=database, env=_env(venv, database, work, user))
+        if case.get("fresh"):
+            case["pristine"] = database + ".pristine"
+            copy_database(database, case["pristine"])
     return found
 
 
@@ -827,6 +885,25 @@ def transcript_note(case: dict[str, Any], written: int) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def prepare_databases(venv: str, work: str) -> None:
+    """The learnings, sessions and memories databases every case copies."""
+    for size in SIZES:
+        database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
+        build_database(venv, database, size, work)
+    add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
+    print("bench: 100,000 + 10,000 memories ...", file=sys.stderr)
+    for name, count, seed in (("memories", 100_000, 7), ("memories-global", 10_000, 8)):
+        database = os.path.join(work, f"db{name}", ".cortex", "cortex.db")
+        build_database(venv, database, 10, work)
+        add_memories(database, count, seed)
+    print("bench: memories with flagged pairs ...", file=sys.stderr)
+    for size in CONSOLIDATED:
+        database = os.path.join(work, f"dbconsolidate{size}", ".cortex", "cortex.db")
+        build_database(venv, database, 10, work)
+        add_memories(database, size - FLAGGED_PAIRS, 9)
+        add_flagged_pairs(database, FLAGGED_PAIRS)
+
+
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     import argparse
 
@@ -837,6 +914,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--venv", metavar="DIR", help="venv to use or create (default: a temp one)")
     parser.add_argument("--transcript-mb", type=int, default=100, metavar="MB")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--only", default="", metavar="TEXT", help="only the cases whose name holds TEXT")
     parser.add_argument("--measure", nargs=2, metavar=("PLAN", "RESULT"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -856,20 +934,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: venv and install of {REPO} ...", file=sys.stderr)
         venv = make_venv(args.venv, work)
         print("bench: databases, sessions and transcript ...", file=sys.stderr)
-        for size in SIZES:
-            database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
-            build_database(venv, database, size, work)
-        add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
-        print("bench: 100,000 + 10,000 memories ...", file=sys.stderr)
-        for name, count, seed in (("memories", 100_000, 7), ("memories-global", 10_000, 8)):
-            database = os.path.join(work, f"db{name}", ".cortex", "cortex.db")
-            build_database(venv, database, 10, work)
-            add_memories(database, count, seed)
+        prepare_databases(venv, work)
         transcript = os.path.join(work, "transcript.jsonl")
         written = write_transcript(transcript, args.transcript_mb)
         small = os.path.join(work, "small.jsonl")
         shutil.copyfile(os.path.join(REPO, "tests", "fixtures", "transcript.jsonl"), small)
-        plan = cases(venv, work, transcript, small)
+        plan = [case for case in cases(venv, work, transcript, small) if args.only in case["name"]]
         with open(os.path.join(work, "empty"), "w", encoding="utf-8"):
             pass
         plan_path, result_path = os.path.join(work, "plan.json"), os.path.join(work, "result.json")
@@ -888,7 +958,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(table(rows, runs))
         print()
-        print(transcript_note(plan[-1], written))
+        if "100 MB transcript" in plan[-1]["name"]:
+            print(transcript_note(plan[-1], written))
         for case, row in rows:
             if row["problem"]:
                 print(f"- {case['name']} ({case['size']}): {row['problem']}")
