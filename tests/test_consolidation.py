@@ -343,3 +343,16 @@ def test_json_is_one_document(near: dict[str, int]) -> None:
         "dry_run", "scope", "ran", "trigger", "flagged", "merges", "superseded", "checkpoint",
         "removed_checkpoints", "undo",
     }  # fmt: skip
+
+
+def test_a_checkpoint_that_cannot_be_written_changes_nothing(near: dict[str, int], db: Path) -> None:
+    (db.parent / "checkpoints").write_text("a file where the folder would be")
+    before = cli_json("memories", "list", "--all")
+    result = cli_process("consolidate")
+    assert result.code == 1
+    assert result.stderr.startswith(
+        f"cortex-hooks: cannot write a checkpoint in {db.parent / 'checkpoints'}: "
+    )
+    assert result.stderr.rstrip().endswith("nothing was changed")
+    assert [m["status"] for m in cli_json("memories", "list", "--all")] == [m["status"] for m in before]
+    assert len(cli_json("consolidate", "--dry-run", "--json")["flagged"]) == 2

@@ -70,6 +70,15 @@ def _new_name(database: str, now: datetime) -> str:
 def create(database: str, now: datetime) -> str:
     """A checkpoint of the database's committed state (its path). The caller holds the write lock,
     so the copy is exactly the state its own transaction then changes."""
+    try:
+        return _create(database, now)
+    except OSError as error:
+        raise CortexError(
+            f"cannot write a checkpoint in {folder(database)}: {error.strerror or error}; nothing was changed"
+        ) from None
+
+
+def _create(database: str, now: datetime) -> str:
     where = folder(database)
     os.makedirs(where, mode=0o700, exist_ok=True)
     for name in os.listdir(where):  # what a process killed mid-checkpoint left behind
