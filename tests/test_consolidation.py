@@ -356,3 +356,15 @@ def test_a_checkpoint_that_cannot_be_written_changes_nothing(near: dict[str, int
     assert result.stderr.rstrip().endswith("nothing was changed")
     assert [m["status"] for m in cli_json("memories", "list", "--all")] == [m["status"] for m in before]
     assert len(cli_json("consolidate", "--dry-run", "--json")["flagged"]) == 2
+
+
+def test_a_copy_of_a_database_restores_and_is_read_without_files_beside_it(
+    near: dict[str, int], db: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())  # a WAL-mode database, as a user would copy it
+    assert copy.read_bytes()[18:20] == b"\x02\x02"
+    cli_json("consolidate")
+    cli_json("consolidate", "--restore", str(copy))
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("copy")) == ["copy.db"]
+    assert [m["status"] for m in cli_json("memories", "list", "--all")] == ["active"] * 4

@@ -155,7 +155,12 @@ def check(path: str, database: str) -> int:
 
 
 def _read_only(path: str) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{_uri(os.path.abspath(path))}?mode=ro", uri=True, isolation_level=None)
+    """The file, read only. Without a WAL file beside it, as immutable: a copy of a WAL-mode
+    database would otherwise get `-wal` and `-shm` files made beside it just to be read."""
+    immutable = "" if os.path.exists(path + "-wal") else "&immutable=1"
+    return sqlite3.connect(
+        f"file:{_uri(os.path.abspath(path))}?mode=ro{immutable}", uri=True, isolation_level=None
+    )
 
 
 def _uri(path: str) -> str:
