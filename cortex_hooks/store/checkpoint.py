@@ -93,6 +93,10 @@ def _create(database: str, now: datetime) -> str:
             contextlib.closing(sqlite3.connect(database, isolation_level=None, timeout=10)) as source,
             contextlib.closing(sqlite3.connect(partial, isolation_level=None)) as target,
         ):
+            # No journal and no sync while the copy is made: a partial file is thrown away whole,
+            # and the finished one is synced once, before it is renamed into place.
+            target.execute("PRAGMA journal_mode = OFF")
+            target.execute("PRAGMA synchronous = OFF")
             source.backup(target)
             target.execute("PRAGMA journal_mode = DELETE")  # one file, whatever the source's mode
         _sync(partial)
