@@ -471,6 +471,34 @@ def add_memories(path: str, count: int, seed: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+CONSOLIDATED = (1_000, 10_000, 100_000)  # sizes of the consolidate cases
+FLAGGED_PAIRS = 100
+
+
+def add_flagged_pairs(path: str, pairs: int) -> None:
+    """A copy of each of the first `pairs` memories, each flagged with its original for
+    consolidation, as `remember` flags a memory stored twice."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for (memory_id,) in connection.execute(
+            "SELECT id FROM memory ORDER BY id LIMIT ?", (pairs,)
+        ).fetchall():
+            copy = connection.execute(
+                """INSERT INTO memory (type, content, summary, priority, confidence, tags, source,
+                       created_at, updated_at, confirmed_at)
+                   SELECT type, content, summary, priority, confidence, tags, source, created_at,
+                       updated_at, confirmed_at FROM memory WHERE id = ?""",
+                (memory_id,),
+            ).lastrowid
+            connection.execute(
+                "INSERT INTO consolidation_flag VALUES (?, ?, 1.0, '2026-11-01T00:00:00Z')", (memory_id, copy)
+            )
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def copy_database(source: str, target: str) -> None:
     """A private copy of a database (main file and any WAL) for one case."""
     import shutil
@@ -671,6 +699,20 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "goal": ("ratio", 20.0),
             "expect": "ok",
         },
+        *(
+            {
+                # Goal: 100 flagged pairs merged in 100,000 memories, checkpoint included, at most 40 times.
+                "name": f"`cortex-hooks consolidate` ({FLAGGED_PAIRS} flagged pairs, checkpoint)",
+                "size": f"{size:,} memories",
+                "argv": [cli, "consolidate"],
+                "payload": "",
+                "db": f"consolidate{size}",
+                "goal": ("ratio", 40.0),
+                "expect": "ok",
+                "fresh": True,
+            }
+            for size in CONSOLIDATED
+        ),
         {
             "name": "PreToolUse, a match that denies",
             "size": 10_000,
@@ -936,6 +978,12 @@ def prepare(venv: str, work: str) -> None:
         build_database(venv, database, 10, work)
         add_memories(database, count, seed)
     last_pass(venv, work)
+    print("bench: memories with flagged pairs ...", file=sys.stderr)
+    for size in CONSOLIDATED:
+        database = os.path.join(work, f"dbconsolidate{size}", ".cortex", "cortex.db")
+        build_database(venv, database, 10, work)
+        add_memories(database, size - FLAGGED_PAIRS, 9)
+        add_flagged_pairs(database, FLAGGED_PAIRS)
 
 
 def main(argv: list[str] | None = None) -> int:

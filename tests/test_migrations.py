@@ -199,3 +199,45 @@ def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_pa
     for what, result in results:
         refused(result, what)
     assert (digest(newer), sorted(path.name for path in newer.parent.iterdir())) == before
+
+
+# --- version 8 (memories, before consolidation) -> current ----------------------------------------
+
+
+def _version_8(path: Path) -> None:
+    """A database at schema 8 as that code left it: two near-duplicate memories and an edge."""
+    from cortex_hooks.store import schema
+
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statements in schema.MIGRATIONS[:8]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.executemany(
+            """INSERT INTO memory (type, content, summary, priority, confidence, source, created_at,
+                   updated_at, confirmed_at) VALUES ('context', :c, :c, 5, 70, 'explicit', :t, :t, :t)""",
+            [{"c": "the api listens on port 8080", "t": NOW}] * 2,
+        )
+        connection.execute("INSERT INTO edge VALUES (2, 1, 'relates_to', 1.0, :t)", {"t": NOW})
+        connection.execute("PRAGMA user_version = 8")
+        connection.execute("COMMIT")
+
+
+def test_version_8_gains_consolidation_and_keeps_its_memories_and_edges(db: Path) -> None:
+    _version_8(db)
+    kept = """SELECT id, type, content, summary, priority, confidence, created_at, in_degree
+        FROM memory ORDER BY id"""
+    with closing(sqlite3.connect(db)) as connection:
+        before = connection.execute(kept).fetchall()
+    assert [row[-1] for row in before] == [1, 0]
+    shown = cli_json("memories", "show", "2")
+    assert shown["edges"] == [{"type": "relates_to", "from": 2, "to": 1, "strength": 1.0}]
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute(kept).fetchall() == before
+        assert connection.execute("SELECT count(*) FROM consolidation_flag").fetchone() == (0,)
+    # pairs stored before version 9 were never flagged: consolidate has nothing to merge, and the
+    # next memory stored is flagged with both
+    assert cli_json("consolidate", "--json")["merges"] == []
+    cli_json("remember", "the api listens on port 8080")
+    assert len(cli_json("consolidate", "--dry-run", "--json")["flagged"]) == 2

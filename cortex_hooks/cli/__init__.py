@@ -42,6 +42,7 @@ MODULES = {
     "surface": "surface",
     "lifecycle": "lifecycle",
     "reflect": "reflect",
+    "consolidate": "consolidate",
     "move": "move",
     **dict.fromkeys(("decisions", "errors", "todos"), "kinds"),
     **dict.fromkeys(("prune", "stats", "snapshot", "sessions"), "upkeep"),

@@ -15,6 +15,7 @@ from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.memory import records, similarity, vocabulary
 from cortex_hooks.memory.records import Memory, MemoryFields
+from cortex_hooks.store import consolidation as flags
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import search
 from cortex_hooks.store.connection import Transaction
@@ -117,10 +118,13 @@ def new_row(fields: MemoryFields, now: str, **stored: Any) -> dict[str, Any]:
 
 
 def auto_link(
-    connection: sqlite3.Connection, memory_id: int, content: str, now: str
+    connection: sqlite3.Connection, memory_id: int, content: str, now: str, *, link: bool = True
 ) -> list[tuple[int, float]]:
-    """`relates_to` edges from a new memory to the active memories like it (SPEC §9.7): their ids
-    and similarities. Candidates come from the full-text index, never from a scan."""
+    """Compare a memory just stored with the active memories of its scope (SPEC §9.7): a
+    `relates_to` edge from it to each older one of similarity ≥ 0.60 (unless `link` is False: a
+    content update adds no edge), and the pairs of similarity ≥ 0.85 flagged for consolidation.
+    The ids and similarities of those ≥ 0.60. Candidates come from the full-text index, never
+    from a scan."""
     words = similarity.words(content)
     if not words:
         return []
@@ -128,8 +132,15 @@ def auto_link(
     for row in search.similar_memories(connection, search.match(connection, sorted(words)), memory_id):
         value = similarity.jaccard(words, similarity.words(row["content"]))
         if value >= similarity.RELATES:
-            store.link(connection, memory_id, row["id"], "relates_to", strength=round(value, 2), now=now)
+            if link:
+                store.link(connection, memory_id, row["id"], "relates_to", strength=round(value, 2), now=now)
             linked.append((row["id"], value))
+    flags.flag(
+        connection,
+        memory_id,
+        [(other, value) for other, value in linked if value >= similarity.CONSOLIDATE],
+        now,
+    )
     return linked
 
 
@@ -150,7 +161,7 @@ def run_remember(args: argparse.Namespace) -> int:
             message += (
                 " Nearly the same as "
                 + ", ".join(f"#{other}" for other in flagged)
-                + ": flagged for consolidation."
+                + ": flagged for consolidation (see cortex-hooks consolidate --dry-run)."
             )
     if memory is not None:  # the record is built (pydantic) only when it is printed
         render.emit_json(memory)
@@ -228,6 +239,8 @@ def run_update(args: argparse.Namespace) -> int:
             if {"content", "type", "priority"} & set(given):
                 changes["confirmed_at"] = now  # a confirmation (SPEC §9.5)
             store.update(connection, args.id, changes)
+            if fields.content != current.content and current.status == "active":
+                auto_link(connection, args.id, fields.content, now, link=False)  # flags only
         memory = load(connection, args, args.id)
     render.emit(args, memory, f"Updated memory #{args.id}.")
     return 0
@@ -338,8 +351,12 @@ def run_index_code(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
+            # Each is compared with the memories stored before it (§9.7): indexing a file again
+            # flags the new pair with the old one for consolidation.
             description_id = store.insert(connection, new_row(prose, now, source="code_index", path=path))
+            auto_link(connection, description_id, prose.content, now)
             code_id = store.insert(connection, new_row(body, now, source="code_index", path=path))
+            auto_link(connection, code_id, code, now)
             store.link(connection, description_id, code_id, "source_of", strength=1.0, now=now)
         memory = load(connection, args, description_id)
     render.emit(args, memory, f"Indexed {path}: code description #{description_id}, code #{code_id}.")

@@ -239,6 +239,33 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHEN new.lifecycle_due IS old.lifecycle_due BEGIN
             UPDATE memory SET lifecycle_due = '' WHERE id = new.id; END""",
     ),
+    # 10: consolidation (SPEC §9.7). Pairs of memories found nearly the same (similarity ≥ 0.85)
+    # when one of them was stored, each pair once (smaller id first), until `consolidate` merges
+    # them; and a row per consolidation that changed something, whose `last_memory_id` tells the
+    # memories written since (the `--auto` trigger). A deleted memory takes its flags and its edges
+    # with it, whatever deletes it.
+    (
+        """CREATE TABLE consolidation_flag (
+            first_id INTEGER NOT NULL REFERENCES memory (id),
+            second_id INTEGER NOT NULL REFERENCES memory (id),
+            similarity REAL NOT NULL CHECK (similarity BETWEEN 0 AND 1),
+            flagged_at TEXT NOT NULL,
+            PRIMARY KEY (first_id, second_id),
+            CHECK (first_id < second_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX consolidation_flag_second ON consolidation_flag (second_id)",
+        """CREATE TABLE consolidation (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            checkpoint TEXT,
+            groups INTEGER NOT NULL,
+            superseded INTEGER NOT NULL,
+            last_memory_id INTEGER NOT NULL
+        )""",
+        """CREATE TRIGGER memory_gone AFTER DELETE ON memory BEGIN
+            DELETE FROM edge WHERE from_id = old.id OR to_id = old.id;
+            DELETE FROM consolidation_flag WHERE first_id = old.id OR second_id = old.id; END""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
