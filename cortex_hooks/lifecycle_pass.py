@@ -22,7 +22,7 @@ from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
 
-BATCH = 500  # memories per batch under a deadline (SessionEnd)
+BATCH = 200  # memories per batch under a deadline (SessionEnd): the deadline is checked between
 WHOLE_BATCH = 5000  # without one (the command)
 PRUNED_FILE = "pruned.jsonl"
 
