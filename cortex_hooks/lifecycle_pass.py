@@ -4,27 +4,25 @@ Only the memories due for a look are read (store.lifecycle.due, through an index
 next look is written beside it, at the time its stored state next has to change. A pass with a
 deadline (SessionEnd) stops between batches; the rest stays due and the next pass goes on.
 Pruned memories are appended to `pruned.jsonl` beside the database and fsync'd before they are
-deleted; the caller's transaction holds the deletion and every other write of the pass.
+deleted (cortex_hooks.pruned_file); the caller's transaction holds the deletion and every other
+write of the pass.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 import time
 from datetime import datetime
 from typing import Any
 
-from cortex_hooks import clock, confidence
+from cortex_hooks import clock, confidence, pruned_file
 from cortex_hooks.memory import lifecycle, vocabulary
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
 
-BATCH = 500  # memories per batch under a deadline (SessionEnd)
+BATCH = 200  # memories per batch under a deadline (SessionEnd): the deadline is checked between
 WHOLE_BATCH = 5000  # without one (the command)
-PRUNED_FILE = "pruned.jsonl"
 
 
 class Report:
@@ -43,10 +41,6 @@ class Report:
             elif change["after"] in ("archived", "pruned"):
                 counted[str(change["after"])] += 1
         return counted
-
-
-def pruned_path(database: str) -> str:
-    return os.path.join(os.path.dirname(os.path.abspath(database)), PRUNED_FILE)
 
 
 def read(row: sqlite3.Row, top: int) -> lifecycle.Aging | str:
@@ -170,7 +164,8 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
     if never:
         store.reschedule(connection, never, None)
     if pruned:
-        kept = _keep_pruned(connection, run, pruned, report)
+        kept, unreadable = pruned_file.keep(connection, run.database, run.scope, run.top, pruned)
+        report.skipped += unreadable
         store.delete(connection, kept)
 
 
@@ -187,78 +182,3 @@ def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
         report.changes.append({"id": memory_id, "field": "archived_at", "before": None, "after": archived})
     if step.pruned:
         report.changes.append({"id": memory_id, "field": "status", "before": "archived", "after": "pruned"})
-
-
-def _shown(row: sqlite3.Row, scope: str, top: int) -> dict[str, Any]:
-    """A memory as `memories show --json` prints it (memory.records.Memory, whose import would
-    cost a session end more than the pass itself; tests/test_lifecycle.py holds the two equal)."""
-    tags = json.loads(row["tags"] or "[]")
-    if not isinstance(tags, list):
-        raise ValueError(f"its tags {row['tags']!r} are not a list")
-    return {
-        "id": row["id"],
-        "scope": scope,
-        "type": row["type"],
-        "content": row["content"],
-        "summary": row["summary"],
-        "priority": row["priority"],
-        "confidence": confidence.as_number(row["confidence"]),
-        "pinned": bool(row["pinned"]),
-        "tags": tags,
-        "source": row["source"],
-        "source_session": row["source_session"],
-        "status": row["status"],
-        "path": row["path"],
-        "access_count": row["access_count"],
-        "last_accessed": row["last_accessed"],
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
-        "archived_at": row["archived_at"],
-        "centrality": round(centrality(row["in_degree"], top), 2),
-    }
-
-
-def _keep_pruned(
-    connection: sqlite3.Connection,
-    run: _Pass,
-    rows: list[tuple[sqlite3.Row, lifecycle.Step]],
-    report: Report,
-) -> list[int]:
-    """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
-    to pruned.jsonl and on disk before the deletion is written; the ids kept there."""
-    ids = [row["id"] for row, _ in rows]
-    full = {row["id"]: row for row in store.rows(connection, ids)}
-    edges: dict[int, list[dict[str, object]]] = {memory_id: [] for memory_id in ids}
-    for edge in store.edges_touching(connection, ids):
-        shown = {
-            "type": edge["type"],
-            "from": edge["from_id"],
-            "to": edge["to_id"],
-            "strength": edge["strength"],
-        }
-        for end in {edge["from_id"], edge["to_id"]} & edges.keys():
-            edges[end].append(shown)
-    lines, kept = [], []
-    for row, step in rows:
-        try:
-            record = _shown(full[row["id"]], run.scope, run.top)
-        except ValueError as error:
-            report.skipped.append(f"memory #{row['id']} not pruned: it cannot be read ({error})")
-            continue
-        record.update(  # as the lifecycle left it: archived (perhaps in this very pass)
-            confidence=confidence.as_number(step.confidence),
-            status=step.status,
-            archived_at=clock.iso(step.archived_at) if step.archived_at else record["archived_at"],
-            edges=edges[row["id"]],
-        )
-        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
-        kept.append(row["id"])
-    data = "".join(lines).encode("utf-8")
-    descriptor = os.open(pruned_path(run.database), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        while data:
-            data = data[os.write(descriptor, data) :]
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    return kept

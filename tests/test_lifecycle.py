@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import cli, cli_json, payload, run, script
+from support import Result, cli, cli_json, payload, run, script
 
 from cortex_hooks.memory import lifecycle
 from cortex_hooks.memory.lifecycle import Aging, Step, step
@@ -495,6 +495,28 @@ def test_session_end_runs_the_lifecycle_after_the_learnings_decay(db: Path) -> N
         "cortex-session-end", stdin=payload("session_end.other", session_id="s1"), env=now("2026-01-08")
     )
     assert ended.code == 0, ended.stderr
+    assert column(db, progress, "confidence") == 35
+
+
+def session_end(session: str, day: str) -> Result:
+    return run("cortex-session-end", stdin=payload("session_end.other", session_id=session), env=now(day))
+
+
+def test_session_end_leaves_the_lifecycle_for_later_while_another_process_writes(db: Path) -> None:
+    progress = remember("Deploys wait for the staging smoke test", "progress")
+    with closing(sqlite3.connect(db, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        ended = run(
+            "cortex-session-end", stdin=payload("session_end.other", session_id="s1"), env=now("2026-01-08")
+        )
+        assert ended.code == 0
+        assert "lifecycle" not in ended.stderr
+        assert column(db, progress, "confidence") == 70  # still due: nothing lost
+        holder.execute("ROLLBACK")
+    again = run(
+        "cortex-session-end", stdin=payload("session_end.other", session_id="s2"), env=now("2026-01-08")
+    )
+    assert again.code == 0, again.stderr
     assert column(db, progress, "confidence") == 35
 
 

@@ -12,7 +12,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, lifecycle_pass, location
+from cortex_hooks import clock, lifecycle_pass, location, pruned_file
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store.connection import Transaction
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
                     f"lifecycle not run: cannot write {path} ({error}); nothing changed"
                 ) from None
             except OSError as error:
-                where = lifecycle_pass.pruned_path(path)
+                where = pruned_file.path(path)
                 raise CortexError(
                     f"lifecycle not run: cannot write {where} ({error.strerror or error}); nothing changed"
                 ) from None
@@ -72,11 +72,7 @@ def run(args: argparse.Namespace) -> int:
     render.say(
         f"{verb} {scope} memories: {counts['decayed']} decayed, {counts['archived']} archived, "
         f"{counts['pruned']} pruned"
-        + (
-            f" (pruned memories kept in {render.clean(lifecycle_pass.pruned_path(path))})"
-            if counts["pruned"]
-            else ""
-        )
+        + (f" (pruned memories kept in {render.clean(pruned_file.path(path))})" if counts["pruned"] else "")
         + "."
     )
     return 0

@@ -91,20 +91,22 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     notes += result.skipped
 
 
-LIFECYCLE_BUDGET = 0.15  # seconds per scope; what is left stays due for the next session end
+LIFECYCLE_BUDGET = 0.1  # seconds per scope; what is left stays due for the next session end
 
 
 def _lifecycle(scope: Scope, notes: list[str]) -> None:
-    """The memory lifecycle (SPEC §9.5) in bounded time: a note, never a failed session end, when
-    it cannot run (the lock held by another process: the memories stay due for the next end)."""
+    """The memory lifecycle (SPEC §9.5) in bounded time. It never waits for the write lock: when
+    another process holds it, the memories simply stay due for the next session end (nothing is
+    lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time
 
     from cortex_hooks import lifecycle_pass
-    from cortex_hooks.store.transaction import Transaction
+    from cortex_hooks.store import lifecycle as lifecycle_store
+    from cortex_hooks.store.transaction import Transaction, locked
 
     half_lives = location.config_for(scope.path).half_lives
     try:
-        with Transaction(scope.connection):
+        with lifecycle_store.without_waiting(scope.connection), Transaction(scope.connection):
             report = lifecycle_pass.run(
                 scope.connection,
                 scope.path,
@@ -113,7 +115,11 @@ def _lifecycle(scope: Scope, notes: list[str]) -> None:
                 half_lives,
                 deadline=time.monotonic() + LIFECYCLE_BUDGET,
             )
-    except (OSError, sqlite3.Error) as error:
+    except sqlite3.Error as error:
+        if not locked(error):
+            notes.append(f"{scope.name} memory lifecycle not run: {error}")
+        return
+    except OSError as error:
         notes.append(f"{scope.name} memory lifecycle not run: {error}")
         return
     notes += report.skipped

@@ -75,7 +75,7 @@ def reaches(c0: int, value: float, half: float) -> float:
 
 
 class Aging:
-    """What the lifecycle reads of one memory (already checked: see cortex_hooks.memory.readable)."""
+    """What the lifecycle reads of one memory (checked first: cortex_hooks.lifecycle_pass.read)."""
 
     __slots__ = (
         "access_count",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 
 _AGING = """SELECT id, type, base_confidence, confidence, pinned, access_count, in_degree, status,
                 confirmed_at, updated_at, archived_at, lifecycle_due
@@ -18,6 +19,18 @@ CACHE_KIB = 16 * 1024  # a pass touches pages all over a large table: SQLite's 2
 def roomy_cache(connection: sqlite3.Connection) -> None:
     """A page cache large enough for one pass over a large database (this connection only)."""
     connection.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+
+
+@contextmanager
+def without_waiting(connection: sqlite3.Connection) -> Iterator[None]:
+    """Write transactions begun inside fail at once, rather than wait, when another process holds
+    the write lock (the connection's own wait is put back after)."""
+    waited = connection.execute("PRAGMA busy_timeout").fetchone()[0]
+    connection.execute("PRAGMA busy_timeout = 0")
+    try:
+        yield
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {int(waited)}")
 
 
 def due(connection: sqlite3.Connection, now: str, after: tuple[str, int], limit: int) -> list[sqlite3.Row]:
