@@ -13,6 +13,7 @@ class Config:
 
     __slots__ = (
         "context_budget",
+        "embeddings",
         "policy",
         "prune",
         "prune_rarely_used_accesses",
@@ -39,6 +40,7 @@ class Config:
         prune_rarely_used_accesses: int = 3,
         surface: bool = True,
         surface_budget: int = 2000,
+        embeddings: str = "auto",
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -51,6 +53,7 @@ class Config:
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
         self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
         self.surface_budget = surface_budget
+        self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
 
 
 DEFAULT = Config()

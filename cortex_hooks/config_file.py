@@ -27,6 +27,9 @@
     enabled = true          # SessionEnd refreshes .claude/cortex-memory.local.md
     budget = 2000           # characters between its markers (at most 8000)
 
+    [embeddings]
+    backend = "auto"        # "auto" | "voyage" | "local" | "off" (SPEC §12)
+
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
 
@@ -57,7 +60,7 @@ from __future__ import annotations
 import sys
 import tomllib
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -139,12 +142,19 @@ class SurfaceSection(_Section):
     budget: int = Field(default=_DEFAULT.surface_budget, ge=500, le=8000)
 
 
+class EmbeddingsSection(_Section):
+    # auto: Voyage AI when VOYAGE_API_KEY is set, else the local model when the extra is
+    # installed, else off (keyword recall).
+    backend: Literal["auto", "voyage", "local", "off"] = "auto"
+
+
 class ConfigFile(_Section):
     confidence: ConfidenceSection = ConfidenceSection()
     regex: RegexSection = RegexSection()
     snapshot: SnapshotSection = SnapshotSection()
     pruning: PruningSection = PruningSection()
     surface: SurfaceSection = SurfaceSection()
+    embeddings: EmbeddingsSection = EmbeddingsSection()
 
     def values(self) -> config.Config:
         return config.Config(
@@ -159,6 +169,7 @@ class ConfigFile(_Section):
             prune_rarely_used_accesses=self.pruning.rarely_used_accesses,
             surface=self.surface.enabled,
             surface_budget=self.surface.budget,
+            embeddings=self.embeddings.backend,
         )
 
 

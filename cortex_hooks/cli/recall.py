@@ -51,10 +51,16 @@ def run_recall(args: argparse.Namespace) -> int:
     try:
         for note in skipped:
             render.note(note)
+        vector = _query_vector(args) if scopes else None
         found: list[Found] = []
         for scope in scopes:
             top = memories.max_in_degree(scope.connection)
-            for row in search.found(scope.connection, search.match(scope.connection, words), wanted):
+            rows = search.found(scope.connection, search.match(scope.connection, words), wanted)
+            if vector is not None:
+                from cortex_hooks.embeddings.recall import candidates
+
+                rows = candidates(scope.connection, scope.path, vector, wanted, rows)
+            for row in rows:
                 if not args.type or row["type"] == args.type:
                     found.append(Found(scope.name, row, top))
         results = ranked(found, args.limit)
@@ -67,6 +73,19 @@ def run_recall(args: argparse.Namespace) -> int:
     else:
         render.say(_human(results) if results else "Nothing found.")
     return 0
+
+
+def _query_vector(args: argparse.Namespace) -> tuple[str, bytes] | None:
+    """The query's vector when semantic recall is on (SPEC §12), else None: keyword recall. Off
+    (no key, no extra), this imports nothing of the embeddings' stack."""
+    setting = database.config(args).embeddings
+    from cortex_hooks.embeddings.backend import chosen
+
+    if setting == "off" or chosen(setting) is None:
+        return None
+    from cortex_hooks.embeddings.recall import query_vector
+
+    return query_vector(setting, args.query)
 
 
 def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:

