@@ -26,7 +26,7 @@ def run_embed(args: argparse.Namespace) -> int:
     from cortex_hooks.errors import CortexError
     from cortex_hooks.store import vectors
 
-    model = required(database.config(args).embeddings)
+    model = required(database.embeddings(args))
     connection = database.for_reading(args)
     done, stored = 0, 0
     if connection is not None:

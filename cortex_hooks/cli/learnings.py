@@ -109,7 +109,7 @@ def run_add(args: argparse.Namespace) -> int:
 def _embed_written(args: argparse.Namespace, connection: sqlite3.Connection, ids: list[int]) -> None:
     from cortex_hooks.embeddings.backend import embed_written
 
-    embed_written(database.config(args).embeddings, connection, "learning", ids)
+    embed_written(database.embeddings(args), connection, "learning", ids)
 
 
 def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:

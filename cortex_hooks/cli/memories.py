@@ -160,7 +160,7 @@ def auto_link(
 def _vector_of(args: argparse.Namespace, fields: MemoryFields) -> tuple[str, bytes] | None:
     """A new memory's vector when semantic recall is on (never a `code` memory's: SPEC §12); None
     when off or when embedding fails (then it stays queued for `cortex-hooks embed`)."""
-    setting = database.config(args).embeddings
+    setting = database.embeddings(args)
     if fields.type == "code" or setting == "off":
         return None
     from cortex_hooks.embeddings.backend import chosen
@@ -179,7 +179,7 @@ def _embed_written(
     """Embed items just written (an update whose text changed dropped their vectors)."""
     from cortex_hooks.embeddings.backend import embed_written
 
-    embed_written(database.config(args).embeddings, connection, kind, ids)
+    embed_written(database.embeddings(args), connection, kind, ids)
 
 
 def run_remember(args: argparse.Namespace) -> int:

@@ -78,7 +78,7 @@ def run_recall(args: argparse.Namespace) -> int:
 def _query_vector(args: argparse.Namespace) -> tuple[str, bytes] | None:
     """The query's vector when semantic recall is on (SPEC §12), else None: keyword recall. Off
     (no key, no extra), this imports nothing of the embeddings' stack."""
-    setting = database.config(args).embeddings
+    setting = database.embeddings(args)
     from cortex_hooks.embeddings.backend import chosen
 
     if setting == "off" or chosen(setting) is None:

@@ -17,6 +17,16 @@ from cortex_hooks.errors import USAGE, CortexError
 SETTINGS = ("auto", "voyage", "local", "off")
 
 
+def in_force(configured: str) -> str:
+    """The setting in force: CORTEX_EMBEDDINGS (a one-off, or a test run) over config.toml's."""
+    override = os.environ.get("CORTEX_EMBEDDINGS")
+    if not override:
+        return configured
+    if override not in SETTINGS:
+        raise CortexError(f"CORTEX_EMBEDDINGS must be one of {', '.join(SETTINGS)}, got {override!r}", USAGE)
+    return override
+
+
 class Embedder(Protocol):
     model_id: str
 
@@ -46,7 +56,9 @@ def local_available() -> bool:
 def why_off(setting: str) -> str:
     """Why `chosen` says off, in words, for `embed` to print."""
     if setting == "off":
-        return 'semantic recall is off ([embeddings] backend = "off" in config.toml)'
+        return (
+            'semantic recall is off ([embeddings] backend = "off" in config.toml, or CORTEX_EMBEDDINGS=off)'
+        )
     if setting == "voyage":
         return 'the Voyage backend needs VOYAGE_API_KEY ([embeddings] backend = "voyage")'
     return (
@@ -55,7 +67,7 @@ def why_off(setting: str) -> str:
     )
 
 
-_loaded: dict[str, Embedder] = {}
+_loaded: dict[tuple[str, ...], Embedder] = {}
 
 
 def embedder(setting: str) -> Embedder | None:
@@ -64,18 +76,20 @@ def embedder(setting: str) -> Embedder | None:
     name = chosen(setting)
     if name is None:
         return None
-    if name not in _loaded:
-        if name == "voyage":
+    if name == "voyage":
+        api_key = voyage_key()
+        assert api_key is not None
+        base = os.environ.get("VOYAGE_BASE_URL") or ""
+        if (name, api_key, base) not in _loaded:
             from cortex_hooks.embeddings.voyage import VoyageClient
 
-            api_key = voyage_key()
-            assert api_key is not None
-            _loaded[name] = VoyageClient(api_key)
-        else:
-            from cortex_hooks.embeddings.local import LocalModel
+            _loaded[(name, api_key, base)] = VoyageClient(api_key, base or None)
+        return _loaded[(name, api_key, base)]
+    if (name,) not in _loaded:
+        from cortex_hooks.embeddings.local import LocalModel
 
-            _loaded[name] = LocalModel()
-    return _loaded[name]
+        _loaded[(name,)] = LocalModel()
+    return _loaded[(name,)]
 
 
 def required(setting: str) -> Embedder:
