@@ -52,18 +52,7 @@ def run_recall(args: argparse.Namespace) -> int:
         for note in skipped:
             render.note(note)
         vector = _query_vector(args) if scopes else None
-        found: list[Found] = []
-        for scope in scopes:
-            top = memories.max_in_degree(scope.connection)
-            rows = search.found(scope.connection, search.match(scope.connection, words), wanted)
-            if vector is not None:
-                from cortex_hooks.embeddings.recall import candidates
-
-                rows = candidates(scope.connection, scope.path, vector, wanted, rows)
-            for row in rows:
-                if not args.type or row["type"] == args.type:
-                    found.append(Found(scope.name, row, top))
-        results = ranked(found, args.limit)
+        results = ranked(gather(scopes, words, wanted, args.type, vector), args.limit)
         for scope in scopes:
             _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
     finally:
@@ -73,6 +62,29 @@ def run_recall(args: argparse.Namespace) -> int:
     else:
         render.say(_human(results) if results else "Nothing found.")
     return 0
+
+
+def gather(
+    scopes: list[Scope],
+    words: list[str],
+    wanted: set[str],
+    memory_type: str | None = None,
+    vector: tuple[str, bytes] | None = None,
+) -> list[Found]:
+    """What each scope holds for a query, unranked and without counting an access: FTS5 hits, and
+    with the query's vector the nearest items too (SPEC §12). The MCP server calls this warm."""
+    found: list[Found] = []
+    for scope in scopes:
+        top = memories.max_in_degree(scope.connection)
+        rows = search.found(scope.connection, search.match(scope.connection, words), wanted)
+        if vector is not None:
+            from cortex_hooks.embeddings.recall import candidates
+
+            rows = candidates(scope.connection, scope.path, vector, wanted, rows)
+        found += [
+            Found(scope.name, row, top) for row in rows if not memory_type or row["type"] == memory_type
+        ]
+    return found
 
 
 def _query_vector(args: argparse.Namespace) -> tuple[str, bytes] | None:
