@@ -61,7 +61,7 @@ def main_quality() -> int:
                 vector = query_vector("local", question["query"])
                 assert vector is not None
                 model, blob = vector
-                methods = {
+                methods: dict[str, list[object]] = {
                     "fts5": [r["id"] for r in ranked(gather(scopes, words, set(KINDS)), 10)],
                     "local model": [
                         item_id
