@@ -199,3 +199,33 @@ def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_pa
     for what, result in results:
         refused(result, what)
     assert (digest(newer), sorted(path.name for path in newer.parent.iterdir())) == before
+
+
+# --- version 8 -> 9: the vectors of semantic recall (SPEC §12) --------------------------------
+
+
+def test_version_8_gains_the_vector_table_and_keeps_every_memory(db: Path) -> None:
+    from cortex_hooks.store.schema import MIGRATIONS
+
+    with closing(sqlite3.connect(db)) as connection:  # a database as version 8 left it
+        for statements in MIGRATIONS[:8]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute("PRAGMA user_version = 8")
+        connection.commit()
+    assert cli("remember", "Deploys go to eu-west-1").code == 0  # migrates first
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 9
+        assert connection.execute("SELECT id, content FROM memory").fetchall() == [
+            (1, "Deploys go to eu-west-1")
+        ]
+        # the triggers of version 9: a changed text or a deleted item drops its vectors
+        for item in (1, 2):
+            connection.execute(
+                "INSERT INTO vector (kind, item_id, model, data) VALUES (1, :item, 'm', x'00')",
+                {"item": item},
+            )
+        connection.execute("UPDATE memory SET pinned = 1 WHERE id = 1")
+        assert connection.execute("SELECT count(*) FROM vector").fetchone()[0] == 2
+        connection.execute("UPDATE memory SET summary = 'Deploys' WHERE id = 1")
+        assert connection.execute("SELECT item_id FROM vector").fetchall() == [(2,)]
