@@ -6,7 +6,6 @@ Skipped with a reason where the extra is not installed (CI installs it: see .ci/
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -25,9 +24,8 @@ pytestmark = [
 
 
 @pytest.fixture
-def local(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def local(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CORTEX_EMBEDDINGS", "local")
-    yield
 
 
 def embed(*texts: str) -> list[list[float]]:
