@@ -17,6 +17,11 @@ from cortex_hooks.errors import USAGE, CortexError
 SETTINGS = ("auto", "voyage", "local", "off")
 
 
+class VoyageError(Exception):
+    """A Voyage AI request that did not give one vector per text (here, not in `voyage`, so
+    that catching it does not import urllib)."""
+
+
 def in_force(configured: str) -> str:
     """The setting in force: CORTEX_EMBEDDINGS (a one-off, or a test run) over config.toml's."""
     override = os.environ.get("CORTEX_EMBEDDINGS")

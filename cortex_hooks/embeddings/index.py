@@ -39,17 +39,19 @@ class Index:
         else:
             self.matrix = [unpack(blob) for _, _, blob in rows]
 
-    def cosines(self, query: bytes) -> list[float]:
-        """The cosine of the query with every vector, by position."""
+    def cosines(self, query: bytes) -> Any:
+        """The cosine of the query with every vector, by position (a numpy array with the
+        extra, else a list); empty when the query's length is not the model's."""
         if not self.keys:
             return []
         if isinstance(self.matrix, list):
             vector = unpack(query)
-            return [cosine(vector, row) for row in self.matrix]
+            return [cosine(vector, row) for row in self.matrix] if len(vector) == len(self.matrix[0]) else []
         import numpy
 
-        values: list[float] = (self.matrix @ numpy.frombuffer(query, dtype="<f4")).tolist()
-        return values if len(query) == self.matrix.shape[1] * 4 else []
+        if len(query) != self.matrix.shape[1] * 4:
+            return []
+        return self.matrix @ numpy.frombuffer(query, dtype="<f4")
 
 
 _cached: dict[tuple[str, str], Index] = {}
@@ -75,17 +77,19 @@ def nearest(
     `limit` items of these kinds at or above the floor, best first."""
     values = index.cosines(query)
     wanted = {NUMBERS[kind] for kind in kinds}
+    if isinstance(values, list):
+        positions = [position for position, value in enumerate(values) if value >= floor]
+    else:  # numpy: only the few above the floor reach Python
+        import numpy
+
+        positions = numpy.flatnonzero(values >= floor).tolist()
     best = heapq.nlargest(
         limit,
-        (
-            (value, position)
-            for position, value in enumerate(values)
-            if value >= floor and index.keys[position][0] in wanted
-        ),
+        ((float(values[position]), position) for position in positions if index.keys[position][0] in wanted),
     )
 
     def lookup(kind: str, item_id: int) -> float | None:
         position = index.positions.get((NUMBERS[kind], item_id))
-        return None if position is None or not values else values[position]
+        return None if position is None or len(values) == 0 else float(values[position])
 
     return lookup, [(KINDS[index.keys[position][0]], index.keys[position][1]) for _, position in best]

