@@ -19,7 +19,7 @@ from mock_voyage import MockVoyage, serving
 from support import cli, cli_json
 
 from cortex_hooks.embeddings import backend, text, vectors
-from cortex_hooks.embeddings.backend import VoyageError
+from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.similar import LEXICAL, between
 from cortex_hooks.embeddings.voyage import VoyageClient
 from cortex_hooks.errors import CortexError

@@ -20,7 +20,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_embed(args: argparse.Namespace) -> int:
-    from cortex_hooks.embeddings.backend import VoyageError, required
+    from cortex_hooks.embeddings.backend import required
+    from cortex_hooks.embeddings.model import VoyageError
     from cortex_hooks.embeddings.queue import fill
     from cortex_hooks.errors import CortexError
     from cortex_hooks.store import vectors

@@ -107,7 +107,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def _embed_written(args: argparse.Namespace, connection: sqlite3.Connection, ids: list[int]) -> None:
-    from cortex_hooks.embeddings.backend import embed_written
+    from cortex_hooks.embeddings.queue import embed_written
 
     embed_written(database.embeddings(args), connection, "learning", ids)
 

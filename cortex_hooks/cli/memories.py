@@ -177,7 +177,7 @@ def _embed_written(
     args: argparse.Namespace, connection: sqlite3.Connection, kind: str, ids: list[int]
 ) -> None:
     """Embed items just written (an update whose text changed dropped their vectors)."""
-    from cortex_hooks.embeddings.backend import embed_written
+    from cortex_hooks.embeddings.queue import embed_written
 
     embed_written(database.embeddings(args), connection, kind, ids)
 

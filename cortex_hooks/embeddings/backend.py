@@ -9,17 +9,11 @@ costs no import: the local model's stack is loaded the first time a text is embe
 from __future__ import annotations
 
 import os
-import sqlite3
-from typing import Protocol
 
+from cortex_hooks.embeddings.model import Embedder
 from cortex_hooks.errors import USAGE, CortexError
 
 SETTINGS = ("auto", "voyage", "local", "off")
-
-
-class VoyageError(Exception):
-    """A Voyage AI request that did not give one vector per text (here, not in `voyage`, so
-    that catching it does not import urllib)."""
 
 
 def in_force(configured: str) -> str:
@@ -30,12 +24,6 @@ def in_force(configured: str) -> str:
     if override not in SETTINGS:
         raise CortexError(f"CORTEX_EMBEDDINGS must be one of {', '.join(SETTINGS)}, got {override!r}", USAGE)
     return override
-
-
-class Embedder(Protocol):
-    model_id: str
-
-    def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]: ...
 
 
 def chosen(setting: str) -> str | None:
@@ -103,13 +91,3 @@ def required(setting: str) -> Embedder:
     if found is None:
         raise CortexError(why_off(setting), USAGE)
     return found
-
-
-def embed_written(setting: str, connection: sqlite3.Connection, kind: str, ids: list[int]) -> None:
-    """Embed items just written, when a backend is in force (else nothing is imported): a failure
-    leaves them queued for `cortex-hooks embed`, the command succeeds (SPEC §12)."""
-    if setting == "off" or chosen(setting) is None:
-        return
-    from cortex_hooks.embeddings.queue import after_write
-
-    after_write(connection, setting, kind, ids)

@@ -11,7 +11,8 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 
-from cortex_hooks.embeddings.backend import Embedder, VoyageError, embedder
+from cortex_hooks.embeddings.backend import chosen, embedder
+from cortex_hooks.embeddings.model import Embedder, VoyageError
 from cortex_hooks.embeddings.text import text_of
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import vectors
@@ -89,3 +90,10 @@ def after_write(connection: sqlite3.Connection, setting: str, kind: str, ids: li
 def _queued(error: Exception) -> None:
     reason = error.message if isinstance(error, CortexError) else str(error)
     print(f"cortex-hooks: not embedded yet ({reason}); `cortex-hooks embed` fills it later", file=sys.stderr)
+
+
+def embed_written(setting: str, connection: sqlite3.Connection, kind: str, ids: list[int]) -> None:
+    """Embed items just written, when a backend is in force: a failure leaves them queued for
+    `cortex-hooks embed`, the command succeeds (SPEC §12)."""
+    if setting != "off" and chosen(setting) is not None:
+        after_write(connection, setting, kind, ids)

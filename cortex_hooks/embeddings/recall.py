@@ -11,7 +11,8 @@ import sqlite3
 import sys
 
 from cortex_hooks.embeddings import index
-from cortex_hooks.embeddings.backend import VoyageError, embedder
+from cortex_hooks.embeddings.backend import embedder
+from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.vectors import thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import search

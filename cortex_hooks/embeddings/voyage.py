@@ -13,7 +13,7 @@ import os
 import urllib.error
 import urllib.request
 
-from cortex_hooks.embeddings.backend import VoyageError
+from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.vectors import VOYAGE, normalized, pack
 
 MODEL_ID = VOYAGE
