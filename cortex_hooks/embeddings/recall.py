@@ -43,11 +43,13 @@ def candidates(
     hits: list[dict[str, object]],
 ) -> list[dict[str, object]]:
     """The FTS5 hits and the nearest active items (relevance 0 when not a hit), each with its
-    `cosine` (0.0 for an item without a vector of this model: not embedded yet)."""
+    `cosine` (0.0 for an item without a vector of this model: not embedded yet). A database
+    with no vector of this model gives its hits as they are: keyword recall."""
     model, query = vector
-    lookup, best = index.nearest(
-        index.of(connection, path, model), query, kinds, thresholds(model).floor, 2 * NEAREST
-    )
+    vectors = index.of(connection, path, model)
+    if not vectors.keys:  # nothing embedded with this model yet (`embed` fills it): keyword recall
+        return hits
+    lookup, best = index.nearest(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
     have = {(row["kind"], row["id"]) for row in hits}
     wanted: dict[str, dict[int, float]] = {}
     for kind, item_id in best:
