@@ -370,3 +370,37 @@ def test_a_database_without_vectors_of_the_model_gets_keyword_recall(voyage: Moc
     keyword = cli_json("recall", "port 5173", env={"CORTEX_EMBEDDINGS": "off"})
     assert [row["id"] for row in semantic] == [row["id"] for row in keyword] == [1]
     assert semantic[0]["score"] > 0.85  # scored as keyword recall scores (0.85 · relevance + …)
+
+
+def test_embed_shows_progress_on_a_terminal_only(voyage: MockVoyage, tmp_path: Path) -> None:
+    import pty
+
+    for note in ("Use pnpm, never npm", "Deploys go to eu-west-1"):
+        cli("remember", note, env={"CORTEX_EMBEDDINGS": "off"})
+    quiet = cli("embed")
+    assert quiet.code == 0
+    assert quiet.stderr == ""  # not a terminal: no progress
+    assert "Embedded 2 items" in quiet.stdout
+    cli("embed", "--all", "--json")
+    main, secondary = pty.openpty()
+    with subprocess.Popen(
+        [str(Path(sys.executable).parent / "cortex-hooks"), "embed", "--all"],
+        stdout=secondary,
+        stderr=secondary,
+        env=os.environ.copy(),
+    ) as process:
+        os.close(secondary)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert process.wait(timeout=60) == 0
+    os.close(main)
+    shown = seen.decode()
+    assert "embedding 2/2" in shown
+    assert "Embedded 2 items" in shown
