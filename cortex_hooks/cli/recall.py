@@ -51,7 +51,7 @@ def run_recall(args: argparse.Namespace) -> int:
     try:
         for note in skipped:
             render.note(note)
-        vector = _query_vector(args) if scopes else None
+        vector = query_vector(database.embeddings(args), args.query) if scopes else None
         results = ranked(gather(scopes, words, wanted, args.type, vector), args.limit)
         for scope in scopes:
             _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
@@ -87,17 +87,17 @@ def gather(
     return found
 
 
-def _query_vector(args: argparse.Namespace) -> tuple[str, bytes] | None:
+def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
     """The query's vector when semantic recall is on (SPEC §12), else None: keyword recall. Off
-    (no key, no extra), this imports nothing of the embeddings' stack."""
-    setting = database.embeddings(args)
+    (no key, no extra), this imports nothing of the embeddings' stack. With `gather`, what the MCP
+    server calls warm (the model and each database's vectors stay loaded in its process)."""
     from cortex_hooks.embeddings.backend import chosen
 
     if setting == "off" or chosen(setting) is None:
         return None
-    from cortex_hooks.embeddings.recall import query_vector
+    from cortex_hooks.embeddings.recall import query_vector as embedded
 
-    return query_vector(setting, args.query)
+    return embedded(setting, query)
 
 
 def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:
