@@ -104,6 +104,8 @@ def test_the_backend_in_force(
         monkeypatch.setenv("VOYAGE_API_KEY", key)
     monkeypatch.setattr(backend, "local_available", lambda: extra)
     assert backend.chosen(setting) == expected
+    models = {"voyage": vectors.VOYAGE, "local": vectors.MINILM, None: None}
+    assert backend.model_id(setting) == models[expected]
 
 
 def test_cortex_embeddings_overrides_the_config_and_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,14 @@ def chosen(setting: str) -> str | None:
     return None
 
 
+def model_id(setting: str) -> str | None:
+    """The model id whose stored vectors count for this setting, without loading the model (for
+    similar pairs and consolidation: store.vectors.of_items with this id, then similar.between)."""
+    from cortex_hooks.embeddings.vectors import MINILM, VOYAGE
+
+    return {"voyage": VOYAGE, "local": MINILM, None: None}[chosen(setting)]
+
+
 def voyage_key() -> str | None:
     return os.environ.get("VOYAGE_API_KEY") or None
 
