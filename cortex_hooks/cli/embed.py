@@ -27,6 +27,10 @@ def run_embed(args: argparse.Namespace) -> int:
     from cortex_hooks.store import vectors
 
     model = required(database.embeddings(args))
+    if hasattr(model, "timeout"):  # a remote backend: `embed` is there to wait for it
+        from cortex_hooks.embeddings.voyage import PATIENT
+
+        model.timeout = PATIENT
     connection = database.for_reading(args)
     done, stored = 0, 0
     if connection is not None:

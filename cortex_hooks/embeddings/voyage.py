@@ -19,7 +19,10 @@ from cortex_hooks.embeddings.vectors import VOYAGE, normalized, pack
 MODEL_ID = VOYAGE
 DEFAULT_BASE = "https://api.voyageai.com"
 BATCH = 128
-TIMEOUT = 10.0  # seconds a request may take; recall waits at most this before keyword recall
+# Seconds a request may take: a recall or a write waits at most TIMEOUT before it goes on without
+# the vector (keyword recall; the item stays queued); `embed`, which is there to wait, PATIENT.
+TIMEOUT = 3.0
+PATIENT = 30.0
 
 
 class VoyageClient:
@@ -28,7 +31,7 @@ class VoyageClient:
     def __init__(self, api_key: str, base: str | None = None, timeout: float = TIMEOUT) -> None:
         self._key = api_key
         self._url = (base or os.environ.get("VOYAGE_BASE_URL") or DEFAULT_BASE).rstrip("/") + "/v1/embeddings"
-        self._timeout = timeout
+        self.timeout = timeout
 
     def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
         """Each text's vector as a float32 BLOB, normalised."""
@@ -46,7 +49,7 @@ class VoyageClient:
             headers={"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"},
         )
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 answer = json.loads(response.read())
             items = sorted(answer["data"], key=lambda item: int(item["index"]))
             vectors = [[float(value) for value in item["embedding"]] for item in items]
