@@ -406,3 +406,35 @@ def test_embed_shows_progress_on_a_terminal_only(voyage: MockVoyage, tmp_path: P
     shown = seen.decode()
     assert "embedding 2/2" in shown
     assert "Embedded 2 items" in shown
+
+
+def test_a_warm_process_sees_vectors_written_by_others_and_by_itself(
+    voyage: MockVoyage, tmp_path: Path
+) -> None:
+    """The MCP server keeps each database's vectors loaded: a write by another process, or by
+    its own connection, is seen by its next recall."""
+    from cortex_hooks.cli.recall import KINDS, gather, query_vector
+    from cortex_hooks.memory.recall import query_words, ranked
+    from cortex_hooks.scopes import close, open_scopes
+
+    db = str(tmp_path / "cortex.db")
+    cli("remember", "Weekly sync is on Tuesdays")
+    scopes, _ = open_scopes(db, names=("project",))
+    try:
+
+        def recall(query: str) -> list[object]:
+            vector = query_vector("voyage", query)
+            assert vector is not None
+            return [
+                row["id"] for row in ranked(gather(scopes, query_words(query), set(KINDS), None, vector), 5)
+            ]
+
+        assert recall("which tool installs our dependencies") == []
+        cli("remember", "Use pnpm, never npm")  # another connection (as another process)
+        assert recall("which tool installs our dependencies") == [2]
+        scopes[0].connection.execute("UPDATE memory SET content = 'Deploys go to staging' WHERE id = 2")
+        assert recall("which tool installs our dependencies") == []  # its own write dropped the vector
+        cli("memories", "update", "2", "--content", "Use pnpm, never npm")
+        assert recall("which tool installs our dependencies") == [2]
+    finally:
+        close(scopes)

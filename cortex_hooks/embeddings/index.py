@@ -55,11 +55,19 @@ class Index:
 
 
 _cached: dict[tuple[str, str], Index] = {}
+# The connection itself (held, so that its id is never another's), its data_version and its own
+# changes when the index was last checked.
+_unchanged: dict[tuple[str, str], tuple[sqlite3.Connection, int, int]] = {}
 
 
 def of(connection: sqlite3.Connection, path: str | None, model: str) -> Index:
     """The index of a database's vectors of a model: cached by path while its stamp holds (not
-    cached without a path: inside a write transaction that has not committed yet)."""
+    cached without a path: inside a write transaction that has not committed yet). A warm
+    process on one connection skips even the stamp while nothing at all was committed since."""
+    if path is not None:
+        quick = (connection, _data_version(connection), connection.total_changes)
+        if _unchanged.get((path, model)) == quick and (path, model) in _cached:
+            return _cached[(path, model)]
     stamp = vectors.stamp(connection, model)
     if path is None:
         return Index(vectors.every(connection, model), stamp)
@@ -67,7 +75,14 @@ def of(connection: sqlite3.Connection, path: str | None, model: str) -> Index:
     if index is None or index.stamp != stamp:
         index = Index(vectors.every(connection, model), stamp)
         _cached[(path, model)] = index
+    _unchanged[(path, model)] = quick
     return index
+
+
+def _data_version(connection: sqlite3.Connection) -> int:
+    """Changes when another connection commits to the database (SQLite's PRAGMA data_version)."""
+    version: int = connection.execute("PRAGMA data_version").fetchone()[0]
+    return version
 
 
 def nearest(
