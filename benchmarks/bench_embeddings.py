@@ -69,7 +69,15 @@ def cold(name: str, argv: list[str], env: dict[str, str], runs: int, goal: float
     base = statistics.median(second for _, second in pairs)
     ratio = statistics.median(first / second for first, second in pairs)
     verdict = "PASS" if median <= goal else "FAIL"
-    return f"| {name} | {median * 1000:.0f} | {base * 1000:.0f} | {ratio:.1f}× | ≤ {goal * 1000:.0f} | {verdict} |"
+    cells = [
+        name,
+        f"{median * 1000:.0f}",
+        f"{base * 1000:.0f}",
+        f"{ratio:.1f}",
+        f"≤ {goal * 1000:.0f}",
+        verdict,
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def warm(name: str, action: object, runs: int, goal: float) -> str:
@@ -152,7 +160,7 @@ def main() -> int:
         print(
             f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {load:.1f}; {args.runs} cold runs"
         )
-        print("| case | median ms | `python -c pass` ms | paired ratio | goal ms | result |")
+        print("| case | median ms | `python -c pass` ms | paired ratio (times) | goal ms | result |")
         print("|---|---|---|---|---|---|")
         print("\n".join(rows))
     finally:
