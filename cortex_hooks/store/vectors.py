@@ -82,7 +82,7 @@ def stamp(connection: sqlite3.Connection, model: str) -> tuple[int, int]:
 def every(connection: sqlite3.Connection, model: str) -> list[tuple[int, int, bytes]]:
     """(kind number, item id, vector) of every vector of a model."""
     return connection.execute(
-        "SELECT kind, item_id, data FROM vector WHERE model = :model ORDER BY id", {"model": model}
+        "SELECT kind, item_id, data FROM vector WHERE model = :model", {"model": model}
     ).fetchall()
 
 
