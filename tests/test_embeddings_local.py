@@ -110,3 +110,14 @@ def test_similar_memories_are_linked_by_cosine(local: None) -> None:
     cli("remember", "Always use pnpm to install packages in this repository")
     result = cli("remember", "In this repo, install packages with pnpm only")
     assert "Related to #1" in result.stdout
+
+
+def test_a_warmed_up_model_gives_the_same_vectors() -> None:
+    """The unoptimised session (one text, cold) and the optimised one (warm) agree."""
+    from cortex_hooks.embeddings.local import LocalModel
+
+    cold = LocalModel().embed(["The Vite dev server runs on port 5173."])[0]
+    model = backend.warm_up("local")
+    assert model is not None
+    warm = model.embed(["The Vite dev server runs on port 5173."])[0]
+    assert vectors.cosine(vectors.unpack(cold), vectors.unpack(warm)) == pytest.approx(1.0, abs=1e-5)

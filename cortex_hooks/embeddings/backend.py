@@ -93,6 +93,16 @@ def embedder(setting: str) -> Embedder | None:
     return _loaded[(name,)]
 
 
+def warm_up(setting: str) -> Embedder | None:
+    """Load the backend in force now and, for the local model, its optimised session: for a
+    long-running process (the MCP server) before its first query. None when off."""
+    model = embedder(setting)
+    warm = getattr(model, "warm", None)
+    if warm is not None:
+        warm()
+    return model
+
+
 def required(setting: str) -> Embedder:
     """The backend in force, or a usage error saying why there is none."""
     found = embedder(setting)
