@@ -6,6 +6,7 @@ Run it from a checkout (any Python >= 3.11; it needs only the standard library):
     python3 benchmarks/bench.py --quick         # 5 runs per case
     python3 benchmarks/bench.py --check         # exit 1 when a goal is missed (else always 0)
     python3 benchmarks/bench.py --venv DIR      # use (or create) this venv, not a temp one
+    python3 benchmarks/bench.py --only lifecycle --only reflect   # only these cases
 
 What it does:
 1. Creates a clean virtual environment and installs the checkout into it NON-editable
@@ -71,6 +72,16 @@ def _read(path: str, limit: int = 4000) -> str:
         return stream.read(limit).decode("utf-8", "replace")
 
 
+def _restore(source: str, target: str) -> None:
+    """A database as it was prepared: its file copied back, any WAL beside it removed."""
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(target + suffix):
+            os.remove(target + suffix)
+    with open(source, "rb") as reading, open(target, "wb") as writing:
+        while chunk := reading.read(1 << 20):
+            writing.write(chunk)
+
+
 def measure(plan_path: str, result_path: str) -> int:
     """Run every case of a plan in alternation with the baseline; write the raw results."""
     with open(plan_path, encoding="utf-8") as stream:
@@ -84,6 +95,8 @@ def measure(plan_path: str, result_path: str) -> int:
         base: list[list[Any]] = []
         outputs: list[dict[str, Any]] = []
         for number in range(runs + 1):  # run 0 is the warm-up: checked, not timed
+            if case.get("fresh"):  # every run starts from the same database (outside the timing)
+                _restore(case["fresh"], case["database"])
             payload = case["payload"].replace("@SESSION@", f"bench-{os.getpid()}-{number:04d}")
             with open(stdin, "w", encoding="utf-8") as stream:
                 stream.write(payload)
@@ -458,6 +471,34 @@ def add_memories(path: str, count: int, seed: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+CONSOLIDATED = (1_000, 10_000, 100_000)  # sizes of the consolidate cases
+FLAGGED_PAIRS = 100
+
+
+def add_flagged_pairs(path: str, pairs: int) -> None:
+    """A copy of each of the first `pairs` memories, each flagged with its original for
+    consolidation, as `remember` flags a memory stored twice."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for (memory_id,) in connection.execute(
+            "SELECT id FROM memory ORDER BY id LIMIT ?", (pairs,)
+        ).fetchall():
+            copy = connection.execute(
+                """INSERT INTO memory (type, content, summary, priority, confidence, tags, source,
+                       created_at, updated_at, confirmed_at)
+                   SELECT type, content, summary, priority, confidence, tags, source, created_at,
+                       updated_at, confirmed_at FROM memory WHERE id = ?""",
+                (memory_id,),
+            ).lastrowid
+            connection.execute(
+                "INSERT INTO consolidation_flag VALUES (?, ?, 1.0, '2026-11-01T00:00:00Z')", (memory_id, copy)
+            )
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def copy_database(source: str, target: str) -> None:
     """A private copy of a database (main file and any WAL) for one case."""
     import shutil
@@ -658,6 +699,20 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "goal": ("ratio", 20.0),
             "expect": "ok",
         },
+        *(
+            {
+                # Goal: 100 flagged pairs merged in 100,000 memories, checkpoint included, at most 40 times.
+                "name": f"`cortex-hooks consolidate` ({FLAGGED_PAIRS} flagged pairs, checkpoint)",
+                "size": f"{size:,} memories",
+                "argv": [cli, "consolidate"],
+                "payload": "",
+                "db": f"consolidate{size}",
+                "goal": ("ratio", 40.0),
+                "expect": "ok",
+                "fresh": True,
+            }
+            for size in CONSOLIDATED
+        ),
         {
             "name": "PreToolUse, a match that denies",
             "size": 10_000,
@@ -695,6 +750,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
     ]
+    found += memory_cases(cli)
     for number, case in enumerate(found):
         database = os.path.join(work, f"case{number}", ".cortex", "cortex.db")
         copy_database(os.path.join(work, f"db{case['db']}", ".cortex", "cortex.db"), database)
@@ -703,7 +759,68 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
             copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
         case.update(database=database, env=_env(venv, database, work, user))
+        if case.get("now"):
+            case["env"]["CORTEX_NOW"] = case["now"]
+        if case.get("fresh"):
+            case["fresh"] = os.path.join(work, f"case{number}", "prepared.db")
+            copy_database(database, case["fresh"])
     return found
+
+
+MEMORY_SIZES = {1_000: "memories-1000", 10_000: "memories-global", 100_000: "memories"}
+LAST_PASS = "2026-11-23T00:00:00Z"  # the lifecycle's pass before the measured one (the data's dates: 2026)
+NEXT_DAY = "2026-11-24T00:00:00Z"
+
+
+def memory_cases(cli: str) -> list[dict[str, Any]]:
+    """The lifecycle and reflect similar at 1,000, 10,000 and 100,000 memories: growth shows."""
+    found: list[dict[str, Any]] = []
+    for size in MEMORY_SIZES:
+        found.append(
+            {
+                "name": "`cortex-hooks lifecycle`, a day after the last pass",
+                "size": f"{size:,} memories",
+                "argv": [cli, "lifecycle"],
+                "payload": "",
+                "db": f"lifecycle-{size}",
+                "now": NEXT_DAY,
+                "fresh": True,
+                "goal": ("ratio", 20.0),
+                "expect": "ok",
+            }
+        )
+    for size, name in MEMORY_SIZES.items():
+        found.append(
+            {
+                "name": "`cortex-hooks reflect similar`",
+                "size": f"{size:,} memories",
+                "argv": [cli, "reflect", "similar"],
+                "payload": "",
+                "db": name,
+                "goal": ("ratio", 30.0) if size <= 10_000 else None,
+                "expect": "ok",
+            }
+        )
+    return found
+
+
+def last_pass(venv: str, work: str) -> None:
+    """Each memory database as a day-old lifecycle pass left it (`lifecycle-N`)."""
+    import subprocess
+
+    for size, name in MEMORY_SIZES.items():
+        database = os.path.join(work, f"dblifecycle-{size}", ".cortex", "cortex.db")
+        copy_database(os.path.join(work, f"db{name}", ".cortex", "cortex.db"), database)
+        env = {**_env(venv, database, work), "CORTEX_NOW": LAST_PASS}
+        done = subprocess.run(
+            [os.path.join(venv, "bin", "cortex-hooks"), "lifecycle", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"bench: the lifecycle's first pass over {size} memories failed: {done.stderr}")
 
 
 def problem(expect: str, output: dict[str, Any]) -> str | None:
@@ -837,8 +954,36 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--venv", metavar="DIR", help="venv to use or create (default: a temp one)")
     parser.add_argument("--transcript-mb", type=int, default=100, metavar="MB")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument(
+        "--only", action="append", metavar="TEXT", help="only the cases whose name holds TEXT (repeatable)"
+    )
     parser.add_argument("--measure", nargs=2, metavar=("PLAN", "RESULT"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def prepare(venv: str, work: str) -> None:
+    """The databases every case copies: learnings, sessions, memories, a lifecycle's last pass."""
+    print("bench: databases, sessions and transcript ...", file=sys.stderr)
+    for size in SIZES:
+        database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
+        build_database(venv, database, size, work)
+    add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
+    print("bench: 100,000 + 10,000 + 1,000 memories ...", file=sys.stderr)
+    for name, count, seed in (
+        ("memories", 100_000, 7),
+        ("memories-global", 10_000, 8),
+        ("memories-1000", 1_000, 9),
+    ):
+        database = os.path.join(work, f"db{name}", ".cortex", "cortex.db")
+        build_database(venv, database, 10, work)
+        add_memories(database, count, seed)
+    last_pass(venv, work)
+    print("bench: memories with flagged pairs ...", file=sys.stderr)
+    for size in CONSOLIDATED:
+        database = os.path.join(work, f"dbconsolidate{size}", ".cortex", "cortex.db")
+        build_database(venv, database, 10, work)
+        add_memories(database, size - FLAGGED_PAIRS, 9)
+        add_flagged_pairs(database, FLAGGED_PAIRS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -855,21 +1000,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"bench: venv and install of {REPO} ...", file=sys.stderr)
         venv = make_venv(args.venv, work)
-        print("bench: databases, sessions and transcript ...", file=sys.stderr)
-        for size in SIZES:
-            database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
-            build_database(venv, database, size, work)
-        add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
-        print("bench: 100,000 + 10,000 memories ...", file=sys.stderr)
-        for name, count, seed in (("memories", 100_000, 7), ("memories-global", 10_000, 8)):
-            database = os.path.join(work, f"db{name}", ".cortex", "cortex.db")
-            build_database(venv, database, 10, work)
-            add_memories(database, count, seed)
+        prepare(venv, work)
         transcript = os.path.join(work, "transcript.jsonl")
         written = write_transcript(transcript, args.transcript_mb)
         small = os.path.join(work, "small.jsonl")
         shutil.copyfile(os.path.join(REPO, "tests", "fixtures", "transcript.jsonl"), small)
         plan = cases(venv, work, transcript, small)
+        if args.only:
+            plan = [plan[0], *(case for case in plan[1:] if any(text in case["name"] for text in args.only))]
         with open(os.path.join(work, "empty"), "w", encoding="utf-8"):
             pass
         plan_path, result_path = os.path.join(work, "plan.json"), os.path.join(work, "result.json")
@@ -888,7 +1026,9 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(table(rows, runs))
         print()
-        print(transcript_note(plan[-1], written))
+        transcript_case = next((case for case in plan if "100 MB" in case["name"]), None)
+        if transcript_case is not None:
+            print(transcript_note(transcript_case, written))
         for case, row in rows:
             if row["problem"]:
                 print(f"- {case['name']} ({case['size']}): {row['problem']}")

@@ -6,6 +6,7 @@ The file itself is read and validated by cortex_hooks.config_file; location.conf
 from __future__ import annotations
 
 from cortex_hooks import confidence
+from cortex_hooks.memory import lifecycle
 
 
 class Config:
@@ -14,6 +15,7 @@ class Config:
     __slots__ = (
         "context_budget",
         "embeddings",
+        "half_lives",
         "policy",
         "prune",
         "prune_rarely_used_accesses",
@@ -41,6 +43,7 @@ class Config:
         surface: bool = True,
         surface_budget: int = 2000,
         embeddings: str = "auto",
+        half_lives: dict[str, float | None] | None = None,
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -54,6 +57,8 @@ class Config:
         self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
         self.surface_budget = surface_budget
         self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
+        # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
+        self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
 
 
 DEFAULT = Config()

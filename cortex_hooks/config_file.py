@@ -29,6 +29,15 @@
 
     [embeddings]
     backend = "auto"        # "auto" | "voyage" | "local" | "off" (SPEC §12)
+    [half_lives]            # days a memory's confidence takes to halve, by type (SPEC §9.5)
+    decision = 180          # "none": never decays
+    pattern = 90
+    gotcha = 60
+    context = 30
+    progress = 7
+    architecture = "none"
+    code_description = "none"
+    code = "none"
 
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
@@ -47,6 +56,7 @@ file that validates never fails a hook later or silently switches a rule off:
                     1 <= rarely_used_accesses <= 1,000,000
     surface         500 <= budget <= 8000 (characters; 8,000 is about 2,000 tokens read at every
                     session start; below 500 the heading leaves room for hardly an entry)
+    half_lives      0.01 <= days <= 36,500, or "none" (the curve's times stay computable)
 
 The file is read only when it is a regular file (a FIFO or a link to /dev/zero is not waited
 for, see cortex_hooks.regular_file) of at most 64 KiB of UTF-8 (a leading byte-order mark is
@@ -65,6 +75,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from cortex_hooks import confidence, config, regular_file
+from cortex_hooks.memory import lifecycle
 from cortex_hooks.validation import explain
 
 MAX_BYTES = 64 * 1024
@@ -148,6 +159,28 @@ class EmbeddingsSection(_Section):
     backend: Literal["auto", "voyage", "local", "off"] = "auto"
 
 
+def _half_life(value: object) -> object:
+    return None if value == "none" else value
+
+
+HalfLife = Annotated[
+    Annotated[float, Field(ge=0.01, le=MAX_DAYS, allow_inf_nan=False, strict=True)] | None,
+    BeforeValidator(_half_life),
+]
+_HALF = lifecycle.HALF_LIVES
+
+
+class HalfLivesSection(_Section):
+    architecture: HalfLife = _HALF["architecture"]
+    decision: HalfLife = _HALF["decision"]
+    pattern: HalfLife = _HALF["pattern"]
+    gotcha: HalfLife = _HALF["gotcha"]
+    progress: HalfLife = _HALF["progress"]
+    context: HalfLife = _HALF["context"]
+    code_description: HalfLife = _HALF["code_description"]
+    code: HalfLife = _HALF["code"]
+
+
 class ConfigFile(_Section):
     confidence: ConfidenceSection = ConfidenceSection()
     regex: RegexSection = RegexSection()
@@ -155,6 +188,7 @@ class ConfigFile(_Section):
     pruning: PruningSection = PruningSection()
     surface: SurfaceSection = SurfaceSection()
     embeddings: EmbeddingsSection = EmbeddingsSection()
+    half_lives: HalfLivesSection = HalfLivesSection()
 
     def values(self) -> config.Config:
         return config.Config(
@@ -170,6 +204,7 @@ class ConfigFile(_Section):
             surface=self.surface.enabled,
             surface_budget=self.surface.budget,
             embeddings=self.embeddings.backend,
+            half_lives=self.half_lives.model_dump(),
         )
 
 

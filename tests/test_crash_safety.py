@@ -342,3 +342,105 @@ def test_prune_killed_anywhere_archives_all_or_nothing(old: Path, tmp_path: Path
         assert now in ([], [(1, OLD, 1)]), (delay, now)  # one transaction: one archived_at for all
         if finished:
             assert now == [(1, OLD, 1)], (delay, now)
+
+
+MEMORIES = 3_000
+PAIRS = 40
+
+
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,000 memories, 40 pairs of them flagged for consolidation (ids 2k+1 and 2k+2)."""
+    return built_once(tmp_path_factory, "crash-safety-flagged.db", _build_flagged)
+
+
+def _build_flagged(db: Path) -> None:
+    text = "memory {n}: " + "the words of a memory long enough to fill a few pages of the database " * 2
+    memories = [
+        {"content": text.format(n=n // 2 if n < 2 * PAIRS else n), "tags": [f"t{n}"]} for n in range(MEMORIES)
+    ]
+    _import(db, {"version": 2, "learnings": [], "memories": memories}, "memories.json")
+    with closing(sqlite3.connect(db)) as connection:
+        connection.executemany(
+            "INSERT INTO consolidation_flag VALUES (:a, :a + 1, 1.0, '2026-01-01T00:00:00Z')",
+            [{"a": 2 * k + 1} for k in range(PAIRS)],
+        )
+        connection.commit()
+
+
+UNMERGED = (0, 0, PAIRS, 0)
+MERGED = (PAIRS, PAIRS, 0, 1)
+
+
+def merge_state(db: Path) -> tuple[int, ...]:
+    """Superseded memories, supersedes edges, flags, consolidations recorded."""
+    return (
+        query(db, "SELECT count(*) FROM memory WHERE status = 'superseded'")[0][0],
+        query(db, "SELECT count(*) FROM edge WHERE type = 'supersedes'")[0][0],
+        query(db, "SELECT count(*) FROM consolidation_flag")[0][0],
+        query(db, "SELECT count(*) FROM consolidation")[0][0],
+    )
+
+
+def assert_checkpoints_complete(db: Path) -> None:
+    """Every checkpoint listed is whole and holds the state before a merge; a partial one is not listed."""
+    from cortex_hooks.store import checkpoint
+
+    for path in checkpoint.existing(str(db)):
+        assert not path.endswith(".partial")
+        assert_intact(Path(path))
+        assert merge_state(Path(path)) == UNMERGED, path
+
+
+def test_consolidate_killed_anywhere_merges_all_or_nothing(flagged: Path, tmp_path: Path) -> None:
+    db = copy(flagged, tmp_path / "cortex.db")
+    killer = Killer([script("cortex-hooks"), "consolidate"], db, seed=54)
+    steps, full, whole = killer.steps(tmp_path)
+    assert merge_state(whole) == MERGED
+    window = write_window(steps)
+    backups = [number for number, step in enumerate(steps, start=1) if step == "backup"]
+    assert len(backups) > 10, steps  # the checkpoint is copied in many steps, each a kill point
+    assert set(backups) <= window  # the checkpoint is taken under the merge's write lock
+    merging = [number for number, step in enumerate(steps, start=1) if step.startswith("UPDATE memory")]
+    chosen = {backups[0], backups[len(backups) // 2], backups[-1], merging[0], merging[-1]}
+    points = sorted(set(kill_points(steps, 6)) | chosen)
+    for step in points:
+        assert killer.kill_at_step(step) == (step in window), (step, steps[step - 1])
+        assert_intact(db)
+        assert merge_state(db) == UNMERGED, (step, steps[step - 1])  # killed before its COMMIT ran
+        assert_checkpoints_complete(db)
+    for delay in killer.delays(full, 6):
+        finished = killer.kill_after(delay)
+        assert_intact(db)
+        assert merge_state(db) in (UNMERGED, MERGED), delay
+        if finished:
+            assert merge_state(db) == MERGED
+        assert_checkpoints_complete(db)
+
+
+def test_restore_killed_anywhere_restores_all_or_nothing(flagged: Path, tmp_path: Path) -> None:
+    from cortex_hooks.store import checkpoint
+
+    db = copy(flagged, tmp_path / "cortex.db")
+    assert cli_run(db, "consolidate") == 0
+    (made,) = checkpoint.existing(str(db))
+    assert merge_state(db) == MERGED
+    killer = Killer([script("cortex-hooks"), "consolidate", "--restore", made], db, seed=55)
+    steps, _, whole = killer.steps(tmp_path)
+    assert merge_state(whole) == UNMERGED
+    backups = [number for number, step in enumerate(steps, start=1) if step == "backup"]
+    restoring = [number for number in backups if number > steps.index("COMMIT") + 1]  # after the checkpoint
+    assert len(restoring) > 10, steps
+    for step in (restoring[0], restoring[len(restoring) // 2], restoring[-2]):
+        killer.kill_at_step(step)
+        assert_intact(db)
+        assert merge_state(db) == MERGED, (step, steps[step - 1])  # the restore never half done
+    killer.kill_at_step(restoring[-1])  # after the last copy step: restored, or not yet
+    assert_intact(db)
+    assert merge_state(db) in (MERGED, UNMERGED)
+
+
+def cli_run(db: Path, *args: str) -> int:
+    return subprocess.run(
+        [script("cortex-hooks"), *args, f"--db={db}"], capture_output=True, check=False, timeout=120
+    ).returncode

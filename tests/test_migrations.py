@@ -201,25 +201,67 @@ def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_pa
     assert (digest(newer), sorted(path.name for path in newer.parent.iterdir())) == before
 
 
-# --- version 8 -> 9: the vectors of semantic recall (SPEC §12) --------------------------------
+# --- version 8 (memories, before consolidation) -> current ----------------------------------------
 
 
-def test_version_8_gains_the_vector_table_and_keeps_every_memory(db: Path) -> None:
-    from cortex_hooks.store.schema import MIGRATIONS
+def _version_8(path: Path) -> None:
+    """A database at schema 8 as that code left it: two near-duplicate memories and an edge."""
+    from cortex_hooks.store import schema
 
-    with closing(sqlite3.connect(db)) as connection:  # a database as version 8 left it
-        for statements in MIGRATIONS[:8]:
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statements in schema.MIGRATIONS[:8]:
             for statement in statements:
                 connection.execute(statement)
+        connection.executemany(
+            """INSERT INTO memory (type, content, summary, priority, confidence, source, created_at,
+                   updated_at, confirmed_at) VALUES ('context', :c, :c, 5, 70, 'explicit', :t, :t, :t)""",
+            [{"c": "the api listens on port 8080", "t": NOW}] * 2,
+        )
+        connection.execute("INSERT INTO edge VALUES (2, 1, 'relates_to', 1.0, :t)", {"t": NOW})
         connection.execute("PRAGMA user_version = 8")
+        connection.execute("COMMIT")
+
+
+def test_version_8_gains_consolidation_and_keeps_its_memories_and_edges(db: Path) -> None:
+    _version_8(db)
+    kept = """SELECT id, type, content, summary, priority, confidence, created_at, in_degree
+        FROM memory ORDER BY id"""
+    with closing(sqlite3.connect(db)) as connection:
+        before = connection.execute(kept).fetchall()
+    assert [row[-1] for row in before] == [1, 0]
+    shown = cli_json("memories", "show", "2")
+    assert shown["edges"] == [{"type": "relates_to", "from": 2, "to": 1, "strength": 1.0}]
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute(kept).fetchall() == before
+        assert connection.execute("SELECT count(*) FROM consolidation_flag").fetchone() == (0,)
+    # pairs stored before version 9 were never flagged: consolidate has nothing to merge, and the
+    # next memory stored is flagged with both
+    assert cli_json("consolidate", "--json")["merges"] == []
+    cli_json("remember", "the api listens on port 8080")
+    assert len(cli_json("consolidate", "--dry-run", "--json")["flagged"]) == 2
+
+
+# --- version 10 -> 11: the vectors of semantic recall (SPEC §12) ------------------------------
+
+
+def test_version_10_gains_the_vector_table_and_keeps_every_memory(db: Path) -> None:
+    from cortex_hooks.store.schema import MIGRATIONS
+
+    with closing(sqlite3.connect(db)) as connection:  # a database as version 10 left it
+        for statements in MIGRATIONS[:10]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute("PRAGMA user_version = 10")
         connection.commit()
     assert cli("remember", "Deploys go to eu-west-1").code == 0  # migrates first
     with closing(sqlite3.connect(db)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 9
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 11
         assert connection.execute("SELECT id, content FROM memory").fetchall() == [
             (1, "Deploys go to eu-west-1")
         ]
-        # the triggers of version 9: a changed text or a deleted item drops its vectors
+        # the triggers of version 11: a changed text or a deleted item drops its vectors
         for item in (1, 2):
             connection.execute(
                 "INSERT INTO vector (kind, item_id, model, data) VALUES (1, :item, 'm', x'00')",

@@ -15,6 +15,7 @@ from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.memory import records, similarity, vocabulary
 from cortex_hooks.memory.records import Memory, MemoryFields
+from cortex_hooks.store import consolidation as flags
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import search
 from cortex_hooks.store.connection import Transaction
@@ -122,11 +123,16 @@ def auto_link(
     content: str,
     now: str,
     vector: tuple[str, bytes] | None = None,
+    *,
+    link: bool = True,
 ) -> list[tuple[int, float, bool]]:
-    """`relates_to` edges from a new memory to the active memories like it (SPEC §9.7, §12):
-    their ids, similarities and whether each is flagged for consolidation. Candidates come from
-    the full-text index and, with a vector, from the nearest vectors of its model; a pair with
-    both vectors is compared by cosine (the model's thresholds), else lexically."""
+    """Compare a memory just stored with the active memories of its scope (SPEC §9.7, §12): a
+    `relates_to` edge from it to each older one like it (unless `link` is False: a content update
+    adds no edge), and the pairs nearly the same flagged for consolidation. Their ids,
+    similarities and whether each is flagged. Candidates come from the full-text index and, with
+    a vector, from the nearest vectors of its model, never from a scan of the rows; a pair with
+    both vectors of one model is compared by cosine (the model's thresholds), else lexically
+    (0.60 / 0.85)."""
     words = similarity.words(content)
     candidates: dict[int, str] = {}
     if words:
@@ -152,8 +158,11 @@ def auto_link(
             content, text, vector[0] if vector else None, vector[1] if vector else None, theirs.get(other)
         )
         if likeness.relates:
-            store.link(connection, memory_id, other, "relates_to", strength=round(likeness.value, 2), now=now)
-            linked.append((other, likeness.value, likeness.consolidates))
+            value = min(likeness.value, 1.0)  # a cosine may pass 1 by a rounding error
+            if link:
+                store.link(connection, memory_id, other, "relates_to", strength=round(value, 2), now=now)
+            linked.append((other, value, likeness.consolidates))
+    flags.flag(connection, memory_id, [(other, value) for other, value, flagged in linked if flagged], now)
     return linked
 
 
@@ -204,7 +213,7 @@ def run_remember(args: argparse.Namespace) -> int:
             message += (
                 " Nearly the same as "
                 + ", ".join(f"#{other}" for other in flagged)
-                + ": flagged for consolidation."
+                + ": flagged for consolidation (see cortex-hooks consolidate --dry-run)."
             )
     if memory is not None:  # the record is built (pydantic) only when it is printed
         render.emit_json(memory)
@@ -282,6 +291,8 @@ def run_update(args: argparse.Namespace) -> int:
             if {"content", "type", "priority"} & set(given):
                 changes["confirmed_at"] = now  # a confirmation (SPEC §9.5)
             store.update(connection, args.id, changes)
+            if fields.content != current.content and current.status == "active":
+                auto_link(connection, args.id, fields.content, now, link=False)  # flags only
         _embed_written(args, connection, "memory", [args.id])
         memory = load(connection, args, args.id)
     render.emit(args, memory, f"Updated memory #{args.id}.")
@@ -393,8 +404,12 @@ def run_index_code(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
+            # Each is compared with the memories stored before it (§9.7): indexing a file again
+            # flags the new pair with the old one for consolidation.
             description_id = store.insert(connection, new_row(prose, now, source="code_index", path=path))
+            auto_link(connection, description_id, prose.content, now)
             code_id = store.insert(connection, new_row(body, now, source="code_index", path=path))
+            auto_link(connection, code_id, code, now)
             store.link(connection, description_id, code_id, "source_of", strength=1.0, now=now)
         _embed_written(args, connection, "memory", [description_id])  # the prose only: never code
         memory = load(connection, args, description_id)

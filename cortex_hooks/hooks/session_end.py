@@ -1,5 +1,5 @@
 """SessionEnd: decay every unpinned, active learning once per session; store the session summary;
-refresh the push surface."""
+run the memory lifecycle; refresh the push surface."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
         _record_summary(payload, ended, now, notes)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
+    for scope in scopes:  # after Part I's decay, before the surface shows the memories
+        _lifecycle(scope, notes)
     # Last, after the decay and the summary are committed: a surface that cannot be written is
     # a note, never a failed session end.
     _surface(payload, scopes, notes)
@@ -87,6 +89,34 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
         notes.append(f"surface not written: {error}")
         return
     notes += result.skipped
+
+
+LIFECYCLE_BUDGET = 0.15  # seconds per scope; what is left stays due for the next session end
+
+
+def _lifecycle(scope: Scope, notes: list[str]) -> None:
+    """The memory lifecycle (SPEC §9.5) in bounded time: a note, never a failed session end, when
+    it cannot run (the lock held by another process: the memories stay due for the next end)."""
+    import time
+
+    from cortex_hooks import lifecycle_pass
+    from cortex_hooks.store.transaction import Transaction
+
+    half_lives = location.config_for(scope.path).half_lives
+    try:
+        with Transaction(scope.connection):
+            report = lifecycle_pass.run(
+                scope.connection,
+                scope.path,
+                scope.name,
+                clock.now(),
+                half_lives,
+                deadline=time.monotonic() + LIFECYCLE_BUDGET,
+            )
+    except (OSError, sqlite3.Error) as error:
+        notes.append(f"{scope.name} memory lifecycle not run: {error}")
+        return
+    notes += report.skipped
 
 
 def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: list[str]) -> bool:

@@ -142,7 +142,7 @@ class Memory(BaseModel):
         from cortex_hooks.memory.rank import centrality
 
         values = {key: row[key] for key in row.keys()}  # noqa: SIM118 (a sqlite3.Row)
-        for derived in ("confirmed_at", "in_degree"):
+        for derived in ("confirmed_at", "in_degree", "base_confidence", "lifecycle_due"):
             values.pop(derived, None)
         values["scope"] = scope
         values["confidence"] = confidence.as_number(values["confidence"])

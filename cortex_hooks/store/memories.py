@@ -24,6 +24,7 @@ COLUMNS = (
     "updated_at",
     "confirmed_at",
     "archived_at",
+    "base_confidence",
 )
 SHOWN = {
     "active": "status = 'active'",
@@ -52,8 +53,8 @@ def update(connection: sqlite3.Connection, memory_id: int, changes: Mapping[str,
 
 
 def delete(connection: sqlite3.Connection, memory_id: int) -> None:
-    """Remove a memory and every edge touching it (a move's source, once the copy is committed)."""
-    connection.execute("DELETE FROM edge WHERE from_id = :id OR to_id = :id", {"id": memory_id})
+    """Remove a memory (a move's source, once the copy is committed); its edges and consolidation
+    flags go with it (the trigger memory_gone, schema 9)."""
     connection.execute("DELETE FROM memory WHERE id = :id", {"id": memory_id})
 
 

@@ -218,7 +218,74 @@ MIGRATIONS: list[tuple[str, ...]] = [
         """CREATE INDEX memory_touched ON memory (max(confirmed_at, updated_at))
            WHERE status = 'active'""",
     ),
-    # 9: semantic recall (SPEC §12): one float32 vector per item and model. Ids are never reused
+    # 9: the memory lifecycle (SPEC §9.5, store.lifecycle). `base_confidence` is the value the
+    # decay curve starts from (hundredths; `confidence` is the curve's value as last written);
+    # `lifecycle_due` is when the lifecycle must next look at a memory ('' now, NULL never), so a
+    # session end reads only the memories whose state can change, through `memory_due`.
+    (
+        "ALTER TABLE memory ADD COLUMN base_confidence INTEGER",
+        "ALTER TABLE memory ADD COLUMN lifecycle_due TEXT",
+        "UPDATE memory SET base_confidence = confidence, lifecycle_due = ''",
+        "CREATE INDEX memory_due ON memory (lifecycle_due) WHERE lifecycle_due IS NOT NULL",
+        # The largest in-degree (centrality's denominator, read by every pass): one index step
+        # rather than a read of every memory.
+        "CREATE INDEX memory_in_degree ON memory (in_degree)",
+        # The largest in-degree the lifecycle last computed centralities with (a change of it
+        # changes which memories have the centrality that doubles a half-life).
+        """CREATE TABLE lifecycle_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            max_in_degree INTEGER NOT NULL
+        )""",
+        # A new memory: its curve starts from the confidence it is stored with; looked at soon.
+        """CREATE TRIGGER memory_aging AFTER INSERT ON memory BEGIN
+            UPDATE memory SET base_confidence = coalesce(new.base_confidence, new.confidence),
+                lifecycle_due = '' WHERE id = new.id; END""",
+        # A confirmation restarts the curve at its start value, whatever wrote it.
+        """CREATE TRIGGER memory_confirmed AFTER UPDATE OF confirmed_at ON memory
+            WHEN new.confirmed_at IS NOT old.confirmed_at AND typeof(new.base_confidence) = 'integer'
+                AND new.base_confidence BETWEEN 0 AND 100 BEGIN
+            UPDATE memory SET confidence = new.base_confidence WHERE id = new.id; END""",
+        # Pinning, unpinning and restoring restart the curve too (a person's word on the memory;
+        # a restored memory would otherwise be archived again at once).
+        """CREATE TRIGGER memory_restarted AFTER UPDATE OF pinned, status ON memory
+            WHEN (new.pinned IS NOT old.pinned OR (new.status = 'active' AND old.status != 'active'))
+                AND new.updated_at > new.confirmed_at BEGIN
+            UPDATE memory SET confirmed_at = new.updated_at WHERE id = new.id; END""",
+        # Whatever changes what the lifecycle computes makes the memory due now, unless the
+        # writer (the lifecycle itself) set the next look in the same statement.
+        """CREATE TRIGGER memory_changed AFTER UPDATE OF confirmed_at, base_confidence, pinned, type,
+                access_count, status, in_degree ON memory
+            WHEN new.lifecycle_due IS old.lifecycle_due BEGIN
+            UPDATE memory SET lifecycle_due = '' WHERE id = new.id; END""",
+    ),
+    # 10: consolidation (SPEC §9.7). Pairs of memories found nearly the same (similarity ≥ 0.85)
+    # when one of them was stored, each pair once (smaller id first), until `consolidate` merges
+    # them; and a row per consolidation that changed something, whose `last_memory_id` tells the
+    # memories written since (the `--auto` trigger). A deleted memory takes its flags and its edges
+    # with it, whatever deletes it.
+    (
+        """CREATE TABLE consolidation_flag (
+            first_id INTEGER NOT NULL REFERENCES memory (id),
+            second_id INTEGER NOT NULL REFERENCES memory (id),
+            similarity REAL NOT NULL CHECK (similarity BETWEEN 0 AND 1),
+            flagged_at TEXT NOT NULL,
+            PRIMARY KEY (first_id, second_id),
+            CHECK (first_id < second_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX consolidation_flag_second ON consolidation_flag (second_id)",
+        """CREATE TABLE consolidation (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            checkpoint TEXT,
+            groups INTEGER NOT NULL,
+            superseded INTEGER NOT NULL,
+            last_memory_id INTEGER NOT NULL
+        )""",
+        """CREATE TRIGGER memory_gone AFTER DELETE ON memory BEGIN
+            DELETE FROM edge WHERE from_id = old.id OR to_id = old.id;
+            DELETE FROM consolidation_flag WHERE first_id = old.id OR second_id = old.id; END""",
+    ),
+    # 11: semantic recall (SPEC §12): one float32 vector per item and model. Ids are never reused
     # (AUTOINCREMENT), so (count, max id) of a model's rows changes with every write: a warm
     # process knows when its cached vectors went stale. A change of an item's embedded text (or a
     # memory becoming `code`, never embedded) and its deletion drop its vectors, whatever writes.
@@ -233,9 +300,6 @@ MIGRATIONS: list[tuple[str, ...]] = [
         )""",
         "CREATE INDEX vector_item ON vector (kind, item_id)",
         *_VECTOR_TRIGGERS,
-        # Every recall reads the largest in-degree (centrality, §9.4): an index answers that
-        # without reading every memory (100,000 of them took ~10 ms a recall, hot).
-        "CREATE INDEX memory_in_degree ON memory (in_degree)",
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION

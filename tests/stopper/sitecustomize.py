@@ -1,8 +1,9 @@
 """Loaded into a child process through PYTHONPATH by tests/test_crash_safety.py: numbers the SQL
-steps of every connection the process opens (each statement as it starts, and every few thousand
-virtual-machine instructions inside one) and stops the process (SIGSTOP) at the step named by
-CORTEX_TEST_STOP_AT, so that the test kills it at a point it chose, not at one a timer happened to
-hit. With CORTEX_TEST_STEPS set it writes the steps of a whole run to that file instead."""
+steps of every connection the process opens (each statement as it starts, every few thousand
+virtual-machine instructions inside one, and every few pages a backup copies) and stops the process
+(SIGSTOP) at the step named by CORTEX_TEST_STOP_AT, so that the test kills it at a point it chose,
+not at one a timer happened to hit. With CORTEX_TEST_STEPS set it writes the steps of a whole run to
+that file instead."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 STOP_AT = int(os.environ.get("CORTEX_TEST_STOP_AT") or 0)
 STEPS = os.environ.get("CORTEX_TEST_STEPS")
 TICK = 5000  # virtual-machine instructions between two steps inside one statement
+BACKUP_PAGES = 16  # database pages copied between two steps of a backup
 
 if STOP_AT or STEPS:
     import atexit
@@ -29,10 +31,26 @@ if STOP_AT or STEPS:
         _step("tick")
         return 0  # go on
 
+    class _Backups(sqlite3.Connection):
+        """A copy through the backup API (a checkpoint, a restore) runs no SQL: it is made of
+        steps of BACKUP_PAGES pages each, one step of ours after each."""
+
+        def backup(self, target: sqlite3.Connection, **options: Any) -> None:
+            given = options.pop("progress", None)
+
+            def progress(status: int, remaining: int, total: int) -> None:
+                _step("backup")
+                if given is not None:
+                    given(status, remaining, total)
+
+            if options.get("pages", -1) <= 0:
+                options["pages"] = BACKUP_PAGES
+            super().backup(target, progress=progress, **options)
+
     _connect = sqlite3.connect
 
     def _watched(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        connection: sqlite3.Connection = _connect(*args, **kwargs)
+        connection: sqlite3.Connection = _connect(*args, factory=_Backups, **kwargs)
         connection.set_trace_callback(lambda statement: _step(" ".join(statement.split())[:60]))
         connection.set_progress_handler(_tick, TICK)
         return connection
