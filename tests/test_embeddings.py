@@ -294,6 +294,17 @@ def test_auto_link_uses_cosine_when_both_have_vectors(voyage: MockVoyage) -> Non
     assert "Related to #1" in result.stdout  # no word in common: the lexical similarity is 0
 
 
+def test_cosine_flags_nearly_the_same_memories_for_consolidation(voyage: MockVoyage, tmp_path: Path) -> None:
+    cli("remember", "pnpm npm yarn")
+    result = cli("remember", "yarn npm pnpm install")  # Jaccard 0.75: lexically not flagged
+    assert "Nearly the same as #1" in result.stdout
+    with closing(sqlite3.connect(tmp_path / "cortex.db")) as connection:
+        flags = connection.execute(
+            "SELECT first_id, second_id, similarity FROM consolidation_flag"
+        ).fetchall()
+    assert flags == [(1, 2, 1.0)]
+
+
 def test_switching_models_never_mixes_vectors(voyage: MockVoyage, tmp_path: Path) -> None:
     db = tmp_path / "cortex.db"
     cli("remember", "Use pnpm, never npm")
