@@ -14,6 +14,7 @@ class Config:
 
     __slots__ = (
         "context_budget",
+        "embeddings",
         "half_lives",
         "policy",
         "prune",
@@ -41,6 +42,7 @@ class Config:
         prune_rarely_used_accesses: int = 3,
         surface: bool = True,
         surface_budget: int = 2000,
+        embeddings: str = "auto",
         half_lives: dict[str, float | None] | None = None,
     ) -> None:
         self.policy = policy
@@ -54,6 +56,7 @@ class Config:
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
         self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
         self.surface_budget = surface_budget
+        self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
         # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
         self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
 

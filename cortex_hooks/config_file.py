@@ -27,6 +27,8 @@
     enabled = true          # SessionEnd refreshes .claude/cortex-memory.local.md
     budget = 2000           # characters between its markers (at most 8000)
 
+    [embeddings]
+    backend = "auto"        # "auto" | "voyage" | "local" | "off" (SPEC §12)
     [half_lives]            # days a memory's confidence takes to halve, by type (SPEC §9.5)
     decision = 180          # "none": never decays
     pattern = 90
@@ -68,7 +70,7 @@ from __future__ import annotations
 import sys
 import tomllib
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -151,6 +153,12 @@ class SurfaceSection(_Section):
     budget: int = Field(default=_DEFAULT.surface_budget, ge=500, le=8000)
 
 
+class EmbeddingsSection(_Section):
+    # auto: Voyage AI when VOYAGE_API_KEY is set, else the local model when the extra is
+    # installed, else off (keyword recall).
+    backend: Literal["auto", "voyage", "local", "off"] = "auto"
+
+
 def _half_life(value: object) -> object:
     return None if value == "none" else value
 
@@ -179,6 +187,7 @@ class ConfigFile(_Section):
     snapshot: SnapshotSection = SnapshotSection()
     pruning: PruningSection = PruningSection()
     surface: SurfaceSection = SurfaceSection()
+    embeddings: EmbeddingsSection = EmbeddingsSection()
     half_lives: HalfLivesSection = HalfLivesSection()
 
     def values(self) -> config.Config:
@@ -194,6 +203,7 @@ class ConfigFile(_Section):
             prune_rarely_used_accesses=self.pruning.rarely_used_accesses,
             surface=self.surface.enabled,
             surface_budget=self.surface.budget,
+            embeddings=self.embeddings.backend,
             half_lives=self.half_lives.model_dump(),
         )
 

@@ -53,8 +53,11 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     cwd.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CORTEX_DB", str(tmp_path / "cortex.db"))
-    for variable in ("CLAUDE_PROJECT_DIR", "CORTEX_NOW"):
+    for variable in ("CLAUDE_PROJECT_DIR", "CORTEX_NOW", "VOYAGE_API_KEY", "VOYAGE_BASE_URL"):
         monkeypatch.delenv(variable, raising=False)
+    # Semantic recall off unless a test turns it on: the results of keyword recall do not depend
+    # on whether this machine has the embeddings extra (tests/test_embeddings*.py turn it on).
+    monkeypatch.setenv("CORTEX_EMBEDDINGS", "off")
     monkeypatch.chdir(cwd)  # a project root is looked for from here: never the checkout or the home
 
     real_getpwuid = pwd.getpwuid

@@ -241,3 +241,33 @@ def test_version_8_gains_consolidation_and_keeps_its_memories_and_edges(db: Path
     assert cli_json("consolidate", "--json")["merges"] == []
     cli_json("remember", "the api listens on port 8080")
     assert len(cli_json("consolidate", "--dry-run", "--json")["flagged"]) == 2
+
+
+# --- version 10 -> 11: the vectors of semantic recall (SPEC §12) ------------------------------
+
+
+def test_version_10_gains_the_vector_table_and_keeps_every_memory(db: Path) -> None:
+    from cortex_hooks.store.schema import MIGRATIONS
+
+    with closing(sqlite3.connect(db)) as connection:  # a database as version 10 left it
+        for statements in MIGRATIONS[:10]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute("PRAGMA user_version = 10")
+        connection.commit()
+    assert cli("remember", "Deploys go to eu-west-1").code == 0  # migrates first
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 11
+        assert connection.execute("SELECT id, content FROM memory").fetchall() == [
+            (1, "Deploys go to eu-west-1")
+        ]
+        # the triggers of version 11: a changed text or a deleted item drops its vectors
+        for item in (1, 2):
+            connection.execute(
+                "INSERT INTO vector (kind, item_id, model, data) VALUES (1, :item, 'm', x'00')",
+                {"item": item},
+            )
+        connection.execute("UPDATE memory SET pinned = 1 WHERE id = 1")
+        assert connection.execute("SELECT count(*) FROM vector").fetchone()[0] == 2
+        connection.execute("UPDATE memory SET summary = 'Deploys' WHERE id = 1")
+        assert connection.execute("SELECT item_id FROM vector").fetchall() == [(2,)]

@@ -39,6 +39,7 @@ MODULES = {
     ),
     **dict.fromkeys(("remember", "memories", "forget", "index-code", "link"), "memories"),
     "recall": "recall",
+    "embed": "embed",
     "surface": "surface",
     "lifecycle": "lifecycle",
     "reflect": "reflect",

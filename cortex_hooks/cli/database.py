@@ -49,6 +49,13 @@ def config(args: argparse.Namespace) -> Config:
     return location.config_for(path(args))
 
 
+def embeddings(args: argparse.Namespace) -> str:
+    """The embeddings backend setting in force (SPEC §12): CORTEX_EMBEDDINGS, else config.toml's."""
+    from cortex_hooks.embeddings.backend import in_force
+
+    return in_force(config(args).embeddings)
+
+
 def for_writing(args: argparse.Namespace) -> sqlite3.Connection:
     """The database, created (private to the user) when it does not exist yet."""
     return open_database(path(args), create=True)

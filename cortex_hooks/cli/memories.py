@@ -118,45 +118,97 @@ def new_row(fields: MemoryFields, now: str, **stored: Any) -> dict[str, Any]:
 
 
 def auto_link(
-    connection: sqlite3.Connection, memory_id: int, content: str, now: str, *, link: bool = True
-) -> list[tuple[int, float]]:
-    """Compare a memory just stored with the active memories of its scope (SPEC §9.7): a
-    `relates_to` edge from it to each older one of similarity ≥ 0.60 (unless `link` is False: a
-    content update adds no edge), and the pairs of similarity ≥ 0.85 flagged for consolidation.
-    The ids and similarities of those ≥ 0.60. Candidates come from the full-text index, never
-    from a scan."""
+    connection: sqlite3.Connection,
+    memory_id: int,
+    content: str,
+    now: str,
+    vector: tuple[str, bytes] | None = None,
+    *,
+    link: bool = True,
+) -> list[tuple[int, float, bool]]:
+    """Compare a memory just stored with the active memories of its scope (SPEC §9.7, §12): a
+    `relates_to` edge from it to each older one like it (unless `link` is False: a content update
+    adds no edge), and the pairs nearly the same flagged for consolidation. Their ids,
+    similarities and whether each is flagged. Candidates come from the full-text index and, with
+    a vector, from the nearest vectors of its model, never from a scan of the rows; a pair with
+    both vectors of one model is compared by cosine (the model's thresholds), else lexically
+    (0.60 / 0.85)."""
     words = similarity.words(content)
-    if not words:
-        return []
+    candidates: dict[int, str] = {}
+    if words:
+        for row in search.similar_memories(connection, search.match(connection, sorted(words)), memory_id):
+            candidates[row["id"]] = row["content"]
+    theirs: dict[int, bytes] = {}
+    if vector is not None:
+        from cortex_hooks.embeddings import index, vectors
+        from cortex_hooks.store import vectors as stored
+
+        model, blob = vector
+        limit = vectors.thresholds(model).relates
+        _, near = index.nearest(index.of(connection, None, model), blob, {"memory"}, limit, 50)
+        ids = {item_id: 0.0 for _, item_id in near if item_id != memory_id}
+        for found in search.rows(connection, {"memory": ids}):
+            candidates[int(str(found["id"]))] = str(found["content"])
+        theirs = stored.of_items(connection, model, "memory", candidates)
+    from cortex_hooks.embeddings.similar import between
+
     linked = []
-    for row in search.similar_memories(connection, search.match(connection, sorted(words)), memory_id):
-        value = similarity.jaccard(words, similarity.words(row["content"]))
-        if value >= similarity.RELATES:
+    for other, text in sorted(candidates.items()):
+        likeness = between(
+            content, text, vector[0] if vector else None, vector[1] if vector else None, theirs.get(other)
+        )
+        if likeness.relates:
+            value = min(likeness.value, 1.0)  # a cosine may pass 1 by a rounding error
             if link:
-                store.link(connection, memory_id, row["id"], "relates_to", strength=round(value, 2), now=now)
-            linked.append((row["id"], value))
-    flags.flag(
-        connection,
-        memory_id,
-        [(other, value) for other, value in linked if value >= similarity.CONSOLIDATE],
-        now,
-    )
+                store.link(connection, memory_id, other, "relates_to", strength=round(value, 2), now=now)
+            linked.append((other, value, likeness.consolidates))
+    flags.flag(connection, memory_id, [(other, value) for other, value, flagged in linked if flagged], now)
     return linked
+
+
+def _vector_of(args: argparse.Namespace, fields: MemoryFields) -> tuple[str, bytes] | None:
+    """A new memory's vector when semantic recall is on (never a `code` memory's: SPEC §12); None
+    when off or when embedding fails (then it stays queued for `cortex-hooks embed`)."""
+    setting = database.embeddings(args)
+    if fields.type == "code" or setting == "off":
+        return None
+    from cortex_hooks.embeddings.backend import chosen
+
+    if chosen(setting) is None:
+        return None
+    from cortex_hooks.embeddings.queue import document_vector
+
+    summary = fields.summary or records.summary_of(fields.content)
+    return document_vector(setting, "memory", {"content": fields.content, "summary": summary})
+
+
+def _embed_written(
+    args: argparse.Namespace, connection: sqlite3.Connection, kind: str, ids: list[int]
+) -> None:
+    """Embed items just written (an update whose text changed dropped their vectors)."""
+    from cortex_hooks.embeddings.queue import embed_written
+
+    embed_written(database.embeddings(args), connection, kind, ids)
 
 
 def run_remember(args: argparse.Namespace) -> int:
     fields: MemoryFields = validated(MemoryFields, _given(args), "invalid memory")
     now = clock.iso(clock.now())
+    vector = _vector_of(args, fields)
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
             memory_id = store.insert(connection, new_row(fields, now))
-            linked = auto_link(connection, memory_id, fields.content, now)
+            if vector is not None:
+                from cortex_hooks.store import vectors
+
+                vectors.put(connection, vector[0], "memory", {memory_id: vector[1]})
+            linked = auto_link(connection, memory_id, fields.content, now, vector)
         memory = load(connection, args, memory_id) if args.json else None
     message = f"Remembered memory #{memory_id} ({fields.type}, {database.scope(args)})."
     if linked:
-        related = ", ".join(f"#{other} ({value:.2f})" for other, value in linked)
+        related = ", ".join(f"#{other} ({value:.2f})" for other, value, _ in linked)
         message += f" Related to {related}."
-        flagged = [other for other, value in linked if value >= similarity.CONSOLIDATE]
+        flagged = [other for other, _, consolidates in linked if consolidates]
         if flagged:
             message += (
                 " Nearly the same as "
@@ -241,6 +293,7 @@ def run_update(args: argparse.Namespace) -> int:
             store.update(connection, args.id, changes)
             if fields.content != current.content and current.status == "active":
                 auto_link(connection, args.id, fields.content, now, link=False)  # flags only
+        _embed_written(args, connection, "memory", [args.id])
         memory = load(connection, args, args.id)
     render.emit(args, memory, f"Updated memory #{args.id}.")
     return 0
@@ -358,6 +411,7 @@ def run_index_code(args: argparse.Namespace) -> int:
             code_id = store.insert(connection, new_row(body, now, source="code_index", path=path))
             auto_link(connection, code_id, code, now)
             store.link(connection, description_id, code_id, "source_of", strength=1.0, now=now)
+        _embed_written(args, connection, "memory", [description_id])  # the prose only: never code
         memory = load(connection, args, description_id)
     render.emit(args, memory, f"Indexed {path}: code description #{description_id}, code #{code_id}.")
     return 0

@@ -51,13 +51,8 @@ def run_recall(args: argparse.Namespace) -> int:
     try:
         for note in skipped:
             render.note(note)
-        found: list[Found] = []
-        for scope in scopes:
-            top = memories.max_in_degree(scope.connection)
-            for row in search.found(scope.connection, search.match(scope.connection, words), wanted):
-                if not args.type or row["type"] == args.type:
-                    found.append(Found(scope.name, row, top))
-        results = ranked(found, args.limit)
+        vector = query_vector(database.embeddings(args), args.query) if scopes else None
+        results = ranked(gather(scopes, words, wanted, args.type, vector), args.limit)
         for scope in scopes:
             _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
     finally:
@@ -67,6 +62,42 @@ def run_recall(args: argparse.Namespace) -> int:
     else:
         render.say(_human(results) if results else "Nothing found.")
     return 0
+
+
+def gather(
+    scopes: list[Scope],
+    words: list[str],
+    wanted: set[str],
+    memory_type: str | None = None,
+    vector: tuple[str, bytes] | None = None,
+) -> list[Found]:
+    """What each scope holds for a query, unranked and without counting an access: FTS5 hits, and
+    with the query's vector the nearest items too (SPEC §12). The MCP server calls this warm."""
+    found: list[Found] = []
+    for scope in scopes:
+        top = memories.max_in_degree(scope.connection)
+        rows = search.found(scope.connection, search.match(scope.connection, words), wanted)
+        if vector is not None:
+            from cortex_hooks.embeddings.recall import candidates
+
+            rows = candidates(scope.connection, scope.path, vector, wanted, rows)
+        found += [
+            Found(scope.name, row, top) for row in rows if not memory_type or row["type"] == memory_type
+        ]
+    return found
+
+
+def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
+    """The query's vector when semantic recall is on (SPEC §12), else None: keyword recall. Off
+    (no key, no extra), this imports nothing of the embeddings' stack. With `gather`, what the MCP
+    server calls warm (the model and each database's vectors stay loaded in its process)."""
+    from cortex_hooks.embeddings.backend import chosen
+
+    if setting == "off" or chosen(setting) is None:
+        return None
+    from cortex_hooks.embeddings.recall import query_vector as embedded
+
+    return embedded(setting, query)
 
 
 def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:

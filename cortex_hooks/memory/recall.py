@@ -4,6 +4,10 @@ A result's score blends its bm25 relevance (over the best of the found set) with
 (memory.rank): 0.85 · relevance + 0.15 · rank, so what the query is about decides and the rank
 breaks near-ties (SPEC §12 measured a heavier rank weight hurting). Best first; at equal scores
 the project before the global scope, then the older item.
+
+With semantic recall (rows that carry a `cosine`, SPEC §12) the score is the cosine plus
+0.1 · bm25 / max(bm25) plus a tiny share of the rank: meaning decides, a keyword hit lifts an
+item among those meaning about the same, and the rank only breaks near-ties.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from cortex_hooks.memory.similarity import WORD
 
 RELEVANCE_WEIGHT = 0.85
 RANK_WEIGHT = 0.15
+BM25_WEIGHT = 0.1  # semantic recall: cosine + 0.1 · bm25/max (SPEC §12; rank fusion measured far worse)
+RANK_TIEBREAK = 0.02  # semantic recall: the rank score (0-1) moves a score by at most this
 MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct words
 
 
@@ -50,7 +56,11 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             int(str(row["access_count"])),
             max_log,
         )
-        score = RELEVANCE_WEIGHT * float(str(row["relevance"])) / best + RANK_WEIGHT * value
+        relevance = float(str(row["relevance"])) / best
+        if "cosine" in row:
+            score = float(str(row["cosine"])) + BM25_WEIGHT * relevance + RANK_TIEBREAK * value
+        else:
+            score = RELEVANCE_WEIGHT * relevance + RANK_WEIGHT * value
         scored.append((score, item))
     scored.sort(
         key=lambda pair: (-pair[0], pair[1].scope != "project", pair[1].row["kind"], pair[1].row["id"])

@@ -32,6 +32,25 @@ _SEARCH_TRIGGERS = tuple(
             DELETE FROM search WHERE rowid = old.id * 8 + {number}; END""",
     )
 )
+# What each kind embeds (cortex_hooks.embeddings.text): a change of these drops its vectors.
+_EMBEDDED = {
+    "memory": (1, "content, summary, type"),
+    "learning": (2, "anti_pattern, correct_pattern, context"),
+    "decision": (3, "title, reasoning"),
+    "error": (4, "message, fix"),
+    "todo": (5, "text"),
+}
+_VECTOR_TRIGGERS = tuple(
+    statement
+    for table, (number, columns) in _EMBEDDED.items()
+    for statement in (
+        f"""CREATE TRIGGER {table}_reembedded AFTER UPDATE OF {columns} ON {table}
+            WHEN {" OR ".join(f"old.{c} IS NOT new.{c}" for c in columns.split(", "))} BEGIN
+            DELETE FROM vector WHERE kind = {number} AND item_id = old.id; END""",
+        f"""CREATE TRIGGER {table}_unembedded AFTER DELETE ON {table} BEGIN
+            DELETE FROM vector WHERE kind = {number} AND item_id = old.id; END""",
+    )
+)
 _SEARCH_BACKFILL = tuple(
     f"INSERT INTO search (rowid, body) SELECT id * 8 + {number}, {body.replace('new.', '')} FROM {table}"
     for table, (number, body) in _SEARCHED.items()
@@ -265,6 +284,22 @@ MIGRATIONS: list[tuple[str, ...]] = [
         """CREATE TRIGGER memory_gone AFTER DELETE ON memory BEGIN
             DELETE FROM edge WHERE from_id = old.id OR to_id = old.id;
             DELETE FROM consolidation_flag WHERE first_id = old.id OR second_id = old.id; END""",
+    ),
+    # 11: semantic recall (SPEC §12): one float32 vector per item and model. Ids are never reused
+    # (AUTOINCREMENT), so (count, max id) of a model's rows changes with every write: a warm
+    # process knows when its cached vectors went stale. A change of an item's embedded text (or a
+    # memory becoming `code`, never embedded) and its deletion drop its vectors, whatever writes.
+    (
+        """CREATE TABLE vector (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 7),
+            item_id INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            data BLOB NOT NULL,
+            UNIQUE (model, kind, item_id)
+        )""",
+        "CREATE INDEX vector_item ON vector (kind, item_id)",
+        *_VECTOR_TRIGGERS,
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -54,11 +54,17 @@ def found(connection: sqlite3.Connection, match: str, kinds: set[str]) -> list[d
         kind = KINDS.get(rowid % 8)
         if kind in kinds:
             wanted.setdefault(kind, {})[rowid // 8] = relevance
+    results = rows(connection, wanted)
+    results.sort(key=lambda result: -float(str(result["relevance"])))
+    return results
+
+
+def rows(connection: sqlite3.Connection, wanted: dict[str, dict[int, float]]) -> list[dict[str, object]]:
+    """The active ones of some rows (ids by kind, each with its relevance) as recall shows them."""
     results: list[dict[str, object]] = []
     for kind, relevances in wanted.items():
         for row in connection.execute(_ROWS[kind], {"ids": json.dumps(list(relevances))}):
             results.append({**dict(row), "kind": kind, "relevance": relevances[row["id"]]})
-    results.sort(key=lambda result: -float(str(result["relevance"])))
     return results
 
 

