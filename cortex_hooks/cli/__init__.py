@@ -47,6 +47,7 @@ MODULES = {
     **dict.fromkeys(("install", "uninstall"), "install"),
     "explain": "explain",
     "doctor": "doctor",
+    "mcp": "mcp",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 
@@ -60,6 +61,11 @@ def _command(argv: list[str]) -> str | None:
         elif not word.startswith("-"):
             return word
     return None
+
+
+def dispatch(argv: list[str]) -> int:
+    """Parse argv and run its command, inside no error boundary (the MCP tools run commands so)."""
+    return _dispatch(argv)
 
 
 def _dispatch(argv: list[str]) -> int:
