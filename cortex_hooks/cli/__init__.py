@@ -63,11 +63,6 @@ def _command(argv: list[str]) -> str | None:
     return None
 
 
-def dispatch(argv: list[str]) -> int:
-    """Parse argv and run its command, inside no error boundary (the MCP tools run commands so)."""
-    return _dispatch(argv)
-
-
 def _dispatch(argv: list[str]) -> int:
     import importlib
 
@@ -91,6 +86,9 @@ def _dispatch(argv: list[str]) -> int:
         description="Manage the memory cortex-hooks keeps for Claude Code.",
     )
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
+    # A command that runs other commands (the MCP server's tools) finds this function in its
+    # arguments: importing this package from below it would close an import cycle.
+    parser.set_defaults(dispatch=_dispatch)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for name in names:

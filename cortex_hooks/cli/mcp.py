@@ -23,4 +23,4 @@ def run_mcp(args: argparse.Namespace) -> int:
             os.environ[variable] = os.path.abspath(getattr(args, option))
     from cortex_hooks.mcp import server
 
-    return server.main()
+    return server.main(args.dispatch)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from cortex_hooks import __version__
@@ -31,6 +32,9 @@ INSTRUCTIONS = (
 )
 
 
+Dispatch = Callable[[list[str]], int]  # the CLI's: parse argv, run the command
+
+
 class Stop(BaseException):
     """SIGINT or SIGTERM while waiting for a message: the client is shutting the server down."""
 
@@ -43,17 +47,18 @@ def failure(message_id: object, code: int, text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": text}}
 
 
-def respond(line: bytes) -> dict[str, Any] | None:
+def respond(line: bytes, dispatch: Dispatch) -> dict[str, Any] | None:
     """The reply to one line of input, or None when it asks for none (a notification)."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):  # bad JSON, bad UTF-8, or nested past the parser
         return failure(None, PARSE_ERROR, "Parse error: not a JSON message")
-    return handle(message)
+    return handle(message, dispatch)
 
 
-def handle(message: object) -> dict[str, Any] | None:
-    """The reply to one parsed message (None for notifications and for replies to us)."""
+def handle(message: object, dispatch: Dispatch) -> dict[str, Any] | None:
+    """The reply to one parsed message (None for notifications and for replies to us); tools run
+    their commands through the CLI's `dispatch`."""
     if not isinstance(message, dict):
         return failure(None, INVALID_REQUEST, "Invalid Request: a message is one JSON object")
     if "id" not in message:  # a notification (`initialized`, `cancelled`, …): never answered
@@ -75,14 +80,14 @@ def handle(message: object) -> dict[str, Any] | None:
     if answer is None:
         return failure(message_id, METHOD_NOT_FOUND, f"Method not found: {method}")
     try:
-        return answer(message_id, params)
+        return answer(message_id, params, dispatch)
     except (Stop, KeyboardInterrupt):
         raise
     except Exception as error:  # a defect of ours: the reply says so, the server goes on
         return failure(message_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
 
 
-def _initialize(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
+def _initialize(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
     asked = params.get("protocolVersion")
     version = asked if asked in VERSIONS else VERSIONS[0]
     return reply(
@@ -96,17 +101,17 @@ def _initialize(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _ping(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
+def _ping(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
     return reply(message_id, {})
 
 
-def _list_tools(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
+def _list_tools(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
     from cortex_hooks.mcp import tools
 
     return reply(message_id, {"tools": tools.listing()})
 
 
-def _call_tool(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
+def _call_tool(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
     from cortex_hooks.mcp import tools
 
     name, arguments = params.get("name"), params.get("arguments", {})
@@ -117,7 +122,7 @@ def _call_tool(message_id: object, params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         return failure(message_id, INVALID_PARAMS, "Invalid params: arguments must be an object")
     with _signals(signal.SIG_DFL):  # killed mid-call, SQLite rolls the open transaction back
-        text, is_error = tools.call(name, arguments)
+        text, is_error = tools.call(name, arguments, dispatch)
     return reply(message_id, {"content": [{"type": "text", "text": text}], "isError": is_error})
 
 
@@ -166,7 +171,7 @@ def read_line(stream: BinaryIO) -> bytes | None:
     return line
 
 
-def serve(reader: BinaryIO, writer: BinaryIO) -> int:
+def serve(reader: BinaryIO, writer: BinaryIO, dispatch: Dispatch) -> int:
     """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
@@ -181,7 +186,7 @@ def serve(reader: BinaryIO, writer: BinaryIO) -> int:
             elif not line.strip():
                 continue
             else:
-                answer = respond(line)
+                answer = respond(line, dispatch)
             if answer is not None and not _send(writer, answer):
                 return 0
     except Stop:
@@ -199,5 +204,5 @@ def _send(writer: BinaryIO, answer: dict[str, Any]) -> bool:
     return True
 
 
-def main() -> int:
-    return serve(sys.stdin.buffer, sys.stdout.buffer)
+def main(dispatch: Dispatch) -> int:
+    return serve(sys.stdin.buffer, sys.stdout.buffer, dispatch)

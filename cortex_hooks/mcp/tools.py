@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,7 @@ _FIELDS = {
     **GLOBAL,
 }
 Arguments = dict[str, tuple[Any, ...]]
+Dispatch = Callable[[list[str]], int]  # the CLI's: parse argv, run the command
 
 
 @dataclass(frozen=True)
@@ -169,8 +172,9 @@ def argv(tool: Tool, given: dict[str, Any]) -> list[str]:
     return [*tool.command, *options, *(["--", *words] if words else [])]
 
 
-def call(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-    """Run a tool: its text and whether it is an error. `name` is one of TOOLS."""
+def call(name: str, arguments: dict[str, Any], dispatch: Dispatch) -> tuple[str, bool]:
+    """Run a tool through the CLI's `dispatch`: its text and whether it is an error. `name` is
+    one of TOOLS."""
     tool = BY_NAME[name]
     from pydantic import ValidationError
 
@@ -184,7 +188,7 @@ def call(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
     given = checked.model_dump(by_alias=True, exclude_unset=True)
     databases = _databases(tool, given)
     missing = [path for path in databases if not os.path.exists(path)]
-    code, out, err = run_cli(argv(tool, given))
+    code, out, err = run_cli(dispatch, argv(tool, given))
     if code != 0:
         return err.strip().removeprefix("cortex-hooks: ") or f"failed (exit {code})", True
     text = out.rstrip("\n")
@@ -207,15 +211,18 @@ def _databases(tool: Tool, given: dict[str, Any]) -> list[str]:
     return {"both": [project, user], "project": [project], "global": [user]}[scope]
 
 
-def run_cli(words: list[str]) -> tuple[int, str, str]:
+def run_cli(dispatch: Dispatch, words: list[str]) -> tuple[int, str, str]:
     """The CLI run in this process on these words, behind its own error boundary: exit status,
     stdout and stderr."""
-    from cortex_hooks import boundary, cli
+    from cortex_hooks import boundary
 
+    cached = sys.modules.get("cortex_hooks.config_file")
+    if cached is not None:  # it caches per path: a config.toml edited since the last call counts
+        cached.load.cache_clear()
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = boundary.guarded(lambda: cli.dispatch(words))
+            code = boundary.guarded(lambda: dispatch(words))
         except SystemExit as stop:  # argparse's --help or --version: never given, but never fatal
             code = stop.code if isinstance(stop.code, int) else 1
     return code, out.getvalue(), err.getvalue()
