@@ -54,7 +54,9 @@ def run_claude(
     namespace: list[str],
     project: Path,
     turns: list[dict[str, Any]],
+    *,
     mode: str = "bypassPermissions",
+    env: dict[str, str] | None = None,
 ) -> Run:
     """`claude -p` in `project` against the mock, offline, in the permission mode given."""
     work = project.parent
@@ -82,7 +84,7 @@ def run_claude(
     completed = subprocess.run(
         command,
         cwd=project,
-        env=environment(home),
+        env={**environment(home), **(env or {})},
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT + 30,
@@ -147,7 +149,7 @@ def test_a_learning_added_through_mcp_denies_a_bash_call_in_the_same_session(
             tool="Bash",
             auto_block=True,
         ),
-        bash("npm install left-pad; touch ran.flag"),
+        bash("echo npm install left-pad > ran.flag"),
         {"text": "Noted."},
     ]
     run = run_claude(claude, namespace, project, turns)
