@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -243,3 +244,26 @@ def test_tools_list_never_imports_pydantic() -> None:
 def test_handle_never_raises(message: object, tmp_path: Path) -> None:
     answer = server.handle(message, dispatch)
     assert answer is None or "result" in answer or "error" in answer
+
+
+def readme_tools() -> dict[str, tuple[set[str], set[str]]]:
+    """The README's "MCP tools" table: each tool's required and optional arguments."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## MCP tools\n", 1)[1].split("\n## ", 1)[0]
+    found = {}
+    for row in re.findall(r"^\| `(cortex_\w+)` \| (.*?) \|", section, flags=re.MULTILINE):
+        name, cell = row
+        cell = re.sub(r"\s*\(.*\)$", "", cell)  # a note on the arguments
+        optional = set(re.findall(r"`(\w+)`", "".join(re.findall(r"\[(.*?)\]", cell))))
+        every = set(re.findall(r"`(\w+)`", cell))
+        found[name] = (every - optional, optional)
+    return found
+
+
+def test_the_readme_table_matches_tools_list() -> None:
+    documented = readme_tools()
+    assert list(documented) == TOOL_NAMES
+    for name, (required, optional) in documented.items():
+        schema = SCHEMAS[name]
+        assert required == set(schema.get("required", [])), name
+        assert required | optional == set(schema["properties"]), name
