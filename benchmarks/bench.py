@@ -741,8 +741,8 @@ def problem(expect: str, output: dict[str, Any]) -> str | None:
         return f"expected no output, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "deny" and '"permissionDecision": "deny"' not in stdout.replace('":"', '": "'):
         return f"expected a deny, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
-    if expect == "tools" and not (stdout.count("\n") == 2 and '"cortex_recall"' in stdout):
-        return f"expected two replies listing the tools, got stdout {stdout[:300]!r}"
+    if expect == "tools" and not ('"id": 0' in stdout and '"id": 1, "result": {"tools": [' in stdout):
+        return f"expected the replies to initialize and tools/list, got stdout {stdout[:300]!r}"
     if expect == "context" and "additionalContext" not in stdout:
         return f"expected additionalContext, got stdout {stdout[:300]!r}"
     return None

@@ -8,12 +8,10 @@ needs no pydantic, so `tools/list` is answered before pydantic is ever imported.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from cortex_hooks import location
@@ -38,13 +36,26 @@ Arguments = dict[str, tuple[Any, ...]]
 Dispatch = Callable[[list[str]], int]  # the CLI's: parse argv, run the command
 
 
-@dataclass(frozen=True)
 class Tool:
-    name: str
-    command: tuple[str, ...]  # the CLI words it runs
-    description: str
-    arguments: Arguments = field(default_factory=dict)
-    writes: bool = False  # may create the database (the others say when there is none)
+    """One tool: the CLI words it runs and how each argument becomes argv. (A plain class, not a
+    dataclass: `dataclasses` would add its import to every start of the server.)"""
+
+    __slots__ = ("arguments", "command", "description", "name", "writes")
+
+    def __init__(
+        self,
+        name: str,
+        command: tuple[str, ...],
+        description: str,
+        arguments: Arguments | None = None,
+        *,
+        writes: bool = False,  # may create the database (the others say when there is none)
+    ) -> None:
+        self.name = name
+        self.command = command
+        self.description = description
+        self.arguments = arguments or {}
+        self.writes = writes
 
 
 TOOLS = (
@@ -214,6 +225,8 @@ def _databases(tool: Tool, given: dict[str, Any]) -> list[str]:
 def run_cli(dispatch: Dispatch, words: list[str]) -> tuple[int, str, str]:
     """The CLI run in this process on these words, behind its own error boundary: exit status,
     stdout and stderr."""
+    import contextlib
+
     from cortex_hooks import boundary
 
     cached = sys.modules.get("cortex_hooks.config_file")
