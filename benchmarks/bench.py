@@ -630,6 +630,23 @@ def _bash(command: str) -> str:
     )
 
 
+def _rpc(message_id: int | None, method: str, params: dict[str, Any] | None = None) -> str:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if message_id is not None:
+        message["id"] = message_id
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message) + "\n"
+
+
+# What Claude Code sends a server it has just spawned (then end of input: the server exits).
+MCP_LIST = (
+    _rpc(0, "initialize", {"protocolVersion": "2025-11-25", "clientInfo": {"name": "bench"}})
+    + _rpc(None, "notifications/initialized")
+    + _rpc(1, "tools/list")
+)
+
+
 def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[dict[str, Any]]:
     """Every case: name, learnings, command, payload, goal, what a correct run looks like."""
     scripts = os.path.join(venv, "bin")
@@ -713,6 +730,15 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             }
             for size in CONSOLIDATED
         ),
+        {
+            "name": "MCP server: spawn, `initialize`, `tools/list`",
+            "size": "—",
+            "argv": [cli, "mcp"],
+            "payload": MCP_LIST,
+            "db": "10000",
+            "goal": ("ratio", 5.0),
+            "expect": "tools",
+        },
         {
             "name": "PreToolUse, a match that denies",
             "size": 10_000,
@@ -832,9 +858,114 @@ def problem(expect: str, output: dict[str, Any]) -> str | None:
         return f"expected no output, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "deny" and '"permissionDecision": "deny"' not in stdout.replace('":"', '": "'):
         return f"expected a deny, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
+    if expect == "tools" and not ('"id": 0' in stdout and '"id": 1, "result": {"tools": [' in stdout):
+        return f"expected the replies to initialize and tools/list, got stdout {stdout[:300]!r}"
     if expect == "context" and "additionalContext" not in stdout:
         return f"expected additionalContext, got stdout {stdout[:300]!r}"
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The MCP server, running: latency of tools/call and resident memory over many calls
+
+MCP_CALLS = 1_000
+MCP_WARM = 200  # calls before the latency sample and the first memory reading
+MCP_LATENCY_GOAL = (10.0, 25.0)  # ms: p50, p95
+MCP_MEMORY_GOAL_MIB, MCP_GROWTH_MIB = 60.0, 2.0
+
+
+def _resident_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as stream:
+        kib = next(int(line.split()[1]) for line in stream if line.startswith("VmRSS:"))
+    return kib / 1024
+
+
+def mcp_server(venv: str, work: str) -> dict[str, Any]:
+    """One `cortex-hooks mcp` on the 100,000 + 10,000 memories: MCP_CALLS recalls, each timed from
+    the request written to the reply read; resident memory after MCP_WARM calls and at the end."""
+    import statistics
+    import subprocess
+
+    database = os.path.join(work, "mcp", ".cortex", "cortex.db")
+    user = os.path.join(work, "mcp", "global", "cortex-global.db")
+    copy_database(os.path.join(work, "dbmemories", ".cortex", "cortex.db"), database)
+    copy_database(os.path.join(work, "dbmemories-global", ".cortex", "cortex.db"), user)
+    env = _env(venv, database, work, user)
+    server = subprocess.Popen(
+        [os.path.join(venv, "bin", "cortex-hooks"), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=os.path.dirname(os.path.dirname(database)),
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    call = {"name": "cortex_recall", "arguments": {"query": RECALL_QUERY}}
+    timings, resident, problem_text = [], [], None
+    try:
+        server.stdin.write(MCP_LIST.encode())
+        server.stdin.flush()
+        server.stdout.readline(), server.stdout.readline()
+        for number in range(2, MCP_CALLS + 2):
+            start = time.perf_counter()
+            server.stdin.write(_rpc(number, "tools/call", call).encode())
+            server.stdin.flush()
+            reply = json.loads(server.stdout.readline())
+            elapsed = time.perf_counter() - start
+            if reply.get("result", {}).get("isError") is not False and problem_text is None:
+                problem_text = f"a recall failed: {json.dumps(reply)[:300]}"
+            if number - 2 >= MCP_WARM:
+                timings.append(elapsed * 1000)
+            if number - 2 + 1 in (MCP_WARM, MCP_CALLS):
+                resident.append(_resident_mib(server.pid))
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+    cuts = statistics.quantiles(timings, n=100)
+    p50, p95 = statistics.median(timings), cuts[94]
+    growth = resident[-1] - resident[0]
+    return {
+        "p50": p50,
+        "p95": p95,
+        "resident": resident,
+        "latency_ok": p50 <= MCP_LATENCY_GOAL[0] and p95 <= MCP_LATENCY_GOAL[1],
+        "memory_ok": resident[-1] <= MCP_MEMORY_GOAL_MIB and growth <= MCP_GROWTH_MIB,
+        "problem": problem_text,
+    }
+
+
+def mcp_table(row: dict[str, Any]) -> str:
+    def verdict(ok: bool) -> str:
+        return "**ERROR**" if row["problem"] else "PASS" if ok else "**FAIL**"
+
+    first, last = row["resident"]
+    return "\n".join(
+        [
+            f"A running `cortex-hooks mcp`, {MCP_CALLS:,} `tools/call cortex_recall` in a row (the query of "
+            "`cortex-hooks recall` above), each timed from request written to reply read; latency "
+            f"over the calls after the first {MCP_WARM}.",
+            "",
+            "| case | data | result | goal | verdict |",
+            "|---|---|---|---|---|",
+            f"| `tools/call cortex_recall` latency | 100,000 + 10,000 global memories | p50 "
+            f"{row['p50']:.1f} ms, p95 {row['p95']:.1f} ms | p50 ≤ {MCP_LATENCY_GOAL[0]:g} ms, p95 ≤ "
+            f"{MCP_LATENCY_GOAL[1]:g} ms | {verdict(row['latency_ok'])} |",
+            f"| server resident memory | after {MCP_WARM} / {MCP_CALLS:,} calls | {first:.1f} / "
+            f"{last:.1f} MiB | ≤ {MCP_MEMORY_GOAL_MIB:g} MiB, growth ≤ {MCP_GROWTH_MIB:g} MiB | "
+            f"{verdict(row['memory_ok'])} |",
+        ]
+    )
+
+
+def report_mcp_server(venv: str, work: str) -> bool:
+    """Measure and print the running server's figures; whether every goal was met."""
+    print(f"bench: a running MCP server, {MCP_CALLS:,} calls ...", file=sys.stderr)
+    server = mcp_server(venv, work)
+    print()
+    print(mcp_table(server))
+    if server["problem"]:
+        print(f"- MCP server: {server['problem']}")
+    return bool(server["latency_ok"] and server["memory_ok"] and not server["problem"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1033,6 +1164,8 @@ def main(argv: list[str] | None = None) -> int:
             if row["problem"]:
                 print(f"- {case['name']} ({case['size']}): {row['problem']}")
         failed = any(not row["pass"] for case, row in rows if case["goal"] is not None)
+        if not args.only or any("MCP" in text for text in args.only):
+            failed = not report_mcp_server(venv, work) or failed
     finally:
         if args.keep:
             print(f"bench: work directory kept: {work}", file=sys.stderr)

@@ -51,6 +51,7 @@ MODULES = {
     **dict.fromkeys(("install", "uninstall"), "install"),
     "explain": "explain",
     "doctor": "doctor",
+    "mcp": "mcp",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 
@@ -89,6 +90,9 @@ def _dispatch(argv: list[str]) -> int:
         description="Manage the memory cortex-hooks keeps for Claude Code.",
     )
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
+    # A command that runs other commands (the MCP server's tools) finds this function in its
+    # arguments: importing this package from below it would close an import cycle.
+    parser.set_defaults(dispatch=_dispatch)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for name in names:

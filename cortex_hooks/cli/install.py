@@ -14,7 +14,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cortex_hooks import location, settings_text
-from cortex_hooks.cli import database, file_changes, install_files, render
+from cortex_hooks.cli import database, file_changes, install_files, install_mcp, render
 from cortex_hooks.cli.file_changes import Plan
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store.connection import open_database
@@ -46,7 +46,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         )
         command.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         command.add_argument("--json", action="store_true", help="print what was done as JSON")
-        command.set_defaults(run=run, action=name, with_learn_command=False, with_commands=False)
+        command.set_defaults(
+            run=run, action=name, with_learn_command=False, with_commands=False, with_mcp=False
+        )
     commands.choices["install"].add_argument(
         "--with-commands",
         action="store_true",
@@ -57,6 +59,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also write the /learn slash command only (.claude/commands/learn.md)",
     )
+    commands.choices["install"].add_argument(
+        "--with-mcp",
+        action="store_true",
+        help="also register the MCP server (.mcp.json; user scope: ~/.claude.json) and allow its tools",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     plans += install_files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
     )
+    servers = install_mcp.servers_plan(
+        args.action, args.scope, args.with_mcp, lambda: script_path("cortex-hooks")
+    )
+    if servers is not None:
+        plans.append(servers)
     surface_import = install_files.import_plan(args)
     if surface_import is not None:
         plans.append(surface_import)
@@ -129,8 +141,11 @@ def _settings_plan(args: argparse.Namespace) -> Plan:
     if args.action == "install":
         commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
         merged, changes = installed(settings, commands)
+        if args.with_mcp:
+            changes += install_mcp.allowed(merged, path)
     else:
         merged, changes = uninstalled(settings)
+        changes += install_mcp.disallowed(merged, path)
         if changes and original is not None:
             before = _before_install(path, original, settings)
             if before is not None:
@@ -251,7 +266,7 @@ def _report(
         if plan.changed:
             render.say(f"{plan.changes[0].action.capitalize()} {plan.label}: {render.clean(plan.path)}")
         else:
-            render.say(f"{plan.label.capitalize()} is already in {render.clean(plan.path)}.")
+            render.say(f"{plan.label[:1].upper() + plan.label[1:]} is already in {render.clean(plan.path)}.")
     for note in notes:
         render.say(note)
     for plan in plans:

@@ -1,0 +1,149 @@
+"""The MCP tools' arguments as pydantic models: they check types and give tools/list its schemas.
+
+Only the types are checked here; every rule on values (a regex that compiles, a confidence in
+range, a known id) is the CLI command's own, so the two front doors cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Target = Literal["content", "path", "input"]
+Severity = Literal["low", "medium", "high", "critical"]
+MemoryType = Literal[
+    "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
+]
+Kind = Literal["memory", "learning", "decision", "error", "todo"]
+
+GLOBAL = Field(False, alias="global", description="act on the user-global database instead of the project's")
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class _LearningFields(_Arguments):
+    regex: str | None = Field(None, description="detection regex; without one the learning never matches")
+    tool: str | None = Field(None, description="Claude Code tool matcher, e.g. Bash (default * = every tool)")
+    target: Target | None = Field(None, description="what the regex is matched against (default content)")
+    severity: Severity | None = Field(None, description="default medium")
+    confidence: float | None = Field(None, description="0.30 to 0.90, at most two decimals (default 0.70)")
+    context: str | None = Field(None, description="why, where it came from")
+    global_: bool = GLOBAL
+
+
+class AddLearning(_LearningFields):
+    anti_pattern: str = Field(description="what not to do")
+    correct_pattern: str = Field(description="what to do instead (the text of a deny)")
+    auto_block: bool = Field(False, description="deny matching calls once trusted, instead of warning")
+    pinned: bool = Field(False, description="exempt from decay and pruning")
+
+
+class UpdateLearning(_LearningFields):
+    id: int = Field(description="the learning's id")
+    anti_pattern: str | None = None
+    correct_pattern: str | None = None
+    auto_block: bool | None = Field(None, description="true: deny once trusted; false: only warn")
+    pinned: Literal[True] | None = Field(None, description="true pins it (unpin: cortex-hooks unpin ID)")
+
+
+class ListLearnings(_Arguments):
+    archived: bool = Field(False, description="archived learnings only")
+    all: bool = Field(False, description="active and archived")
+    review: bool = Field(False, description="only those awaiting review (keep or archive?)")
+    global_: bool = GLOBAL
+
+
+class RunPruning(_Arguments):
+    dry_run: bool = Field(False, description="say what would be archived, change nothing")
+
+
+class Recall(_Arguments):
+    query: str = Field(description="the words to look for")
+    limit: int | None = Field(None, description="at most this many results (default 10)")
+    type: MemoryType | None = Field(None, description="memories of this type only")
+    kind: Kind | None = Field(None, description="one kind only")
+    scope: Literal["both", "project", "global"] = Field("both", description="which databases to search")
+
+
+class Remember(_Arguments):
+    content: str = Field(description="the knowledge to keep")
+    type: MemoryType | None = Field(None, description="default context")
+    summary: str | None = Field(None, description="default: the first line of the content")
+    priority: int | None = Field(None, description="1 to 10 (default 5)")
+    tags: list[str] | None = None
+    pinned: bool = Field(False, description="keep it at the top, never decayed")
+    global_: bool = GLOBAL
+
+
+class Forget(_Arguments):
+    id: int | None = Field(None, description="the memory's id (give id or match)")
+    match: str | None = Field(None, description="archive the memory that best matches these words")
+    global_: bool = GLOBAL
+
+
+class IndexCode(_Arguments):
+    path: str = Field(description="the file, relative to the project or absolute")
+    prose: str = Field(description="what the file does, in words")
+    global_: bool = GLOBAL
+
+
+class NoArguments(_Arguments):
+    pass
+
+
+MODELS: dict[str, type[_Arguments]] = {
+    "cortex_add_learning": AddLearning,
+    "cortex_update_learning": UpdateLearning,
+    "cortex_list_learnings": ListLearnings,
+    "cortex_run_pruning": RunPruning,
+    "cortex_recall": Recall,
+    "cortex_remember": Remember,
+    "cortex_forget": Forget,
+    "cortex_index_code": IndexCode,
+    "cortex_snapshot": NoArguments,
+    "cortex_get_access_stats": NoArguments,
+}
+
+
+def schema(name: str) -> dict[str, Any]:
+    """The JSON schema of a tool's arguments, as tools/list sends it (see schemas.py): an optional
+    argument is shown as its type alone, not as "that type or null"."""
+    generated = MODELS[name].model_json_schema(by_alias=True)
+    generated.pop("title", None)
+    for name_, field in generated.get("properties", {}).items():
+        field.pop("title", None)
+        choices = field.get("anyOf", [])
+        if field.get("default", 0) is None and len(choices) == 2 and {"type": "null"} in choices:
+            del field["anyOf"], field["default"]
+            generated["properties"][name_] = {**next(c for c in choices if c != {"type": "null"}), **field}
+    return generated
+
+
+def schemas_source() -> str:
+    """The text of schemas.py, from these models."""
+    text = json.dumps({name: schema(name) for name in MODELS}, indent=1)
+    return f'''"""The JSON schemas of the MCP tools' arguments, generated from models.py ahead of time so that
+tools/list never waits for pydantic's import (tests/test_mcp.py keeps the two in step; to write it
+again: python -c 'from cortex_hooks.mcp import models; models.write_schemas()')."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+SCHEMAS: dict[str, Any] = json.loads(
+    r"""
+{text}
+"""
+)
+'''
+
+
+def write_schemas() -> None:
+    import pathlib
+
+    pathlib.Path(__file__).with_name("schemas.py").write_text(schemas_source(), encoding="utf-8")

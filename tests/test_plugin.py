@@ -1,0 +1,307 @@
+"""The Claude Code plugin (plugin/, and the marketplace in .claude-plugin/): its files in step with
+the package, its launcher (an installed cortex-hooks, else its own environment, made in the
+background while every hook fails open), and the real client installing it from a local marketplace."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import SCRIPTS, cli, payload
+from test_claude_code import after_tool_use, bash, claude, namespace, tool_result
+from test_claude_code_mcp import run_claude
+
+from cortex_hooks.mcp import tools
+from cortex_hooks.wiring import SCRIPTS as HOOK_SCRIPTS
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = ROOT / "plugin"
+LAUNCH = PLUGIN / "bin" / "cortex-launch"
+SETUP = PLUGIN / "bin" / "cortex-setup"
+SKILLS = ("recall", "remember", "forget", "index-code", "consolidate", "learn")
+SETUP_TIMEOUT = 600  # seconds for pip to build the environment: a bound on a hang, not a speed goal
+__all__ = ["claude", "namespace"]  # fixtures, used by name
+
+
+def read(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_the_repository_is_a_marketplace_of_the_plugin() -> None:
+    market = read(ROOT / ".claude-plugin" / "marketplace.json")
+    (entry,) = market["plugins"]
+    assert (market["name"], entry["name"], entry["source"]) == ("cortex-hooks", "cortex-hooks", "./plugin")
+    manifest = read(PLUGIN / ".claude-plugin" / "plugin.json")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert (manifest["name"], manifest["version"]) == ("cortex-hooks", project["version"])
+
+
+def test_the_plugin_folder_holds_what_pip_installs_from() -> None:
+    for name in ("pyproject.toml", "README.md", "cortex_hooks/__init__.py", "cortex_hooks/mcp/server.py"):
+        assert (PLUGIN / name).resolve() == (ROOT / name).resolve(), name
+
+
+def test_the_plugin_hooks_run_the_three_scripts_through_the_launcher() -> None:
+    hooks = read(PLUGIN / "hooks" / "hooks.json")["hooks"]
+    assert set(hooks) == set(HOOK_SCRIPTS)
+    for event, script in HOOK_SCRIPTS.items():
+        (group,) = hooks[event]
+        (handler,) = group["hooks"]
+        assert (
+            handler["command"]
+            == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/cortex-launch" {script.removeprefix("cortex-")}'
+        )
+        assert handler["timeout"] == 30
+        assert group.get("matcher") == ("*" if event == "PreToolUse" else None)
+    servers = read(PLUGIN / ".mcp.json")["mcpServers"]
+    assert servers == {"cortex": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/cortex-launch", "args": ["mcp"]}}
+
+
+@pytest.mark.parametrize("name", SKILLS)
+def test_each_skill_names_itself_and_real_tools(name: str) -> None:
+    text = (PLUGIN / "skills" / name / "SKILL.md").read_text()
+    front = re.match(r"---\nname: (.+)\ndescription: (.+)\n---\n", text)
+    assert front is not None
+    assert front[1] == name
+    for tool in re.findall(r"`(cortex_[a-z_]+)`", text):
+        assert tool in tools.BY_NAME, tool
+
+
+@pytest.mark.parametrize("path", [LAUNCH, SETUP])
+def test_the_launchers_are_posix_sh(path: Path) -> None:
+    assert os.access(path, os.X_OK)
+    assert path.read_text().startswith("#!/bin/sh\n")
+    subprocess.run(["sh", "-n", str(path)], check=True)
+
+
+def launch(
+    *args: str, data: Path, path: str, stdin: str = "{}", project: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        "HOME": os.environ["HOME"],
+        "PATH": path,
+        "CLAUDE_PLUGIN_ROOT": str(PLUGIN),
+        "CLAUDE_PLUGIN_DATA": str(data),
+        **({"CLAUDE_PROJECT_DIR": str(project)} if project else {}),
+        **env,
+    }
+    return subprocess.run(
+        [str(LAUNCH), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+
+
+def deny_payload(project: Path) -> str:
+    call = payload("pre_tool_use.bash", cwd=str(project))
+    call["tool_input"] = {"command": "npm install left-pad", "description": "task"}
+    return json.dumps(call)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose default database holds an auto-block learning against `npm install`."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    added = cli(
+        "add",
+        "--anti-pattern",
+        "npm install",
+        "--correct",
+        "this project uses pnpm",
+        "--regex",
+        r"\bnpm\s+install\b",
+        "--tool",
+        "Bash",
+        "--auto-block",
+        env={"CORTEX_DB": str(root / ".cortex" / "cortex.db")},
+    )
+    assert added.code == 0, added.stderr
+    return root
+
+
+def system_path() -> str:
+    """PATH without our installed scripts (a person who installed only the plugin)."""
+    return os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != SCRIPTS)
+
+
+def test_an_installed_cortex_hooks_on_path_is_used(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    path = os.pathsep.join([str(SCRIPTS), system_path()])
+    ran = launch("pre-tool-use", data=data, path=path, stdin=deny_payload(project), project=project)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert not data.exists()  # nothing to set up
+
+
+def tools_dir(tmp_path: Path) -> str:
+    """A PATH with the commands the launchers use and no Python at all."""
+    found = tmp_path / "no-python-bin"
+    found.mkdir()
+    for name in ("sh", "cat", "mkdir", "find", "sed", "setsid", "nohup", "rm", "cp", "mv"):
+        where = shutil.which(name)
+        if where:
+            (found / name).symlink_to(where)
+    return str(found)
+
+
+def wait_for(path: Path, failed: Path | None = None) -> None:
+    """Until `path` exists; a setup that failed (`failed` written) fails the test with its log."""
+    deadline = time.monotonic() + SETUP_TIMEOUT
+    while not path.exists():
+        if failed is not None and failed.exists():
+            log = failed.with_name("setup.log").read_text(errors="replace")
+            raise AssertionError(f"the setup failed: {failed.read_text()}{log[-3000:]}")
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.2)
+
+
+def pip_settings() -> dict[str, str]:
+    """Where pip finds packages, as this test run was told (PIP_*): the plugin's first-use setup
+    builds and installs the package (setuptools >= 77, pydantic, regex), which needs an index.
+    Without one given, the tests of that path skip: a temporary HOME hides the user's pip.conf."""
+    found = {name: value for name, value in os.environ.items() if name.startswith("PIP_")}
+    if not {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"} & set(found) and not os.environ.get("CORTEX_TEST_PYPI"):
+        pytest.skip(
+            "the plugin's own environment is pip-installed: give the index (PIP_INDEX_URL or "
+            "PIP_EXTRA_INDEX_URL, e.g. a local mirror), or CORTEX_TEST_PYPI=1 to use PyPI"
+        )
+    return found
+
+
+def test_without_python_every_hook_fails_open_and_says_so_once(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    path = tools_dir(tmp_path)
+    first = launch("pre-tool-use", data=data, path=path, stdin=deny_payload(project), project=project)
+    assert (first.returncode, first.stderr) == (0, "")
+    assert "setting up its Python environment" in json.loads(first.stdout)["systemMessage"]
+    wait_for(data / "setup.failed")
+    wait_for_gone(data / "setup.lock")
+    told = launch("session-start", data=data, path=path, project=project)
+    assert told.returncode == 0
+    message = json.loads(told.stdout)["systemMessage"]
+    assert "could not set up its Python environment (no python3 >= 3.11 found" in message
+    for hook in ("pre-tool-use", "session-end", "session-start"):
+        again = launch(hook, data=data, path=path, project=project)
+        assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    served = launch("mcp", data=data, path=path, stdin="", project=project)
+    assert (served.returncode, served.stdout) == (0, "")
+
+
+def wait_for_gone(path: Path) -> None:
+    deadline = time.monotonic() + SETUP_TIMEOUT
+    while path.exists():
+        assert time.monotonic() < deadline, f"{path} never went away"
+        time.sleep(0.2)
+
+
+def test_the_plugin_makes_its_own_environment_from_its_folder(tmp_path: Path, project: Path) -> None:
+    """The slow path a person without cortex-hooks takes once: pip installs the plugin's folder."""
+    data = tmp_path / "data"
+    path = system_path()
+    pip = pip_settings()
+    first = launch("pre-tool-use", data=data, path=path, stdin=deny_payload(project), project=project, **pip)
+    assert first.returncode == 0
+    assert "setting up" in first.stdout  # and the call was not denied: fail open
+    wait_for(data / "venv" / ".ready", data / "setup.failed")
+    assert (data / "venv" / ".ready").read_text().strip() == tomllib.loads(
+        (ROOT / "pyproject.toml").read_text()
+    )["project"]["version"]
+    ran = launch("pre-tool-use", data=data, path=path, stdin=deny_payload(project), project=project)
+    assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny", ran.stderr
+    served = launch(
+        "mcp", data=data, path=path, project=project, stdin='{"jsonrpc": "2.0", "id": 0, "method": "ping"}\n'
+    )
+    assert json.loads(served.stdout) == {"jsonrpc": "2.0", "id": 0, "result": {}}
+
+
+# The real client, offline: the plugin installed from a local marketplace in a temporary HOME.
+
+
+def marketplace(tmp_path: Path) -> Path:
+    """A copy of this repository's marketplace (the plugin's links followed, as a clone has them)."""
+    market = tmp_path / "market"
+    shutil.copytree(ROOT / ".claude-plugin", market / ".claude-plugin")
+    shutil.copytree(PLUGIN, market / "plugin", ignore=shutil.ignore_patterns("__pycache__"))
+    return market
+
+
+def install_plugin(claude: str, namespace: list[str], tmp_path: Path) -> Path:
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    environment = {
+        **os.environ,
+        "HOME": str(home),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    market = marketplace(tmp_path)
+    for command in (["marketplace", "add", str(market)], ["install", "cortex-hooks@cortex-hooks"]):
+        done = subprocess.run(
+            [*namespace, claude, "plugin", *command],
+            env=environment,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    return home
+
+
+PLUGIN_TOOL = "mcp__plugin_cortex-hooks_cortex__{}"
+
+
+@pytest.mark.claude_cli
+def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
+    claude: str, namespace: list[str], tmp_path: Path, project: Path
+) -> None:
+    install_plugin(claude, namespace, tmp_path)
+    path = os.pathsep.join([str(SCRIPTS), system_path()])  # cortex-hooks installed: used at once
+    turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
+    run = run_claude(claude, namespace, project, turns, env={"PATH": path})
+    assert run.code == 0, run.explain()
+    assert not (project / "ran.flag").exists(), "the denied command ran"
+    denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
+    assert denied["is_error"] is True
+    offered = {tool["name"] for tool in run.requests[0]["tools"]}
+    assert {PLUGIN_TOOL.format(tool.name) for tool in tools.TOOLS} <= offered
+
+
+@pytest.mark.claude_cli
+def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
+    claude: str, namespace: list[str], tmp_path: Path, project: Path
+) -> None:
+    environment = {"PATH": system_path(), **pip_settings()}  # no cortex-hooks: the plugin makes its own
+    home = install_plugin(claude, namespace, tmp_path)
+    turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
+    run = run_claude(claude, namespace, project, turns, env=environment)
+    assert run.code == 0, run.explain()
+    assert (project / "ran.flag").exists(), "a hook that is not ready must fail open"
+    (project / "ran.flag").unlink()
+    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"
+    wait_for(data / "venv" / ".ready", data / "setup.failed")
+
+    run = run_claude(claude, namespace, project, [mcp_recall(), *turns], env=environment)
+    assert run.code == 0, run.explain()
+    recalled = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
+    assert "npm install" in json.dumps(recalled["content"])
+    assert not (project / "ran.flag").exists(), "the denied command ran"
+    assert tool_result(after_tool_use(run.requests[2], "toolu_mock_2"), "toolu_mock_2")["is_error"] is True
+
+
+def mcp_recall() -> dict[str, Any]:
+    return {"tool_use": {"name": PLUGIN_TOOL.format("cortex_recall"), "input": {"query": "npm"}}}
