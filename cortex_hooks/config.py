@@ -12,6 +12,8 @@ class Config:
     """Plain values, so the PreToolUse path never pays for pydantic when there is no config."""
 
     __slots__ = (
+        "capture",
+        "capture_llm",
         "context_budget",
         "policy",
         "prune",
@@ -39,6 +41,8 @@ class Config:
         prune_rarely_used_accesses: int = 3,
         surface: bool = True,
         surface_budget: int = 2000,
+        capture: bool = True,
+        capture_llm: str = "off",
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -51,6 +55,8 @@ class Config:
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
         self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
         self.surface_budget = surface_budget
+        self.capture = capture  # SessionEnd scans the transcript for proposals (SPEC §10)
+        self.capture_llm = capture_llm  # "off" or "claude-cli" (SPEC §10.4)
 
 
 DEFAULT = Config()

@@ -27,6 +27,10 @@
     enabled = true          # SessionEnd refreshes .claude/cortex-memory.local.md
     budget = 2000           # characters between its markers (at most 8000)
 
+    [capture]
+    enabled = true          # SessionEnd scans the transcript for proposals (SPEC §10)
+    llm = "off"             # "off" or "claude-cli" (opt-in model drafting, SPEC §10.4)
+
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
 
@@ -57,7 +61,7 @@ from __future__ import annotations
 import sys
 import tomllib
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -139,12 +143,18 @@ class SurfaceSection(_Section):
     budget: int = Field(default=_DEFAULT.surface_budget, ge=500, le=8000)
 
 
+class CaptureSection(_Section):
+    enabled: bool = _DEFAULT.capture
+    llm: Literal["off", "claude-cli"] = "off"
+
+
 class ConfigFile(_Section):
     confidence: ConfidenceSection = ConfidenceSection()
     regex: RegexSection = RegexSection()
     snapshot: SnapshotSection = SnapshotSection()
     pruning: PruningSection = PruningSection()
     surface: SurfaceSection = SurfaceSection()
+    capture: CaptureSection = CaptureSection()
 
     def values(self) -> config.Config:
         return config.Config(
@@ -159,6 +169,8 @@ class ConfigFile(_Section):
             prune_rarely_used_accesses=self.pruning.rarely_used_accesses,
             surface=self.surface.enabled,
             surface_budget=self.surface.budget,
+            capture=self.capture.enabled,
+            capture_llm=self.capture.llm,
         )
 
 

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from cortex_hooks import regular_file
+from cortex_hooks.capture.redact import redact
 
 PARSE_LIMIT = 1 << 20  # a longer line (a huge Write or output) is skipped, never parsed
 OUTPUT_KEPT = 1000  # characters of a result kept from its head and again from its tail
@@ -184,7 +185,8 @@ def _calls(content: Any, pending: dict[str, Call]) -> list[Event]:
             text = command
         else:
             text = json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)[:2000]
-        call = Call(call_id, name, text)
+        # Redacted as read: no secret reaches the scan state, the evidence or a regex.
+        call = Call(call_id, name, redact(text))
         pending[call_id] = call
         calls.append(call)
     return calls
@@ -200,7 +202,7 @@ def _results(content: list[Any], pending: dict[str, Call]) -> None:
         output = _result_text(block.get("content"))
         if len(output) > 2 * OUTPUT_KEPT:
             output = output[:OUTPUT_KEPT] + "\n…\n" + output[-OUTPUT_KEPT:]
-        call.output = output
+        call.output = redact(output)
         exit_code = _EXIT.match(output)
         call.exit_code = int(exit_code.group(1)) if exit_code else None
         if any(marker in output for marker in _NOT_FAILURES):
@@ -241,3 +243,11 @@ def _prompt_text(content: Any) -> str | None:
     if not text or text.startswith(_NOT_WORDS):
         return None
     return text
+
+
+def session_of(path: str, limit: int = 1 << 20) -> str | None:
+    """The transcript's own session id (the first `sessionId` in its first `limit` bytes)."""
+    with regular_file.open_regular(path) as stream:
+        head = stream.read(limit)
+    found = re.search(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"', head)
+    return found.group(1).decode("utf-8", "replace") if found else None

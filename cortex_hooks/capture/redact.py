@@ -35,8 +35,8 @@ def redact(text: str) -> str:
 
 
 def is_secret(token: str) -> bool:
-    """Whether a word is (or holds) a secret."""
-    return redact(token) != token
+    """Whether a word is (or holds) a secret, or one already redacted."""
+    return MASK in token or redact(token) != token
 
 
 def _mask_value(found: re.Match[str]) -> str:

@@ -47,6 +47,7 @@ MODULES = {
     **dict.fromkeys(("install", "uninstall"), "install"),
     "explain": "explain",
     "doctor": "doctor",
+    **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 
