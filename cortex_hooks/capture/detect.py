@@ -8,7 +8,7 @@ import re
 
 from cortex_hooks.capture import regex_synthesis as synth
 from cortex_hooks.capture import segments
-from cortex_hooks.capture.reading import Call, Event, Prompt
+from cortex_hooks.capture.reading import Call, Event
 from cortex_hooks.capture.redact import is_secret, redact
 
 WINDOW = 5  # a fix is looked for among this many later calls of the same tool
@@ -83,9 +83,11 @@ def scan(events: list[Event], fresh: int, finished: bool, successes: list[str]) 
             found.candidates.append(outcome)
         elif outcome:
             found.skipped.append(outcome)
-    for index, event in enumerate(events[fresh:], start=fresh):
-        if isinstance(event, Prompt):
-            recent = [e for e in events[:index] if isinstance(e, Call)][-3:]
+    recent: list[Call] = []  # the last 3 calls before each prompt
+    for index, event in enumerate(events):
+        if isinstance(event, Call):
+            recent = [*recent[-2:], event]
+        elif index >= fresh:
             candidate = correction(event.text, recent)
             if isinstance(candidate, Candidate):
                 found.candidates.append(candidate)

@@ -199,16 +199,16 @@ def _results(content: list[Any], pending: dict[str, Call]) -> None:
         call = pending.pop(str(block.get("tool_use_id")), None)
         if call is None:
             continue
+        if block.get("is_error") is not True:
+            call.status = "ok"  # a success's output is never needed: not read, not redacted
+            continue
         output = _result_text(block.get("content"))
         if len(output) > 2 * OUTPUT_KEPT:
             output = output[:OUTPUT_KEPT] + "\n…\n" + output[-OUTPUT_KEPT:]
         call.output = redact(output)
         exit_code = _EXIT.match(output)
         call.exit_code = int(exit_code.group(1)) if exit_code else None
-        if any(marker in output for marker in _NOT_FAILURES):
-            call.status = "ignored"
-        else:
-            call.status = "error" if block.get("is_error") is True else "ok"
+        call.status = "ignored" if any(marker in output for marker in _NOT_FAILURES) else "error"
 
 
 def _result_text(content: Any) -> str:

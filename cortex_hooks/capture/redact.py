@@ -7,6 +7,8 @@ import re
 from collections import Counter
 
 MASK = "[REDACTED]"
+_DIGIT = re.compile(r"\d")
+_ALPHA = re.compile(r"[A-Za-z]")
 
 _KNOWN = re.compile(
     r"(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"  # OpenAI / Anthropic keys
@@ -16,14 +18,18 @@ _KNOWN = re.compile(
     r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWT
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$))"
 )
-# `password=…`, `API_KEY: …`, `--token …`, `Authorization: Bearer …`: the value goes
-_KEY = r"[\w-]*(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|auth)[\w-]*"
+# `password=…`, `API_KEY: …`, `--token …`, `Authorization: Bearer …`: the value goes.
+# Bounded and anchored at a word's start: unbounded `[\w-]*` on each side backtracks
+# quadratically over a long word (a 900-character output line took seconds).
+_KEY = r"[\w-]{0,40}?(?:api[_-]?key|secret|token|passw(?:or)?d|pwd|credential|auth)[\w-]{0,40}"
 _ASSIGNED = re.compile(
-    rf"(?i)((?:{_KEY}\s*[=:]\s*|(?<![\w-])--?{_KEY}\s+)(?:bearer\s+|basic\s+)?)"
+    rf"(?i)((?:(?<![\w-]){_KEY}\s*[=:]\s*|(?<![\w-])--?{_KEY}\s+)(?:bearer\s+|basic\s+)?)"
     r"(['\"]?)([^\s'\"&;|]{4,})\2"
 )
-_URL_PASSWORD = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^\s/:@]+:)([^\s/@]+)(@)")
-_LONG = re.compile(r"[A-Za-z0-9+/=_\-.]{32,}")
+_URL_PASSWORD = re.compile(
+    r"(?i)((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,20}://[^\s/:@]{1,200}:)([^\s/@]{1,200})(@)"
+)
+_LONG = re.compile(r"(?<![A-Za-z0-9+/=_\-.])[A-Za-z0-9+/=_\-.]{32,}")
 
 
 def redact(text: str) -> str:
@@ -51,8 +57,8 @@ def _random(word: str) -> bool:
     not a long identifier made of words)."""
     if "/" in word.strip("/") and word.count("/") > 1:
         return False  # a path
+    if not (_DIGIT.search(word) and _ALPHA.search(word)):
+        return False
     counts = Counter(word)
     entropy = -sum(n / len(word) * math.log2(n / len(word)) for n in counts.values())
-    has_digit = any(char.isdigit() for char in word)
-    has_alpha = any(char.isalpha() for char in word)
-    return entropy >= 3.5 and has_digit and has_alpha
+    return entropy >= 3.5

@@ -11,7 +11,6 @@ import sqlite3
 from cortex_hooks import matching
 from cortex_hooks.capture import detect, reading, recurrence
 from cortex_hooks.capture import regex_synthesis as synth
-from cortex_hooks.capture.redact import redact
 from cortex_hooks.confidence import Policy
 from cortex_hooks.store import learnings, proposals
 from cortex_hooks.store.transaction import Transaction
@@ -62,7 +61,7 @@ def scan(
         for candidate in found.candidates:
             _record(connection, candidate, session, now=now, policy=policy, active=active, outcome=outcome)
         done = [
-            redact(event.text)[:SUCCESS_LENGTH]
+            event.text[:SUCCESS_LENGTH]  # redacted as read
             for event in chunk.events
             if isinstance(event, reading.Call) and event.tool == "Bash" and event.status == "ok"
         ]

@@ -4,6 +4,7 @@ refresh the push surface."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from functools import partial
 
 from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
@@ -34,9 +35,51 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
     # Last, after the decay and the summary are committed: a surface that cannot be written is
-    # a note, never a failed session end.
+    # a note, never a failed session end; nor is a capture.
     _surface(payload, scopes, notes)
+    _capture(payload, scopes, notes)
     return pipeline.Outcome(notes=notes)
+
+
+CAPTURE_BUDGET = 0.2  # seconds of transcript scanning; the background worker takes the rest
+
+
+def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
+    """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
+    database, within CAPTURE_BUDGET; what is left goes to the background worker."""
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    if project is None or not payload.transcript_path:
+        return
+    from cortex_hooks.capture import switch
+
+    if not switch.enabled(project.path):
+        return
+    from cortex_hooks.capture import scanning, worker
+
+    try:
+        outcome = scanning.scan(
+            project.connection,
+            payload.transcript_path,
+            payload.session_id,
+            deadline=time.monotonic() + CAPTURE_BUDGET,
+            now=clock.iso(clock.now()),
+            policy=location.config_for(project.path).policy,
+        )
+    except sqlite3.Error as error:  # busy: the worker scans it, from the same stored offset
+        notes.append(f"capture left to the background worker ({error})")
+        behind = True
+    except (OSError, ValueError):
+        return  # the summary has said already that the transcript was not read
+    else:
+        behind = outcome.behind > 0
+        if outcome.proposed:
+            count = len(outcome.proposed)
+            notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")
+    if behind:
+        try:
+            worker.start(project.path)
+        except OSError as error:
+            notes.append(f"capture worker not started: {error}")
 
 
 def _record_summary(
