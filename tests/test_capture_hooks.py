@@ -224,3 +224,27 @@ def test_session_end_on_a_60_mb_transcript_hands_the_rest_to_the_worker(tmp_path
         pytest.fail("the background worker did not finish the transcript")
     with closing(sqlite3.connect(database())) as connection:
         assert connection.execute("SELECT count(*) FROM proposal_occurrence").fetchone()[0] == 2
+
+
+def test_two_scanners_at_once_record_each_sighting_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cortex_hooks.capture import reading
+
+    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    path = str(make_session("s1").write(tmp_path / "s1.jsonl"))
+    real_read = reading.read
+    now = "2026-01-01T00:00:00Z"
+
+    def read_then_race(*args: Any, **kwargs: Any) -> reading.Chunk:
+        chunk = real_read(*args, **kwargs)
+        monkeypatch.setattr(reading, "read", real_read)
+        with closing(open_database(database())) as other:  # the other scanner wins the race
+            scanning.scan(other, path, "s1", deadline=1e12, now=now, policy=DEFAULT)
+        return chunk
+
+    monkeypatch.setattr(reading, "read", read_then_race)
+    with closing(open_database(database())) as connection:
+        outcome = scanning.scan(connection, path, "s1", deadline=1e12, now=now, policy=DEFAULT)
+        assert "scanned meanwhile by another process" in outcome.skipped
+        assert connection.execute("SELECT count(*) FROM proposal_occurrence").fetchone()[0] == 1

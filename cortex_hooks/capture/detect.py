@@ -71,7 +71,7 @@ def scan(events: list[Event], fresh: int, finished: bool, successes: list[str]) 
     for position, call in enumerate(bash):
         if call.status != "error" or call.decided:
             continue
-        later = [other for other in bash[position + 1 :] if other.status != "ignored"][:WINDOW]
+        later = _following(bash, position)
         if any(other.status == "pending" for other in later):
             continue  # decided when the results are in
         fix = next((other for other in later if other.status == "ok"), None)
@@ -93,6 +93,17 @@ def scan(events: list[Event], fresh: int, finished: bool, successes: list[str]) 
                 found.candidates.append(candidate)
             elif candidate:
                 found.skipped.append(candidate)
+    return found
+
+
+def _following(bash: list[Call], position: int) -> list[Call]:
+    """The next WINDOW calls after `position` that ran (not refused, denied or interrupted)."""
+    found: list[Call] = []
+    for other in bash[position + 1 :]:
+        if other.status != "ignored":
+            found.append(other)
+            if len(found) == WINDOW:
+                break
     return found
 
 

@@ -57,7 +57,7 @@ class Call:
     ) -> None:
         self.id = id
         self.tool = tool
-        self.text = text  # a Bash command, or the compact JSON of another tool's input
+        self.text = text  # a Bash command ("" for another tool)
         self.status = status
         self.output = output
         self.exit_code = exit_code
@@ -181,12 +181,11 @@ def _calls(content: Any, pending: dict[str, Call]) -> list[Event]:
         if not isinstance(call_id, str) or not isinstance(name, str) or not isinstance(tool_input, dict):
             continue
         command = tool_input.get("command")
-        if name == "Bash" and isinstance(command, str):
-            text = command
-        else:
-            text = json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)[:2000]
+        # The detectors read Bash commands only; of other calls the tool is enough (their
+        # inputs, a whole file's content for a Write, are never serialized nor kept).
+        text = command if name == "Bash" and isinstance(command, str) else ""
         # Redacted as read: no secret reaches the scan state, the evidence or a regex.
-        call = Call(call_id, name, redact(text))
+        call = Call(call_id, name, redact(text) if text else "")
         pending[call_id] = call
         calls.append(call)
     return calls

@@ -32,11 +32,16 @@ _URL_PASSWORD = re.compile(
 _LONG = re.compile(r"(?<![A-Za-z0-9+/=_\-.])[A-Za-z0-9+/=_\-.]{32,}")
 
 
+_KEY_WORDS = re.compile(r"(?i)key|secret|token|passw|pwd|credential|auth")
+
+
 def redact(text: str) -> str:
     """The text with every secret it holds replaced by MASK."""
     text = _KNOWN.sub(MASK, text)
-    text = _URL_PASSWORD.sub(lambda found: found.group(1) + MASK + found.group(3), text)
-    text = _ASSIGNED.sub(_mask_value, text)
+    if "://" in text:
+        text = _URL_PASSWORD.sub(lambda found: found.group(1) + MASK + found.group(3), text)
+    if _KEY_WORDS.search(text):  # the costly pattern only where it can match
+        text = _ASSIGNED.sub(_mask_value, text)
     return _LONG.sub(lambda found: MASK if _random(found.group(0)) else found.group(0), text)
 
 

@@ -53,8 +53,15 @@ def scan(
     chunk = reading.read(transcript, offset, deadline, known)
     events: list[reading.Event] = [*tail, *chunk.events]
     outcome.behind = max(0, size - chunk.end)
+    # Deciding happens before the write transaction: the lock is held for the writes alone.
+    found = detect.scan(events, len(tail), chunk.finished, proposals.successes(connection, session))
     with Transaction(connection, keep=not dry_run):
-        found = detect.scan(events, len(tail), chunk.finished, proposals.successes(connection, session))
+        now_state = proposals.scan_state(connection, session)
+        if (now_state["offset"] if now_state is not None else 0) != offset:
+            # Another scanner (the worker, a second SessionEnd) recorded this part meanwhile.
+            outcome.skipped.append("scanned meanwhile by another process")
+            outcome.behind = 0
+            return outcome
         outcome.candidates = len(found.candidates)
         outcome.skipped += found.skipped
         active = _active(connection)

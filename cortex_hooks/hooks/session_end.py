@@ -41,12 +41,17 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     return pipeline.Outcome(notes=notes)
 
 
-CAPTURE_BUDGET = 0.2  # seconds of transcript scanning; the background worker takes the rest
+# SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run
+# CAPTURE_UNTIL seconds (the decay and the summary come first), at least CAPTURE_LEAST; the
+# background worker takes the rest.
+CAPTURE_UNTIL = 0.8
+CAPTURE_LEAST = 0.05
+_STARTED = time.monotonic()  # this module is imported as the hook process starts
 
 
 def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
     """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
-    database, within CAPTURE_BUDGET; what is left goes to the background worker."""
+    database, within the hook's budget; what is left goes to the background worker."""
     project = next((scope for scope in scopes if not scope.is_global), None)
     if project is None or not payload.transcript_path:
         return
@@ -61,7 +66,7 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
             project.connection,
             payload.transcript_path,
             payload.session_id,
-            deadline=time.monotonic() + CAPTURE_BUDGET,
+            deadline=max(time.monotonic() + CAPTURE_LEAST, _STARTED + CAPTURE_UNTIL),
             now=clock.iso(clock.now()),
             policy=location.config_for(project.path).policy,
         )
