@@ -366,3 +366,20 @@ def test_malformed_lines_are_skipped(tmp_path: Path) -> None:
     path.write_text('{"type":"user",\n[1,2]\n"user"\n' + Transcript().prompt("hi").text(), encoding="utf-8")
     chunk = reading.read(str(path), 0, time.monotonic() + 30)
     assert [e.text for e in chunk.events if isinstance(e, reading.Prompt)] == ["hi"]
+
+
+@pytest.mark.parametrize(
+    ("name", "signals"),
+    [
+        ("transcript", []),  # the shared fixture: a failed run with no fix
+        ("transcript.make_check", ["failed-then-fixed"]),  # recorded: make check, then make test
+        ("transcript.denied", []),  # recorded: make check denied by our own learning
+    ],
+)
+def test_transcripts_recorded_with_the_real_client(name: str, signals: list[str]) -> None:
+    chunk = reading.read(str(FIXTURES / f"{name}.jsonl"), 0, time.monotonic() + 30)
+    found = detect.scan(chunk.events, 0, True, [])
+    assert [c.signal for c in found.candidates] == signals
+    for candidate in found.candidates:
+        assert search(candidate.regex, "make check")
+        assert not search(candidate.regex, "make test")
