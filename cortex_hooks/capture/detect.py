@@ -22,7 +22,7 @@ _CALL_SHAPE = re.compile(
     r"|no such (?:option|command|subcommand)|is not a [\w-]+ command|not a valid|did you mean"
     r"|no rule to make target|missing script|no module named|unexpected argument|cannot find"
 )
-_NOT_FOUND = re.compile(r"(?i)command not found|no such file or directory")
+_MODULE = re.compile(r"No module named '?([\w.]+)")
 REPEATED_ADVICE = "Find the right command before running it again: it failed the same way before."
 _PLAIN_WORD = re.compile(r"[-\w.:=+@,]+")
 
@@ -132,7 +132,20 @@ def pair(failed: Call, fixed: Call, successes: list[str]) -> Candidate | str | N
         return None
     if is_secret(word):
         return "dropped: the forbidden word is a secret"
+    # A missing module is part of the mistake: `python3 -m pytest`, not any `python3 -m`.
+    module = _MODULE.search(failed.output) if kind == "wrapped" else None
+    least = old.index(module.group(1)) + 1 if module and module.group(1) in old else 1
+    if least > 1:
+        regex = synth.command_words(old[:least])
     refused = synth.refusal(regex, [failed.text], [fixed.text], successes)
+    # A command word too common on its own (python3) is narrowed by the words that follow it in
+    # the failed segment (python3 -m pytest), one at a time, while the checks refuse it.
+    widths = range(least + 1, min(len(old), 4) + 1) if kind in ("command", "wrapped") else range(0)
+    for width in widths:
+        if not refused:
+            break
+        regex = synth.command_words(old[:width])
+        refused = synth.refusal(regex, [failed.text], [fixed.text], successes)
     if refused:
         return f"dropped `{_cut(redact(word), 40)}`: {refused}"
     return Candidate(

@@ -25,6 +25,11 @@ def command_word(word: str) -> str:
     return f"{COMMAND_POSITION}{re.escape(word)}{WORD_END}"
 
 
+def command_words(words: list[str]) -> str:
+    """A regex for a command line beginning with these words, at command position."""
+    return COMMAND_POSITION + r"\s+".join(re.escape(word) for word in words) + WORD_END
+
+
 def argument(command: str, word: str) -> str:
     """A regex for `word` given as a whole argument to `command`, within one segment."""
     return rf"{COMMAND_POSITION}{re.escape(command)}\s(?:[^;&|\n]*\s)?{re.escape(word)}{WORD_END}"
