@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -248,3 +249,63 @@ def test_two_scanners_at_once_record_each_sighting_once(
         outcome = scanning.scan(connection, path, "s1", deadline=1e12, now=now, policy=DEFAULT)
         assert "scanned meanwhile by another process" in outcome.skipped
         assert connection.execute("SELECT count(*) FROM proposal_occurrence").fetchone()[0] == 1
+
+
+@pytest.mark.usefixtures("two_sessions")
+def test_with_drafting_on_and_no_claude_the_deterministic_proposal_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    Path(database()).with_name("config.toml").write_text('[capture]\nllm = "claude-cli"\n', encoding="utf-8")
+    monkeypatch.setenv("CORTEX_CLAUDE_BIN", str(Path(database()).with_name("no-such-claude")))
+    from cortex_hooks import config_file
+
+    config_file.load.cache_clear()
+    [before] = cli_json("proposals")
+    worker.run(database())
+    [after] = cli_json("proposals")
+    assert after == before
+    assert "no `claude` was found" in cli("doctor").stdout
+
+
+def test_the_claude_child_is_guarded_against_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cortex_hooks.capture import drafting
+
+    monkeypatch.setenv("CLAUDECODE", "1")
+    argv = drafting.command("claude", "word this")
+    assert argv[argv.index("--setting-sources") + 1] == ""
+    assert "--no-session-persistence" in argv
+    assert argv[argv.index("--max-turns") + 1] == "1"
+    assert "--max-budget-usd" in argv
+    env = drafting.child_environment()
+    assert env["CORTEX_HOOKS_CHILD"] == "1"
+    assert "CLAUDECODE" not in env
+
+
+WORDING = {"anti_pattern": "a", "correct_pattern": "b", "regex": "c"}
+
+
+@pytest.mark.parametrize(
+    ("stdout", "expected"),
+    [
+        (
+            json.dumps({"result": json.dumps(WORDING)}),
+            "ok",
+        ),
+        (
+            json.dumps({"result": "Sure! " + json.dumps(WORDING)}),
+            "ok",
+        ),
+        ('{"result": "no json here"}', "no JSON object"),
+        ('{"result": "{\\"anti_pattern\\": \\"a\\"}"}', "lacks a field"),
+        ("not json", "not JSON"),
+    ],
+)
+def test_the_models_answer_is_parsed_or_refused(stdout: str, expected: str) -> None:
+    from cortex_hooks.capture import drafting
+
+    result = drafting.parse(stdout)
+    if expected == "ok":
+        assert result == WORDING
+    else:
+        assert isinstance(result, str)
+        assert expected in result

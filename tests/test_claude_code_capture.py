@@ -6,6 +6,7 @@ the same mistake in the session after. The harness is tests/test_claude_code.py'
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +94,77 @@ def keep(run: Any, path: Path) -> None:
 
 def capture(path: Path, database: dict[str, str]) -> Any:
     return cli_json("capture", "--transcript", str(path), "--dry-run", env=database)
+
+
+def test_model_drafting_runs_no_hook_and_leaves_no_transcript(
+    claude: str, namespace: list[str], project: Path, learn: Any, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from test_claude_code import MOCK, RUN_TIMEOUT
+    from transcripts import Transcript
+
+    learn("--anti-pattern", "unrelated", "--correct", "x")
+    database = str(project / ".cortex" / "cortex.db")
+    (project / ".cortex" / "config.toml").write_text('[capture]\nllm = "claude-cli"\n')
+    for session in ("s1", "s2"):
+        transcript = Transcript(session).bash(
+            "make check", "make: *** No rule to make target 'check'.  Stop.", code=2
+        )
+        path = transcript.bash("make test").write(tmp_path / f"{session}.jsonl")
+        cli_json("capture", "--transcript", str(path), env={"CORTEX_DB": database})
+    [before] = cli_json("proposals", env={"CORTEX_DB": database})
+    wording = {
+        "anti_pattern": "Running `make check`: this Makefile has no check target",
+        "correct_pattern": "Run `make test`",
+        "regex": r"^make\s+check\b",
+    }
+    work = project.parent
+    home = work / "claude-home"
+    home.mkdir(exist_ok=True)
+    (work / "turns.json").write_text(json.dumps([{"text": json.dumps(wording)}]))
+    records = work / "requests.json"
+    environment = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_API_KEY": "sk-test-dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "CORTEX_CLAUDE_BIN": claude,
+        "CLAUDECODE": "1",  # as when a hook of a running session starts the worker: the child loses it
+    }
+    worker = [sys.executable, "-m", "cortex_hooks.capture.worker", database]
+    completed = subprocess.run(
+        [
+            *namespace,
+            sys.executable,
+            str(MOCK),
+            f"--turns={work / 'turns.json'}",
+            f"--record={records}",
+            f"--timeout={RUN_TIMEOUT}",
+            "--",
+            *worker,
+        ],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT + 30,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    requests = [record["body"] for record in json.loads(records.read_text()) if record["conversation"]]
+    assert len(requests) == 1
+    assert "make check" in text_of(requests[0]["messages"])
+    [after] = cli_json("proposals", env={"CORTEX_DB": database})
+    assert after["id"] == before["id"]
+    assert after["drafted"] == "model"
+    assert after["anti_pattern"] == wording["anti_pattern"]
+    assert after["correct_pattern"] == wording["correct_pattern"]
+    assert after["regex"] == wording["regex"]
+    assert cli_json("sessions", "list", env={"CORTEX_DB": database}) == []  # no hook ran in the child
+    assert list(home.glob(".claude/projects/**/*.jsonl")) == []  # no transcript left behind

@@ -27,6 +27,7 @@ def record(row: Any, evidence: list[Any]) -> dict[str, Any]:
         "status": row["status"],
         "shown": row["shown"],
         "learning_id": row["learning_id"],
+        "drafted": row["drafted"],
         "created_at": row["created_at"],
         "updated_at": row["updated_at"],
     }

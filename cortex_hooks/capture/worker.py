@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from contextlib import closing
+from typing import Any
 
 SCAN_SLICE = 20.0  # seconds per scan: each commits what it read, so a kill loses little work
 MAX_ROUNDS = 1000
@@ -80,12 +81,64 @@ def run(database: str) -> int:
                     state = proposals.scan_state(connection, outcome.session_id)
                     if outcome.behind and state is not None and state["offset"] == row["offset"]:
                         stuck.add(outcome.session_id)  # no progress: a line still being written
+            if location.config_for(database).capture_llm == "claude-cli":
+                _draft(connection, errors)
             now = clock.iso(clock.now())
             with Transaction(connection):
                 proposals.note(connection, "worker_last_run", now, now)
                 # a clean run clears the last error: doctor reports only what still fails
                 proposals.note(connection, "worker_error", "; ".join(errors)[:1000], now)
     return 0
+
+
+def _draft(connection: Any, errors: list[str]) -> None:
+    """Let the model word the pending proposals it has not worded yet (SPEC §10.4), within the
+    daily call limit; a failure is written down and the deterministic proposal stands."""
+    import tempfile
+
+    from cortex_hooks import clock
+    from cortex_hooks.capture import drafting, texts
+    from cortex_hooks.capture import regex_synthesis as synth
+    from cortex_hooks.capture.redact import redact
+    from cortex_hooks.store import proposals
+    from cortex_hooks.store.transaction import Transaction
+
+    claude = drafting.binary()
+    if claude is None:
+        errors.append("model drafting is on but no `claude` was found; proposals keep their own wording")
+        return
+    today = clock.now().date().isoformat()
+    day, _, count = proposals.notes(connection).get("llm_calls", ("", ""))[0].partition(" ")
+    used = int(count) if day == today and count.isdigit() else 0
+    rows = proposals.undrafted(connection, max(0, drafting.DAILY_LIMIT - used))
+    for row in rows:
+        record = texts.record(row, proposals.occurrences(connection, int(row["id"])))
+        with tempfile.TemporaryDirectory() as nowhere:  # no project files, no CLAUDE.md
+            result = drafting.call(claude, drafting.prompt(record), nowhere)
+        used += 1
+        changes: dict[str, str] = {}
+        if isinstance(result, str):
+            outcome = f"failed: {result}"
+        else:
+            changes = {
+                "anti_pattern": redact(result["anti_pattern"]),
+                "correct_pattern": redact(result["correct_pattern"]),
+            }
+            failed = [item["failed"] for item in record["evidence"]]
+            fixed = [
+                item["fixed"]
+                for item in record["evidence"]
+                if item["fixed"] and row["signal"] != "user-correction"
+            ]
+            if synth.refusal(result["regex"], failed, fixed, proposals.successes(connection, "")) is None:
+                changes["regex"] = result["regex"]
+                outcome = "model"
+            else:
+                outcome = "model (its regex failed the checks and was discarded)"
+        now = clock.iso(clock.now())
+        with Transaction(connection):
+            proposals.drafted(connection, int(row["id"]), outcome, changes, now)
+            proposals.note(connection, "llm_calls", f"{today} {used}", now)
 
 
 def _behind(row: object) -> bool:

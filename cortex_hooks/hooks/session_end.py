@@ -77,6 +77,8 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
         return  # the summary has said already that the transcript was not read
     else:
         behind = outcome.behind > 0
+        if outcome.proposed and location.config_for(project.path).capture_llm == "claude-cli":
+            behind = True  # the worker words new proposals (SPEC §10.4): never the hook itself
         if outcome.proposed:
             count = len(outcome.proposed)
             notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")

@@ -224,3 +224,30 @@ def notes(connection: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return {
         row[0]: (row[1], row[2]) for row in connection.execute("SELECT name, value, at FROM capture_note")
     }
+
+
+def undrafted(connection: sqlite3.Connection, limit: int) -> list[sqlite3.Row]:
+    """Pending proposals the model has not worded yet (nor failed to)."""
+    return connection.execute(
+        f"{_LISTED} WHERE p.status = 'proposed' AND p.drafted IS NULL ORDER BY p.id LIMIT :limit",
+        {"limit": limit},
+    ).fetchall()
+
+
+def drafted(
+    connection: sqlite3.Connection, proposal_id: int, outcome: str, changes: dict[str, str], now: str
+) -> None:
+    """Record the model's wording (the columns in `changes`) or why there is none."""
+    columns = "".join(f", {column} = :{column}" for column in changes if column in _DRAFTABLE)
+    connection.execute(
+        f"UPDATE proposal SET drafted = :outcome, updated_at = :now{columns} WHERE id = :id",
+        {
+            **{key: value for key, value in changes.items() if key in _DRAFTABLE},
+            "outcome": outcome,
+            "now": now,
+            "id": proposal_id,
+        },
+    )
+
+
+_DRAFTABLE = ("anti_pattern", "correct_pattern", "regex")

@@ -223,6 +223,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             shown INTEGER NOT NULL DEFAULT 0,
             learning_id INTEGER,
             learning_scope TEXT,
+            drafted TEXT,
             created_at TEXT NOT NULL,
             updated_at TEXT NOT NULL,
             UNIQUE (fingerprint, signal)
