@@ -194,6 +194,10 @@ HARD_NEGATIVES = {
     .bash("npm test")
     .prompt("never use npm here", isCompactSummary=True),
     "a correction naming nothing the calls did": Transcript().bash("ls").prompt("no, do it differently"),
+    "a redirect naming a call's word": Transcript().bash("ls tests").prompt("no, the tests in src/ first"),
+    "a redirect with a backticked span": Transcript()
+    .bash("cat a.py")
+    .prompt("no, look at `a.py` again later"),
     "a long prompt": Transcript().bash("npm test").prompt("no, don't use npm " + "because " * 60),
 }
 

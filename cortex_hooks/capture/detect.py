@@ -235,7 +235,9 @@ _NOT_CORRECTIONS = re.compile(
     r"|do not (?:worry|bother)|no,? (?:that'?s|it'?s) (?:fine|ok|okay|good))"
 )
 _CORRECTION = re.compile(
-    r"(?i)^(?:no[,.!:]\s|no\s+(?=use|run|don'?t|do not|not|never)|don'?t\s+(?:use|run|call|do)\b"
+    # "no, …" only before a rule ("no, use …", "no, never …"): "no, the other folder" redirects
+    r"(?i)^(?:no[,.!:]?\s+(?=(?:use|run|don'?t|do not|not|never|stop|always|instead)\b)"
+    r"|don'?t\s+(?:use|run|call|do)\b"
     r"|do not\s+(?:use|run|call)\b|never\s|stop\s+(?:using|running)\b"
     r"|use\s.+\s(?:not|instead of|rather than)\s"
     r"|instead of\s.+\buse\s|remember:)"

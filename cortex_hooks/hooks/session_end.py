@@ -11,7 +11,7 @@ from cortex_hooks import clock, hand_edits, location, payloads, surface_import, 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
-from cortex_hooks.store import learnings, pending, sessions
+from cortex_hooks.store import learnings, pending, sessions, transaction
 
 
 def main() -> int:
@@ -70,8 +70,12 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
             now=clock.iso(clock.now()),
             policy=location.config_for(project.path).policy,
         )
-    except sqlite3.Error as error:  # busy: the worker scans it, from the same stored offset
-        notes.append(f"capture left to the background worker ({error})")
+    except sqlite3.Error as error:
+        if not transaction.locked(error):
+            notes.append(f"transcript not scanned for proposals: {error}")
+            return
+        # busy: the worker scans it later, from the same stored offset
+        notes.append(pending.kept_note(project.name, "transcript scan"))
         behind = True
     except (OSError, ValueError):
         return  # the summary has said already that the transcript was not read
