@@ -823,7 +823,7 @@ def transcript_note(case: dict[str, Any], written: int) -> str:
     changes = len(json.loads(row[1] or "[]"))
     capture = (
         f" Capture: {(scanned[0] or 0) / 1e6:.0f} of {scanned[1] / 1e6:.0f} MB scanned when the runs ended "
-        "(SessionEnd scans until 0.8 s into the hook, the background worker the rest)."
+        "(SessionEnd scans until 0.6 s into the hook, the background worker the rest)."
         if scanned[1]
         else " Capture: nothing scanned."
     )

@@ -44,8 +44,8 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
 # SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run
 # CAPTURE_UNTIL seconds (the decay and the summary come first), at least CAPTURE_LEAST; the
 # background worker takes the rest.
-CAPTURE_UNTIL = 0.8
-CAPTURE_LEAST = 0.05
+CAPTURE_UNTIL = 0.6
+CAPTURE_LEAST = 0.03
 _STARTED = time.monotonic()  # this module is imported as the hook process starts
 
 
