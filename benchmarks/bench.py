@@ -767,7 +767,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
         {
-            "name": "SessionEnd (100 MB transcript)",
+            "name": "SessionEnd with capture (100 MB transcript)",  # the worker scans the rest
             "size": 10_000,
             "argv": [hook_end],
             "payload": _payload("SessionEnd", reason="other", transcript_path=transcript),
@@ -1065,10 +1065,19 @@ def transcript_note(case: dict[str, Any], written: int) -> str:
         ).fetchone()
     if row is None:
         return "100 MB transcript: no session row was stored."
+        scanned: tuple[int | None, int | None] = connection.execute(
+            "SELECT sum(offset), sum(size) FROM capture_scan"
+        ).fetchone()
     changes = len(json.loads(row[1] or "[]"))
+    capture = (
+        f" Capture: {(scanned[0] or 0) / 1e6:.0f} of {scanned[1] / 1e6:.0f} MB scanned when the runs ended "
+        "(SessionEnd scans until 0.6 s into the hook, the background worker the rest)."
+        if scanned[1]
+        else " Capture: nothing scanned."
+    )
     return (
         f"100 MB transcript: summary {'stored' if row[0] else 'MISSING'}; {changes} key changes "
-        f"stored ({written} distinct files written in the transcript)."
+        f"stored ({written} distinct files written in the transcript).{capture}"
     )
 
 

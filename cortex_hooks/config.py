@@ -13,6 +13,8 @@ class Config:
     """Plain values, so the PreToolUse path never pays for pydantic when there is no config."""
 
     __slots__ = (
+        "capture",
+        "capture_llm",
         "context_budget",
         "embeddings",
         "half_lives",
@@ -44,6 +46,8 @@ class Config:
         surface_budget: int = 2000,
         embeddings: str = "auto",
         half_lives: dict[str, float | None] | None = None,
+        capture: bool = True,
+        capture_llm: str = "off",
     ) -> None:
         self.policy = policy
         self.regex_timeout = regex_timeout
@@ -59,6 +63,8 @@ class Config:
         self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
         # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
         self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
+        self.capture = capture  # SessionEnd scans the transcript for proposals (SPEC §10)
+        self.capture_llm = capture_llm  # "off" or "claude-cli" (SPEC §10.4)
 
 
 DEFAULT = Config()

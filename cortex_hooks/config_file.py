@@ -38,6 +38,9 @@
     architecture = "none"
     code_description = "none"
     code = "none"
+    [capture]
+    enabled = true          # SessionEnd scans the transcript for proposals (SPEC §10)
+    llm = "off"             # "off" or "claude-cli" (opt-in model drafting, SPEC §10.4)
 
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
@@ -181,6 +184,11 @@ class HalfLivesSection(_Section):
     code: HalfLife = _HALF["code"]
 
 
+class CaptureSection(_Section):
+    enabled: bool = _DEFAULT.capture
+    llm: Literal["off", "claude-cli"] = "off"
+
+
 class ConfigFile(_Section):
     confidence: ConfidenceSection = ConfidenceSection()
     regex: RegexSection = RegexSection()
@@ -189,6 +197,7 @@ class ConfigFile(_Section):
     surface: SurfaceSection = SurfaceSection()
     embeddings: EmbeddingsSection = EmbeddingsSection()
     half_lives: HalfLivesSection = HalfLivesSection()
+    capture: CaptureSection = CaptureSection()
 
     def values(self) -> config.Config:
         return config.Config(
@@ -205,6 +214,8 @@ class ConfigFile(_Section):
             surface_budget=self.surface.budget,
             embeddings=self.embeddings.backend,
             half_lives=self.half_lives.model_dump(),
+            capture=self.capture.enabled,
+            capture_llm=self.capture.llm,
         )
 
 

@@ -12,6 +12,10 @@ from cortex_hooks.scopes import Scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def prune(connection: sqlite3.Connection, config: Config, now: datetime, *, dry_run: bool) -> dict[str, int]:
     """Ebbinghaus pruning of every kind; the count archived (or, dry, that would be) per kind."""
@@ -20,6 +24,25 @@ def prune(connection: sqlite3.Connection, config: Config, now: datetime, *, dry_
         kind: kinds.prune(connection, kind, cutoffs, clock.iso(now), dry_run=dry_run)
         for kind in kinds.PRUNED_KINDS
     }
+
+
+def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
+    """Capture's proposals to show at session start (the most recurrent first), and how many
+    await an answer: the project's, when capture is on."""
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    if project is None:
+        return [], 0
+    from cortex_hooks.capture import recurrence, switch, texts
+    from cortex_hooks.store import proposals
+
+    if not switch.enabled(project.path):
+        return [], 0
+    rows = proposals.listed(project.connection)
+    shown = [
+        texts.record(row, proposals.occurrences(project.connection, int(row["id"]), limit=1))
+        for row in rows[: recurrence.SHOWN_AT_START]
+    ]
+    return shown, len(rows)
 
 
 def session_text(scopes: list[Scope], now: datetime) -> tuple[str, int]:
@@ -39,7 +62,19 @@ def session_text(scopes: list[Scope], now: datetime) -> tuple[str, int]:
         awaiting += count
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = snapshot_store.rows(project.connection, since) if project and config.snapshot else None
+    proposed, total = pending_proposals(scopes)
+    section = None
+    if proposed:
+        from cortex_hooks.capture import texts
+
+        section = texts.section(proposed, total)
     text = snapshot.session_context(
-        waiting, awaiting, loaded, now, budget=config.context_budget, cli=location.cli_command()
+        waiting,
+        awaiting,
+        loaded,
+        now,
+        budget=config.context_budget,
+        cli=location.cli_command(),
+        proposals=section,
     )
     return text, awaiting

@@ -52,6 +52,7 @@ MODULES = {
     "explain": "explain",
     "doctor": "doctor",
     "mcp": "mcp",
+    **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

@@ -147,6 +147,7 @@ def _check_database(report: Report, path: str) -> None:
             report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
         try:
             _check_learnings(report, connection, values)
+            _check_capture(report, connection)
         except sqlite3.Error as error:  # a damaged schema: say so, and keep checking the rest
             report.problem("database", f"cannot be read: {error}", "restore a backup of the database")
     if problem is not None:
@@ -156,6 +157,16 @@ def _check_database(report: Report, path: str) -> None:
     entries = log.last_entries(path)
     if entries:
         report.ok("log", f"{log.path_beside(path)}; last internal errors: " + " | ".join(entries))
+
+
+def _check_capture(report: Report, connection: sqlite3.Connection) -> None:
+    from cortex_hooks.capture import health
+
+    for ok, detail, fix in health.checks(connection):
+        if ok:
+            report.ok("capture", detail)
+        else:
+            report.problem("capture", detail, fix)
 
 
 def _check_global(report: Report, path: str) -> None:

@@ -4,13 +4,14 @@ run the memory lifecycle; refresh the push surface."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from functools import partial
 
 from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
-from cortex_hooks.store import learnings, pending, sessions
+from cortex_hooks.store import learnings, pending, sessions, transaction
 
 
 def main() -> int:
@@ -36,9 +37,62 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     for scope in scopes:  # after Part I's decay, before the surface shows the memories
         _lifecycle(scope, notes)
     # Last, after the decay and the summary are committed: a surface that cannot be written is
-    # a note, never a failed session end.
+    # a note, never a failed session end; nor is a capture.
     _surface(payload, scopes, notes)
+    _capture(payload, scopes, notes)
     return pipeline.Outcome(notes=notes)
+
+
+# SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run
+# CAPTURE_UNTIL seconds (the decay and the summary come first), at least CAPTURE_LEAST; the
+# background worker takes the rest.
+CAPTURE_UNTIL = 0.6
+CAPTURE_LEAST = 0.03
+_STARTED = time.monotonic()  # this module is imported as the hook process starts
+
+
+def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
+    """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
+    database, within the hook's budget; what is left goes to the background worker."""
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    if project is None or not payload.transcript_path:
+        return
+    from cortex_hooks.capture import switch
+
+    if not switch.enabled(project.path):
+        return
+    from cortex_hooks.capture import scanning, worker
+
+    try:
+        outcome = scanning.scan(
+            project.connection,
+            payload.transcript_path,
+            payload.session_id,
+            deadline=max(time.monotonic() + CAPTURE_LEAST, _STARTED + CAPTURE_UNTIL),
+            now=clock.iso(clock.now()),
+            policy=location.config_for(project.path).policy,
+        )
+    except sqlite3.Error as error:
+        if not transaction.locked(error):
+            notes.append(f"transcript not scanned for proposals: {error}")
+            return
+        # busy: the worker scans it later, from the same stored offset
+        notes.append(pending.kept_note(project.name, "transcript scan"))
+        behind = True
+    except (OSError, ValueError):
+        return  # the summary has said already that the transcript was not read
+    else:
+        behind = outcome.behind > 0
+        if outcome.proposed and location.config_for(project.path).capture_llm == "claude-cli":
+            behind = True  # the worker words new proposals (SPEC §10.4): never the hook itself
+        if outcome.proposed:
+            count = len(outcome.proposed)
+            notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")
+    if behind:
+        try:
+            worker.start(project.path)
+        except OSError as error:
+            notes.append(f"capture worker not started: {error}")
 
 
 def _record_summary(

@@ -25,13 +25,51 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     notes: list[str] = []
     for scope in scopes:
         _start(scope, payload, now, notes)
+    _expire_proposals(scopes, now, notes)
     text, awaiting = startup.session_text(scopes, now)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
     if not text:
         return pipeline.Outcome(notes=notes)
-    message = review.system_message(awaiting) if awaiting else None
+    proposed = _show_proposals(scopes, now, notes)
+    if proposed:
+        from cortex_hooks.capture import texts
+
+        message = texts.system_message(proposed, awaiting)
+    else:
+        message = review.system_message(awaiting) if awaiting else None
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
+
+
+def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> None:
+    """Proposals shown at 10 session starts without an answer expire (SPEC §10.2)."""
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    if project is None:
+        return
+    from cortex_hooks.capture import recurrence
+    from cortex_hooks.store import proposals
+
+    try:
+        with Transaction(project.connection):
+            proposals.expire(project.connection, recurrence.EXPIRES_AFTER, clock.iso(now))
+    except sqlite3.Error as error:  # proposals never cost the agent its context
+        notes.append(f"proposals not expired: {error}")
+
+
+def _show_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> int:
+    """Count this start for each proposal shown; how many await an answer."""
+    shown, total = startup.pending_proposals(scopes)
+    project = next((scope for scope in scopes if not scope.is_global), None)
+    if not shown or project is None:
+        return total
+    from cortex_hooks.store import proposals
+
+    try:
+        with Transaction(project.connection):
+            proposals.shown(project.connection, [int(item["id"]) for item in shown], clock.iso(now))
+    except sqlite3.Error as error:
+        notes.append(f"proposals shown, not counted: {error}")
+    return total
 
 
 def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, notes: list[str]) -> None:

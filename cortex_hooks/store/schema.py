@@ -301,6 +301,63 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX vector_item ON vector (kind, item_id)",
         *_VECTOR_TRIGGERS,
     ),
+    # 12: capture (SPEC §10). Proposals live apart from learnings and memories, so no hook matches
+    # them, no recall finds them and nothing decays them until accepted. A row is an invisible
+    # 'candidate' until its recurrence gate opens; each sighting is one occurrence. Rejected
+    # fingerprints outlive their rows. capture_scan keeps each session's transcript offset and the
+    # tail of calls the next scan needs; capture_success the project's successful Bash calls (a
+    # regex matching many of them is too broad); capture_note the worker's last error.
+    (
+        """CREATE TABLE proposal (
+            id INTEGER PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'learning' CHECK (kind IN ('learning', 'memory')),
+            signal TEXT NOT NULL CHECK (signal IN ('failed-then-fixed', 'user-correction',
+                'repeated-failure', 'model')),
+            anti_pattern TEXT NOT NULL,
+            correct_pattern TEXT NOT NULL,
+            regex TEXT,
+            tool TEXT NOT NULL DEFAULT 'Bash',
+            content TEXT,
+            status TEXT NOT NULL DEFAULT 'candidate' CHECK (status IN ('candidate', 'proposed',
+                'accepted', 'rejected', 'expired')),
+            proposed_in TEXT,
+            shown INTEGER NOT NULL DEFAULT 0,
+            learning_id INTEGER,
+            learning_scope TEXT,
+            drafted TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (fingerprint, signal)
+        )""",
+        "CREATE INDEX proposal_pending ON proposal (status, id)",
+        """CREATE TABLE proposal_occurrence (
+            proposal_id INTEGER NOT NULL REFERENCES proposal (id),
+            session_id TEXT NOT NULL,
+            failed TEXT NOT NULL,
+            fixed TEXT NOT NULL,
+            seen_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX proposal_occurrence_of ON proposal_occurrence (proposal_id)",
+        """CREATE TABLE proposal_rejected (fingerprint TEXT PRIMARY KEY, rejected_at TEXT NOT NULL)
+           WITHOUT ROWID""",
+        """CREATE TABLE capture_scan (
+            session_id TEXT PRIMARY KEY,
+            transcript TEXT NOT NULL,
+            offset INTEGER NOT NULL DEFAULT 0,
+            size INTEGER NOT NULL DEFAULT 0,
+            tail TEXT NOT NULL DEFAULT '[]',
+            updated_at TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE capture_success (
+            command TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            PRIMARY KEY (command, session_id)
+        )""",
+        """CREATE TABLE capture_note (name TEXT PRIMARY KEY, value TEXT NOT NULL, at TEXT NOT NULL)
+           WITHOUT ROWID""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

@@ -1,0 +1,252 @@
+"""The transcript as capture reads it (SPEC §10.2): tool calls with their results, and the
+person's own prompts, streamed from a byte offset and bounded by a deadline.
+
+Only the real format is read: JSON lines whose `type` is `user` or `assistant`, content blocks in
+`message.content`, a `tool_use` paired with its `tool_result` by id. What is never the person's
+words: sidechain, meta and compact-summary lines, tool results, and text the client writes in the
+person's name (slash-command echoes, reminders, task notifications, `!` shell input).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from cortex_hooks import regular_file
+from cortex_hooks.capture.redact import redact
+
+PARSE_LIMIT = 1 << 20  # a longer line (a huge Write or output) is skipped, never parsed
+OUTPUT_KEPT = 1000  # characters of a result kept from its head and again from its tail
+PROMPT_KEPT = 301  # one more than a correction may have: a longer prompt is known to be longer
+
+_NOT_WORDS = ("<command-name>", "<local-command-", "<system-reminder>", "<task-notification>", "<bash-input>")
+# Results that are not a failure of the call as written: the client refused it before it ran
+# (validation), a hook or the person denied it, or the person interrupted it.
+_NOT_FAILURES = (
+    "<tool_use_error>",
+    "cortex-hooks blocked this tool call",  # our own deny (cortex_hooks.verdict.DENY_HEADER)
+    "The user doesn't want to proceed",
+    "The user doesn't want to take this action",
+    "[Request interrupted by user",
+    "Interrupted by user",
+    "Permission to use",
+    "hook error",
+    "denied this tool",
+    "blocked by hook",
+)
+_EXIT = re.compile(r"\AExit code (\d+)")
+
+
+class Call:
+    """One tool call; `status` is pending until its result is read, then ok, error or ignored."""
+
+    __slots__ = ("decided", "exit_code", "id", "output", "status", "text", "tool")
+
+    def __init__(
+        self,
+        id: str,
+        tool: str,
+        text: str,
+        *,
+        status: str = "pending",
+        output: str = "",
+        exit_code: int | None = None,
+        decided: bool = False,
+    ) -> None:
+        self.id = id
+        self.tool = tool
+        self.text = text  # a Bash command ("" for another tool)
+        self.status = status
+        self.output = output
+        self.exit_code = exit_code
+        self.decided = decided  # a failure already counted (fixed or not): never again
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Call:
+        return cls(**{name: value[name] for name in cls.__slots__})
+
+
+class Prompt:
+    """What the person typed (at most PROMPT_KEPT characters of it)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+Event = Call | Prompt
+
+
+class Chunk:
+    """The events read from `start` to `end` (a line boundary), and whether the file ended there."""
+
+    __slots__ = ("end", "events", "finished", "session_id")
+
+    def __init__(self, events: list[Event], end: int, finished: bool, session_id: str | None) -> None:
+        self.events = events
+        self.end = end
+        self.finished = finished
+        self.session_id = session_id
+
+
+def read(path: str, start: int, deadline: float, known: dict[str, Call] | None = None) -> Chunk:
+    """The events of the transcript from byte `start` until the end of the file or the deadline
+    (monotonic clock). Only whole lines are read: a last line still being written is left for the
+    next scan. `known` are calls of earlier chunks still waiting for their result. OSError or
+    ValueError when the path is not a readable regular file."""
+    pending = dict(known or {})
+    events: list[Event] = []
+    session_id: str | None = None
+    position = start
+    with regular_file.open_regular(path) as stream:
+        stream.seek(start)
+        while True:
+            if time.monotonic() >= deadline:
+                return Chunk(events, position, False, session_id)
+            line = stream.readline(PARSE_LIMIT)
+            if not line:
+                return Chunk(events, position, True, session_id)
+            if not line.endswith(b"\n"):
+                if len(line) < PARSE_LIMIT:
+                    return Chunk(events, position, True, session_id)  # still being written
+                skipped = _skip_rest(stream, deadline)
+                if skipped is None:
+                    return Chunk(events, position, False, session_id)
+                position += len(line) + skipped
+                continue
+            position += len(line)
+            if b'"user"' not in line and b'"assistant"' not in line:
+                continue
+            record = _parse(line)
+            if not isinstance(record, dict):
+                continue
+            if session_id is None and isinstance(record.get("sessionId"), str):
+                session_id = record["sessionId"]
+            events += _events(record, pending)
+
+
+def _skip_rest(stream: Any, deadline: float) -> int | None:
+    """Bytes skipped to the end of an over-long line; None when the deadline or the file's end
+    came first (the line is then read again, whole, by a later scan)."""
+    skipped = 0
+    while time.monotonic() < deadline:
+        chunk = stream.readline(PARSE_LIMIT)
+        if not chunk:
+            return None
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            return skipped
+    return None
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _events(record: dict[str, Any], pending: dict[str, Call]) -> list[Event]:
+    kind = record.get("type")
+    message = record.get("message")
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
+        return []
+    if record.get("isSidechain") is True:
+        return []  # a subagent's calls and prompts are not this conversation's
+    content = message.get("content")
+    if kind == "assistant":
+        return _calls(content, pending)
+    if isinstance(content, list):
+        _results(content, pending)
+    if record.get("isMeta") is True or record.get("isCompactSummary") is True:
+        return []
+    prompt = _prompt_text(content)
+    if prompt is None:
+        return []
+    return [Prompt(prompt[:PROMPT_KEPT])]
+
+
+def _calls(content: Any, pending: dict[str, Call]) -> list[Event]:
+    calls: list[Event] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_use":
+            continue
+        call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
+        if not isinstance(call_id, str) or not isinstance(name, str) or not isinstance(tool_input, dict):
+            continue
+        command = tool_input.get("command")
+        # The detectors read Bash commands only; of other calls the tool is enough (their
+        # inputs, a whole file's content for a Write, are never serialized nor kept).
+        text = command if name == "Bash" and isinstance(command, str) else ""
+        # Redacted as read: no secret reaches the scan state, the evidence or a regex.
+        call = Call(call_id, name, redact(text) if text else "")
+        pending[call_id] = call
+        calls.append(call)
+    return calls
+
+
+def _results(content: list[Any], pending: dict[str, Call]) -> None:
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        call = pending.pop(str(block.get("tool_use_id")), None)
+        if call is None:
+            continue
+        if block.get("is_error") is not True:
+            call.status = "ok"  # a success's output is never needed: not read, not redacted
+            continue
+        output = _result_text(block.get("content"))
+        if len(output) > 2 * OUTPUT_KEPT:
+            output = output[:OUTPUT_KEPT] + "\n…\n" + output[-OUTPUT_KEPT:]
+        call.output = redact(output)
+        exit_code = _EXIT.match(output)
+        call.exit_code = int(exit_code.group(1)) if exit_code else None
+        call.status = "ignored" if any(marker in output for marker in _NOT_FAILURES) else "error"
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def _prompt_text(content: Any) -> str | None:
+    """A prompt the person typed: a string or text blocks (no tool result), not client text."""
+    if isinstance(content, list):
+        if any(isinstance(block, dict) and block.get("type") == "tool_result" for block in content):
+            return None
+        texts = [
+            block["text"]
+            for block in content
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+            and not block["text"].lstrip().startswith(_NOT_WORDS)
+        ]
+        content = "\n".join(texts) if texts else None
+    if not isinstance(content, str):
+        return None
+    text = content.split("<system-reminder>", 1)[0].strip()  # a reminder the client appended
+    if not text or text.startswith(_NOT_WORDS):
+        return None
+    return text
+
+
+def session_of(path: str, limit: int = 1 << 20) -> str | None:
+    """The transcript's own session id (the first `sessionId` in its first `limit` bytes)."""
+    with regular_file.open_regular(path) as stream:
+        head = stream.read(limit)
+    found = re.search(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"', head)
+    return found.group(1).decode("utf-8", "replace") if found else None
