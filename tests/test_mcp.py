@@ -30,6 +30,8 @@ TOOL_NAMES = [
     "cortex_remember",
     "cortex_forget",
     "cortex_index_code",
+    "cortex_consolidate",
+    "cortex_reflect",
     "cortex_snapshot",
     "cortex_get_access_stats",
 ]

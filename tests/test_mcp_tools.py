@@ -207,3 +207,52 @@ def test_reading_tools_say_when_there_is_no_database(db: Path, monkeypatch: pyte
     call("cortex_remember", content="something", **{"global": True})
     assert "No database" not in call("cortex_recall", query="x")  # one scope of two: the usual case
     assert not db.exists()
+
+
+def test_consolidate_merges_what_the_command_merges_and_says_how_to_undo(db: Path) -> None:
+    text = "the billing retries go through the payments queue with exponential backoff"
+    call("cortex_remember", content=text)
+    call("cortex_remember", content=text + " always")
+    preview = call("cortex_consolidate", dry_run=True)
+    assert "#1" in preview
+    assert "#2" in preview
+    assert [row["status"] for row in cli("memories", "list", "--all", "--json").json()] == ["active"] * 2
+    merged = call("cortex_consolidate")
+    assert "--restore" in merged
+    statuses = sorted(row["status"] for row in cli("memories", "list", "--all", "--json").json())
+    assert statuses == ["active", "superseded"]
+    assert "nothing" in call("cortex_consolidate").lower()  # no flag is left
+
+
+def test_reflect_decay_and_similar_are_their_commands(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "deploys go through fly.io from the main branch only, never from a feature branch"
+    call("cortex_remember", content=text)
+    call("cortex_remember", content=text + " please")
+    similar = call("cortex_reflect", action="similar", threshold=0.5)
+    assert similar == cli("reflect", "similar", "--threshold", "0.5").stdout.rstrip("\n")
+    assert "#1" in similar
+    assert "#2" in similar
+    assert call("cortex_reflect", action="similar", dry_run=True) == call("cortex_reflect", action="similar")
+    monkeypatch.setenv("CORTEX_NOW", "2027-06-01T00:00:00Z")
+    preview = call("cortex_reflect", action="decay", days=30, dry_run=True)
+    assert "0.70" in preview
+    assert "0.63" in preview
+    before = [row["confidence"] for row in cli("memories", "list", "--json").json()]
+    assert call("cortex_reflect", action="decay", days=30).startswith(preview.split("\n")[0][:10])
+    after = [row["confidence"] for row in cli("memories", "list", "--json").json()]
+    assert (before, after) == ([0.7, 0.7], [0.63, 0.63])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ({"action": "decay", "threshold": 0.5}, "threshold does not apply to action decay"),
+        ({"action": "similar", "days": 3}, "days does not apply to action similar"),
+        ({"action": "forget"}, "invalid arguments: action"),
+        ({}, "invalid arguments: action"),
+    ],
+)
+def test_reflect_refuses_arguments_of_the_other_action(
+    db: Path, arguments: dict[str, Any], reason: str
+) -> None:
+    assert reason in refused("cortex_reflect", **arguments)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Target = Literal["content", "path", "input"]
 Severity = Literal["low", "medium", "high", "critical"]
@@ -91,6 +91,36 @@ class IndexCode(_Arguments):
     global_: bool = GLOBAL
 
 
+class Consolidate(_Arguments):
+    dry_run: bool = Field(False, description="say what would merge, write nothing (no checkpoint)")
+    global_: bool = GLOBAL
+
+
+class Reflect(_Arguments):
+    action: Literal["decay", "similar"] = Field(
+        description="decay (memories not accessed lately lose confidence) or similar (near-duplicates)"
+    )
+    days: int | None = Field(None, description="decay: not accessed for this many days (default 30)")
+    threshold: float | None = Field(None, description="similar: the least similarity (default 0.85)")
+    limit: int | None = Field(None, description="similar: at most this many pairs (default 20)")
+    dry_run: bool = Field(False, description="decay: say what would change, change nothing")
+    global_: bool = Field(
+        False,
+        alias="global",
+        description="decay: the user-global database; similar: compare across both scopes",
+    )
+
+    @model_validator(mode="after")
+    def _for_the_action(self) -> Reflect:
+        given: dict[str, object] = {"days": self.days, "dry_run": self.dry_run or None}
+        if self.action == "decay":
+            given = {"threshold": self.threshold, "limit": self.limit}
+        wrong = [name for name, value in given.items() if value is not None]
+        if wrong and not (self.action == "similar" and wrong == ["dry_run"]):  # similar never writes
+            raise ValueError(f"{', '.join(wrong)} does not apply to action {self.action}")
+        return self
+
+
 class NoArguments(_Arguments):
     pass
 
@@ -104,6 +134,8 @@ MODELS: dict[str, type[_Arguments]] = {
     "cortex_remember": Remember,
     "cortex_forget": Forget,
     "cortex_index_code": IndexCode,
+    "cortex_consolidate": Consolidate,
+    "cortex_reflect": Reflect,
     "cortex_snapshot": NoArguments,
     "cortex_get_access_stats": NoArguments,
 }

@@ -328,6 +328,61 @@ SCHEMAS: dict[str, Any] = json.loads(
   ],
   "type": "object"
  },
+ "cortex_consolidate": {
+  "additionalProperties": false,
+  "properties": {
+   "dry_run": {
+    "default": false,
+    "description": "say what would merge, write nothing (no checkpoint)",
+    "type": "boolean"
+   },
+   "global": {
+    "default": false,
+    "description": "act on the user-global database instead of the project's",
+    "type": "boolean"
+   }
+  },
+  "type": "object"
+ },
+ "cortex_reflect": {
+  "additionalProperties": false,
+  "properties": {
+   "action": {
+    "description": "decay (memories not accessed lately lose confidence) or similar (near-duplicates)",
+    "enum": [
+     "decay",
+     "similar"
+    ],
+    "type": "string"
+   },
+   "days": {
+    "type": "integer",
+    "description": "decay: not accessed for this many days (default 30)"
+   },
+   "threshold": {
+    "type": "number",
+    "description": "similar: the least similarity (default 0.85)"
+   },
+   "limit": {
+    "type": "integer",
+    "description": "similar: at most this many pairs (default 20)"
+   },
+   "dry_run": {
+    "default": false,
+    "description": "decay: say what would change, change nothing",
+    "type": "boolean"
+   },
+   "global": {
+    "default": false,
+    "description": "decay: the user-global database; similar: compare across both scopes",
+    "type": "boolean"
+   }
+  },
+  "required": [
+   "action"
+  ],
+  "type": "object"
+ },
  "cortex_snapshot": {
   "additionalProperties": false,
   "properties": {},

@@ -16,9 +16,11 @@ from typing import Any
 
 from cortex_hooks import location
 
-# How an argument becomes argv: a flag given when true, `--option=value`, one `--option=item` per
-# item, a word after `--`, a pair of flags for true and false, or a choice among flag lists.
+# How an argument becomes argv: a subcommand (right after the command: `reflect decay --days 30`),
+# a flag given when true, `--option=value`, one `--option=item` per item, a word after `--`, a
+# pair of flags for true and false, or a choice among flag lists.
 FLAG, VALUE, EACH, WORD, SWITCH, CHOICE = "flag", "value", "each", "word", "switch", "choice"
+SUBCOMMAND = "subcommand"
 GLOBAL = {"global": (FLAG, "--global")}
 _FIELDS = {
     "regex": (VALUE, "--regex"),
@@ -137,6 +139,29 @@ TOOLS = (
         writes=True,
     ),
     Tool(
+        "cortex_consolidate",
+        ("consolidate",),
+        "Merge the memories flagged as nearly the same: a checkpoint first, then the highest-ranked "
+        "of each group survives with the union of tags and the others become superseded. Says what "
+        "merged and the command that undoes it (consolidate --restore CHECKPOINT).",
+        {"dry_run": (FLAG, "--dry-run"), **GLOBAL},
+    ),
+    Tool(
+        "cortex_reflect",
+        ("reflect",),
+        "Reflect on the memory. action decay: memories not accessed for `days` lose 10% of their "
+        "confidence (floor 0.10), listing each change; action similar: pairs of near-duplicate "
+        "memories and of near-duplicate learnings, most similar first (writes nothing).",
+        {
+            "action": (SUBCOMMAND,),
+            "days": (VALUE, "--days"),
+            "threshold": (VALUE, "--threshold"),
+            "limit": (VALUE, "--limit"),
+            "dry_run": (FLAG, "--dry-run"),
+            **GLOBAL,
+        },
+    ),
+    Tool(
         "cortex_snapshot",
         ("snapshot",),
         "The memory snapshot SessionStart injects, as it would be now. Changes nothing.",
@@ -162,13 +187,16 @@ def listing() -> list[dict[str, Any]]:
 
 def argv(tool: Tool, given: dict[str, Any]) -> list[str]:
     """The CLI argv of a call: options first, then `--` and the words (a word may begin with -)."""
+    subcommands: list[str] = []
     options: list[str] = []
     words: list[str] = []
     for name, value in given.items():
         if value is None:
             continue
         how, *spelled = tool.arguments[name]
-        if how == FLAG and value:
+        if how == SUBCOMMAND:
+            subcommands.append(str(value))
+        elif how == FLAG and value:
             options.append(spelled[0])
         elif how == SWITCH:
             options.append(spelled[0] if value else spelled[1])
@@ -180,7 +208,9 @@ def argv(tool: Tool, given: dict[str, Any]) -> list[str]:
             options.extend(spelled[0][value])
         elif how == WORD:
             words.append(str(value))
-    return [*tool.command, *options, *(["--", *words] if words else [])]
+    if tool.name == "cortex_reflect" and subcommands == ["similar"]:
+        options = [option for option in options if option != "--dry-run"]  # similar never writes
+    return [*tool.command, *subcommands, *options, *(["--", *words] if words else [])]
 
 
 def call(name: str, arguments: dict[str, Any], dispatch: Dispatch) -> tuple[str, bool]:
