@@ -1063,11 +1063,11 @@ def transcript_note(case: dict[str, Any], written: int) -> str:
         row = connection.execute(
             "SELECT summary, key_changes FROM session WHERE id LIKE 'bench-%' ORDER BY ended_at DESC LIMIT 1"
         ).fetchone()
-    if row is None:
-        return "100 MB transcript: no session row was stored."
         scanned: tuple[int | None, int | None] = connection.execute(
             "SELECT sum(offset), sum(size) FROM capture_scan"
         ).fetchone()
+    if row is None:
+        return "100 MB transcript: no session row was stored."
     changes = len(json.loads(row[1] or "[]"))
     capture = (
         f" Capture: {(scanned[0] or 0) / 1e6:.0f} of {scanned[1] / 1e6:.0f} MB scanned when the runs ended "

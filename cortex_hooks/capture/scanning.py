@@ -64,7 +64,7 @@ def scan(
             return outcome
         outcome.candidates = len(found.candidates)
         outcome.skipped += found.skipped
-        active = _active(connection)
+        active = _active(connection) if found.candidates else []  # reads every learning: only when needed
         for candidate in found.candidates:
             _record(connection, candidate, session, now=now, policy=policy, active=active, outcome=outcome)
         done = [

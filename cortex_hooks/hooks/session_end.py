@@ -145,7 +145,7 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     notes += result.skipped
 
 
-LIFECYCLE_BUDGET = 0.1  # seconds per scope; what is left stays due for the next session end
+LIFECYCLE_BUDGET = 0.05  # seconds per scope; what is left stays due for the next session end
 
 
 def _lifecycle(scope: Scope, notes: list[str]) -> None:
