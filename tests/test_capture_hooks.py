@@ -148,6 +148,25 @@ def test_what_the_budget_leaves_the_worker_finishes(tmp_path: Path) -> None:
     assert "scanned only in part" not in cli("doctor").stdout
 
 
+def test_the_worker_scans_a_session_that_sessionend_could_not_start(tmp_path: Path) -> None:
+    """A SessionEnd that found the database busy stored no offset: the worker is told the session."""
+    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    first = make_session("s0").write(tmp_path / "s0.jsonl")
+    with closing(open_database(database())) as connection:
+        now = clock.iso(clock.now())
+        scanning.scan(connection, str(first), "s0", deadline=10**9, now=now, policy=DEFAULT)
+    path = make_session("s1").write(tmp_path / "s1.jsonl")
+    assert [row["session_id"] for row in scan_rows()] == ["s0"]
+    assert worker.run(database()) == 0  # without its name the worker cannot know it
+    assert [row["session_id"] for row in scan_rows()] == ["s0"]
+    assert worker.run(database(), ("s1", str(path))) == 0
+    assert {row["session_id"]: row["offset"] for row in scan_rows()} == {
+        "s0": first.stat().st_size,
+        "s1": path.stat().st_size,
+    }
+    assert len(cli_json("proposals")) == 1  # the second session's sighting opened the gate
+
+
 def test_the_worker_writes_down_its_error_for_doctor(tmp_path: Path) -> None:
     cli("add", "--anti-pattern", "unrelated", "--correct", "x")
     path = make_session("s1").write(tmp_path / "s1.jsonl")

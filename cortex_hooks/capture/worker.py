@@ -1,7 +1,10 @@
 """The background worker (SPEC §10.3): scans what SessionEnd's budget left, one worker at a time
 per database, detached from the client so that it survives the client's exit.
 
-    python -m cortex_hooks.capture.worker DATABASE
+    python -m cortex_hooks.capture.worker DATABASE [SESSION TRANSCRIPT]
+
+SESSION and TRANSCRIPT name a session SessionEnd could not start to scan (the database was busy):
+it has no stored offset yet, so only its name tells the worker it exists.
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ def lock_path(database: str) -> str:
     return database + ".capture.lock"
 
 
-def start(database: str) -> None:
+def start(database: str, session: tuple[str, str] | None = None) -> None:
     """Start the worker for a database, detached; it exits at once when one already runs. Every
-    process we start is marked CORTEX_HOOKS_CHILD=1 and loses CLAUDECODE (SPEC §10.4)."""
+    process we start is marked CORTEX_HOOKS_CHILD=1 and loses CLAUDECODE (SPEC §10.4). `session`:
+    (id, transcript) of a session to scan that may have no stored offset yet."""
     env = {name: value for name, value in os.environ.items() if name != "CLAUDECODE"}
     env["CORTEX_HOOKS_CHILD"] = "1"
     subprocess.Popen(
-        [sys.executable, "-m", "cortex_hooks.capture.worker", database],
+        [sys.executable, "-m", "cortex_hooks.capture.worker", database, *(session or ())],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -38,9 +42,10 @@ def start(database: str) -> None:
     )
 
 
-def run(database: str) -> int:
-    """Scan every session whose transcript grew past its stored offset; under the database's
-    capture lock (another worker holding it already does the work)."""
+def run(database: str, session: tuple[str, str] | None = None) -> int:
+    """Scan every session whose transcript grew past its stored offset, and `session` (id,
+    transcript) first; under the database's capture lock (another worker holding it already does
+    the work: a session it has not seen waits for the next SessionEnd's worker)."""
     with open(lock_path(database), "a", encoding="utf-8") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -56,6 +61,18 @@ def run(database: str) -> int:
             policy = location.config_for(database).policy
             errors: list[str] = []
             stuck: set[str] = set()
+            if session is not None and proposals.scan_state(connection, session[0]) is None:
+                try:  # its first scan records its offset: the rounds below go on from there
+                    scanning.scan(
+                        connection,
+                        session[1],
+                        session[0],
+                        deadline=time.monotonic() + SCAN_SLICE,
+                        now=clock.iso(clock.now()),
+                        policy=policy,
+                    )
+                except Exception as error:
+                    errors.append(f"session {session[0]}: {type(error).__name__}: {error}")
             for _round in range(MAX_ROUNDS):
                 behind = [
                     row
@@ -150,11 +167,11 @@ def _behind(row: object) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
-    if len(arguments) != 1:
-        print("usage: python -m cortex_hooks.capture.worker DATABASE", file=sys.stderr)
+    if len(arguments) not in (1, 3):
+        print("usage: python -m cortex_hooks.capture.worker DATABASE [SESSION TRANSCRIPT]", file=sys.stderr)
         return 2
     try:
-        return run(arguments[0])
+        return run(arguments[0], (arguments[1], arguments[2]) if len(arguments) == 3 else None)
     except Exception as error:  # nobody reads this process's stderr: the database keeps the error
         _note_error(arguments[0], f"{type(error).__name__}: {error}")
         return 1

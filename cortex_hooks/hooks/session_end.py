@@ -90,7 +90,7 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
             notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")
     if behind:
         try:
-            worker.start(project.path)
+            worker.start(project.path, (payload.session_id, payload.transcript_path))
         except OSError as error:
             notes.append(f"capture worker not started: {error}")
 
