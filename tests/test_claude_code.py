@@ -117,26 +117,13 @@ def learning(project: Path, learning_id: int) -> dict[str, Any]:
     return dict(row)
 
 
-def run_claude(
-    claude: str,
-    namespace: list[str],
-    project: Path,
-    turns: list[dict[str, Any]],
-    prompt: str = "Please do the task.",
-    **env: str,
-) -> Run:
-    """Run `claude -p` in `project` against the mock, as reference §9 describes, offline."""
-    work = project.parent
-    home = work / "claude-home"
-    home.mkdir(exist_ok=True)
-    (work / "turns.json").write_text(json.dumps(turns))
-    records = work / "requests.json"
-    records.unlink(missing_ok=True)
+def client_environment(home: Path, **env: str) -> dict[str, str]:
+    """The environment of an offline Claude Code run with its own HOME; `env` adds or overrides."""
     # Our scripts must be found through the absolute paths install wrote, not through PATH.
     path = os.pathsep.join(
         part for part in os.environ.get("PATH", "").split(os.pathsep) if Path(part) != SCRIPTS
     )
-    environment = {
+    return {
         "PATH": path,
         "HOME": str(home),
         "LANG": "C.UTF-8",
@@ -148,6 +135,27 @@ def run_claude(
         "IS_SANDBOX": "1",  # bypassPermissions is refused to root otherwise
         **env,
     }
+
+
+def run_claude(
+    claude: str,
+    namespace: list[str],
+    project: Path,
+    turns: list[dict[str, Any]],
+    prompt: str = "Please do the task.",
+    *,
+    mode: str = "bypassPermissions",
+    **env: str,
+) -> Run:
+    """Run `claude -p` in `project` against the mock, as reference §9 describes, offline, in the
+    permission mode given."""
+    work = project.parent
+    home = work / "claude-home"
+    home.mkdir(exist_ok=True)
+    (work / "turns.json").write_text(json.dumps(turns))
+    records = work / "requests.json"
+    records.unlink(missing_ok=True)
+    environment = client_environment(home, **env)
     command = [
         *namespace,
         sys.executable,
@@ -162,7 +170,7 @@ def run_claude(
         "--output-format",
         "json",
         "--permission-mode",
-        "bypassPermissions",
+        mode,
     ]
     completed = subprocess.run(
         command,

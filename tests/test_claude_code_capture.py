@@ -16,6 +16,7 @@ from test_claude_code import (  # noqa: F401 (fixtures)
     after_tool_use,
     bash,
     claude,
+    client_environment,
     learn,
     namespace,
     project,
@@ -125,18 +126,12 @@ def test_model_drafting_runs_no_hook_and_leaves_no_transcript(
     home.mkdir(exist_ok=True)
     (work / "turns.json").write_text(json.dumps([{"text": json.dumps(wording)}]))
     records = work / "requests.json"
-    environment = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "ANTHROPIC_API_KEY": "sk-test-dummy",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "CORTEX_CLAUDE_BIN": claude,
-        "CLAUDECODE": "1",  # as when a hook of a running session starts the worker: the child loses it
-    }
+    environment = client_environment(
+        home,
+        PATH=os.environ.get("PATH", ""),
+        CORTEX_CLAUDE_BIN=claude,
+        CLAUDECODE="1",  # as when a hook of a running session starts the worker: the child loses it
+    )
     worker = [sys.executable, "-m", "cortex_hooks.capture.worker", database]
     completed = subprocess.run(
         [

@@ -3,18 +3,12 @@ model sees our tools as mcp__cortex__<tool>, calls them, and what they write is 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SCRIPTS, cli, cli_json
+from support import cli, cli_json
 from test_claude_code import (  # the fixtures and helpers of the hooks' real-client tests
-    MOCK,
-    RUN_TIMEOUT,
     Run,
     after_tool_use,
     bash,
@@ -23,30 +17,12 @@ from test_claude_code import (  # the fixtures and helpers of the hooks' real-cl
     text_of,
     tool_result,
 )
+from test_claude_code import run_claude as run_hooks_client
 
 from cortex_hooks.mcp.schemas import SCHEMAS
 
 pytestmark = pytest.mark.claude_cli
 __all__ = ["claude", "namespace"]  # fixtures, used by name
-
-
-def environment(home: Path, **env: str) -> dict[str, str]:
-    # Our scripts must be found through the absolute paths install wrote, not through PATH.
-    path = os.pathsep.join(
-        part for part in os.environ.get("PATH", "").split(os.pathsep) if Path(part) != SCRIPTS
-    )
-    return {
-        "PATH": path,
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "ANTHROPIC_API_KEY": "sk-test-dummy",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "IS_SANDBOX": "1",
-        **env,
-    }
 
 
 def run_claude(
@@ -59,38 +35,7 @@ def run_claude(
     env: dict[str, str] | None = None,
 ) -> Run:
     """`claude -p` in `project` against the mock, offline, in the permission mode given."""
-    work = project.parent
-    home = work / "claude-home"
-    home.mkdir(exist_ok=True)
-    (work / "turns.json").write_text(json.dumps(turns))
-    records = work / "requests.json"
-    records.unlink(missing_ok=True)
-    command = [
-        *namespace,
-        sys.executable,
-        str(MOCK),
-        f"--turns={work / 'turns.json'}",
-        f"--record={records}",
-        f"--timeout={RUN_TIMEOUT}",
-        "--",
-        claude,
-        "-p",
-        "Please do the task.",
-        "--output-format",
-        "json",
-        "--permission-mode",
-        mode,
-    ]
-    completed = subprocess.run(
-        command,
-        cwd=project,
-        env={**environment(home), **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT + 30,
-        check=False,
-    )
-    return Run(completed, records, home)
+    return run_hooks_client(claude, namespace, project, turns, mode=mode, **(env or {}))
 
 
 def said(result: dict[str, Any]) -> str:
