@@ -496,3 +496,38 @@ def test_start_tool_calls_end_sequence_exact_counts(db: Path) -> None:
     assert session["reason"] == "other"
     assert session["summary"] == FIRST_PROMPT
     assert session["key_changes"] == FIXTURE_CHANGES
+
+
+@pytest.mark.parametrize(
+    ("hook", "fixture"),
+    [
+        ("session_start", "session_start.startup"),
+        ("session_end", "session_end.other"),
+        ("pre_tool_use", "pre_tool_use.bash"),
+    ],
+)
+def test_no_hook_imports_pydantic(db: Path, tmp_path: Path, hook: str, fixture: str) -> None:
+    """pydantic's import alone costs a hook about ten times a bare interpreter: the hooks check
+    their payloads with the standard library, and do their whole work without it."""
+    import subprocess
+    import sys
+
+    add(regex=r"\bnever-matches-anything\b")
+    given = payload(fixture, cwd=str(tmp_path), transcript_path=str(FIXTURES / "transcript.jsonl"))
+    program = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('pydantic' in sys.modules, file=sys.stderr))\n"
+        f"from cortex_hooks.hooks import {hook}\n"
+        f"sys.exit({hook}.main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        input=json.dumps(given),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORTEX_DB": str(db)},
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
