@@ -56,6 +56,11 @@ def open_scopes(
     return scopes, skipped
 
 
+def project_scope(scopes: list[Scope]) -> Scope | None:
+    """The project's scope among these, when its database is open."""
+    return next((scope for scope in scopes if not scope.is_global), None)
+
+
 def close(scopes: list[Scope]) -> None:
     for scope in scopes:
         scope.connection.close()

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from cortex_hooks import clock, location, pruning, snapshot
 from cortex_hooks.config import Config
-from cortex_hooks.scopes import Scope
+from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
 
@@ -29,7 +29,7 @@ def prune(connection: sqlite3.Connection, config: Config, now: datetime, *, dry_
 def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
     """Capture's proposals to show at session start (the most recurrent first), and how many
     await an answer: the project's, when capture is on."""
-    project = next((scope for scope in scopes if not scope.is_global), None)
+    project = project_scope(scopes)
     if project is None:
         return [], 0
     from cortex_hooks.capture import recurrence, switch, texts
@@ -45,10 +45,13 @@ def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
     return shown, len(rows)
 
 
-def session_text(scopes: list[Scope], now: datetime) -> tuple[str, int]:
+def session_text(
+    scopes: list[Scope], now: datetime, proposals: tuple[list[dict[str, Any]], int]
+) -> tuple[str, int]:
     """The text SessionStart injects, and how many learnings await review: the review prompt of
-    both scopes (project first), then the project's snapshot, within the project's budget."""
-    project = next((scope for scope in scopes if not scope.is_global), None)
+    both scopes (project first), then the project's snapshot and capture's `proposals` (as
+    pending_proposals reads them), within the project's budget."""
+    project = project_scope(scopes)
     config = location.config_for((project or scopes[0]).path)
     waiting: list[dict[str, object]] = []
     awaiting = 0
@@ -62,7 +65,7 @@ def session_text(scopes: list[Scope], now: datetime) -> tuple[str, int]:
         awaiting += count
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = snapshot_store.rows(project.connection, since) if project and config.snapshot else None
-    proposed, total = pending_proposals(scopes)
+    proposed, total = proposals
     section = None
     if proposed:
         from cortex_hooks.capture import texts

@@ -91,7 +91,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
             if config.prune:
                 startup.prune(scope.connection, config, now, dry_run=False)
         if scopes:
-            text, awaiting = startup.session_text(scopes, now)
+            text, awaiting = startup.session_text(scopes, now, startup.pending_proposals(scopes))
         if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
             raise CortexError("; ".join(skipped))
         for note in skipped + [

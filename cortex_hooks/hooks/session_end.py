@@ -10,7 +10,7 @@ from functools import partial
 from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import pipeline
-from cortex_hooks.scopes import Scope
+from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions, transaction
 
 
@@ -54,7 +54,7 @@ _STARTED = time.monotonic()  # this module is imported as the hook process start
 def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
     """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
     database, within the hook's budget; what is left goes to the background worker."""
-    project = next((scope for scope in scopes if not scope.is_global), None)
+    project = project_scope(scopes)
     if project is None or not payload.transcript_path:
         return
     from cortex_hooks.capture import switch

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
+from typing import Any
 
 from cortex_hooks import clock, hand_edits, location, payloads, protocol, review, startup
 from cortex_hooks.hooks import pipeline
-from cortex_hooks.scopes import Scope
+from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction
 
@@ -26,16 +27,17 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     for scope in scopes:
         _start(scope, payload, now, notes)
     _expire_proposals(scopes, now, notes)
-    text, awaiting = startup.session_text(scopes, now)
+    shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
+    text, awaiting = startup.session_text(scopes, now, (shown, total))
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
     if not text:
         return pipeline.Outcome(notes=notes)
-    proposed = _show_proposals(scopes, now, notes)
-    if proposed:
+    _count_shown(scopes, shown, now, notes)
+    if total:
         from cortex_hooks.capture import texts
 
-        message = texts.system_message(proposed, awaiting)
+        message = texts.system_message(total, awaiting)
     else:
         message = review.system_message(awaiting) if awaiting else None
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
@@ -43,7 +45,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
 
 def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> None:
     """Proposals shown at 10 session starts without an answer expire (SPEC §10.2)."""
-    project = next((scope for scope in scopes if not scope.is_global), None)
+    project = project_scope(scopes)
     if project is None:
         return
     from cortex_hooks.capture import recurrence
@@ -56,12 +58,11 @@ def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> N
         notes.append(f"proposals not expired: {error}")
 
 
-def _show_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> int:
-    """Count this start for each proposal shown; how many await an answer."""
-    shown, total = startup.pending_proposals(scopes)
-    project = next((scope for scope in scopes if not scope.is_global), None)
+def _count_shown(scopes: list[Scope], shown: list[dict[str, Any]], now: datetime, notes: list[str]) -> None:
+    """Count this start for each proposal shown (one shown at 10 starts unanswered expires)."""
+    project = project_scope(scopes)
     if not shown or project is None:
-        return total
+        return
     from cortex_hooks.store import proposals
 
     try:
@@ -69,7 +70,6 @@ def _show_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> int
             proposals.shown(project.connection, [int(item["id"]) for item in shown], clock.iso(now))
     except sqlite3.Error as error:
         notes.append(f"proposals shown, not counted: {error}")
-    return total
 
 
 def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, notes: list[str]) -> None:
