@@ -14,9 +14,11 @@ from cortex_hooks.errors import FAILURE, CortexError
 
 
 class _Payload:
-    """The fields both session hooks read; `EVENT` is the hook_event_name a payload may carry."""
+    """The fields both session hooks read. `EVENT` is the hook_event_name a payload may carry;
+    `FIELD` the one field of its own, with the value it takes when absent."""
 
     EVENT = ""
+    FIELD = ("", "")
     __slots__ = ("cwd", "session_id", "transcript_path")
 
     def __init__(self, payload: dict[str, Any]) -> None:
@@ -27,33 +29,24 @@ class _Payload:
         event = payload.get("hook_event_name", self.EVENT)
         if event != self.EVENT:
             problems.append(f"hook_event_name: must be {self.EVENT!r}, got {event!r}")
-        problems += self._read(payload)
+        name, default = self.FIELD
+        setattr(self, name, _text(payload, name, problems) or default)
         if problems:
             raise CortexError("invalid payload: " + "; ".join(problems), FAILURE)
-
-    def _read(self, payload: dict[str, Any]) -> list[str]:
-        return []
 
 
 class SessionStartPayload(_Payload):
     EVENT = "SessionStart"
+    FIELD = ("source", "startup")  # startup | resume | clear | compact | fork, and whatever comes next
     __slots__ = ("source",)
-
-    def _read(self, payload: dict[str, Any]) -> list[str]:
-        problems: list[str] = []
-        # startup | resume | clear | compact | fork, and whatever comes next
-        self.source = _text(payload, "source", problems) or "startup"
-        return problems
+    source: str
 
 
 class SessionEndPayload(_Payload):
     EVENT = "SessionEnd"
+    FIELD = ("reason", "other")
     __slots__ = ("reason",)
-
-    def _read(self, payload: dict[str, Any]) -> list[str]:
-        problems: list[str] = []
-        self.reason = _text(payload, "reason", problems) or "other"
-        return problems
+    reason: str
 
 
 def _text(payload: dict[str, Any], name: str, problems: list[str], *, required: bool = False) -> str | None:
