@@ -269,3 +269,29 @@ def test_the_readme_table_matches_tools_list() -> None:
         schema = SCHEMAS[name]
         assert required == set(schema.get("required", [])), name
         assert required | optional == set(schema["properties"]), name
+
+
+def test_a_database_kept_open_sees_other_writers_and_a_file_put_in_its_place(
+    mcp: Server, project: Path
+) -> None:
+    """The server keeps each database open between calls: what another process commits is seen
+    at the next call, and a file replaced meanwhile (a restore, a copy) is the one read."""
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    text, is_error = mcp.call("cortex_remember", content="deploys go through the blue fleet")
+    assert not is_error, text
+    database = project / ".cortex" / "cortex.db"
+    before = database.with_name("before.db")
+    with sqlite3.connect(database) as source, sqlite3.connect(before) as copy:
+        source.backup(copy)
+    cli_json("remember", "the kafka brokers live in eu-west-1", env=env, process=True)
+    found, _ = mcp.call("cortex_recall", query="kafka brokers")
+    assert "eu-west-1" in found
+    os.replace(before, database)  # the file the server opened is gone: the new one is read
+    for suffix in ("-wal", "-shm"):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+    found, _ = mcp.call("cortex_recall", query="kafka brokers")
+    assert "eu-west-1" not in found
+    assert "Nothing found" in found
+    found, _ = mcp.call("cortex_recall", query="blue fleet")
+    assert "blue fleet" in found
+    assert mcp.close() == 0

@@ -22,5 +22,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         if getattr(args, option, None):
             os.environ[variable] = os.path.abspath(getattr(args, option))
     from cortex_hooks.mcp import server
+    from cortex_hooks.store.connection import keep_open
 
-    return server.main(args.dispatch)
+    with keep_open():  # each database stays open from one tool call to the next
+        return server.main(args.dispatch)

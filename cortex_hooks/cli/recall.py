@@ -52,7 +52,7 @@ def run_recall(args: argparse.Namespace) -> int:
         for note in skipped:
             render.note(note)
         vector = query_vector(database.embeddings(args), args.query) if scopes else None
-        results = ranked(gather(scopes, words, wanted, args.type, vector), args.limit)
+        results = ranked(gather(scopes, words, wanted, args.type, vector, limit=args.limit), args.limit)
         for scope in scopes:
             _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
     finally:
@@ -70,13 +70,17 @@ def gather(
     wanted: set[str],
     memory_type: str | None = None,
     vector: tuple[str, bytes] | None = None,
+    *,
+    limit: int = 10,
 ) -> list[Found]:
-    """What each scope holds for a query, unranked and without counting an access: FTS5 hits, and
-    with the query's vector the nearest items too (SPEC §12). The MCP server calls this warm."""
+    """What each scope holds for a query, unranked and without counting an access: its best FTS5
+    hits (5 for each result asked for, at least search.CANDIDATES: the rank score only reorders
+    near-ties), and with the query's vector the nearest items too (SPEC §12)."""
     found: list[Found] = []
+    best = max(search.CANDIDATES, 5 * limit)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        rows = search.found(scope.connection, search.match(scope.connection, words), wanted)
+        rows = search.found(scope.connection, search.match(scope.connection, words), wanted, best)
         if vector is not None:
             from cortex_hooks.embeddings.recall import candidates
 

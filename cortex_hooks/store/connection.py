@@ -21,6 +21,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Missing",
     "Transaction",
+    "keep_open",
     "locked",
     "open_database",
     "user_version",
@@ -51,7 +52,7 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
             raise Missing(f"no database at {path}")
         location.create_private(path)
     try:
-        connection = sqlite3.connect(path, isolation_level=None, timeout=busy)
+        connection = _connect(path, busy)
     except sqlite3.Error as error:
         raise CortexError(f"cannot open the database {path}: {error}") from None
     connection.row_factory = sqlite3.Row
@@ -77,17 +78,82 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
         if pending_waiting(path):
             _replay(connection, path, busy)
     except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
-        connection.close()
+        _discard(connection)
         raise CortexError(f"cannot use the database {path}: {_circumstances(path, error)}") from None
     except sqlite3.DatabaseError as error:
-        connection.close()
+        _discard(connection)
         raise CortexError(
             f"{path} is not a usable cortex database ({error}); it was left untouched"
         ) from None
     except BaseException:
-        connection.close()
+        _discard(connection)
         raise
     return connection
+
+
+class _Kept(sqlite3.Connection):
+    """A connection a long-running process keeps from one command to the next (keep_open): a
+    command's close() hands it back, open, with its parsed schema and its page cache."""
+
+    identity: tuple[int, int] = (0, 0)  # the file's (device, inode) when it was opened
+    lent = False
+
+    def close(self) -> None:
+        if self.in_transaction:  # never the case after a Transaction; never carried over
+            self.rollback()
+        self.lent = False
+
+    def release(self) -> None:
+        super().close()
+
+
+class keep_open:
+    """While in force, the connection of each database path stays open between commands, lent
+    to one command at a time (the MCP server: no open, schema read and close per tool call). A
+    file replaced in between (a restore) is opened anew; all are closed at the end."""
+
+    kept: dict[str, _Kept] | None = None  # path -> its connection, while in force
+
+    def __enter__(self) -> None:
+        keep_open.kept = {}
+
+    def __exit__(self, *exc: object) -> None:
+        kept, keep_open.kept = keep_open.kept or {}, None
+        for connection in kept.values():
+            connection.release()
+
+
+def _connect(path: str, busy: float) -> sqlite3.Connection:
+    """A new connection, or under keep_open the kept one of this file when no command holds it."""
+    if keep_open.kept is None:
+        return sqlite3.connect(path, isolation_level=None, timeout=busy)
+    stats = os.stat(path)
+    identity = (stats.st_dev, stats.st_ino)
+    kept = keep_open.kept.get(path)
+    if kept is not None and kept.lent:  # a command opening the same file twice: a plain second one
+        return sqlite3.connect(path, isolation_level=None, timeout=busy)
+    if kept is not None and kept.identity != identity:
+        kept.release()
+        kept = None
+    if kept is None:
+        kept = sqlite3.connect(path, isolation_level=None, timeout=busy, factory=_Kept)
+        kept.identity = identity
+        keep_open.kept[path] = kept
+    else:
+        kept.execute(f"PRAGMA busy_timeout = {int(busy * 1000)}")
+    kept.lent = True
+    return kept
+
+
+def _discard(connection: sqlite3.Connection) -> None:
+    """Close a connection that failed its checks, kept or not: it is never lent again."""
+    if isinstance(connection, _Kept):
+        kept = keep_open.kept or {}
+        for path in [path for path, other in kept.items() if other is connection]:
+            del kept[path]
+        connection.release()
+    else:
+        connection.close()
 
 
 def pending_waiting(path: str) -> bool:

@@ -12,7 +12,7 @@ import sqlite3
 
 KINDS = {1: "memory", 2: "learning", 3: "decision", 4: "error", 5: "todo"}
 NUMBERS = {kind: number for number, kind in KINDS.items()}
-CANDIDATES = 200  # the best bm25 hits read per database; ranking happens on these
+CANDIDATES = 50  # the fewest bm25 hits read per database (5 per result asked for): ranked
 
 # Each kind's active rows as recall shows them: the columns every result has.
 _ROWS = {
@@ -41,22 +41,38 @@ _ROWS = {
 }
 
 
-def found(connection: sqlite3.Connection, match: str, kinds: set[str]) -> list[dict[str, object]]:
-    """The active rows of these kinds that the FTS5 query `match` finds, each with its kind and
-    its bm25 relevance (higher is better), best first."""
+def found(
+    connection: sqlite3.Connection, match: str, kinds: set[str], best: int = CANDIDATES
+) -> list[dict[str, object]]:
+    """The active rows of these kinds among the `best` hits of the FTS5 query `match`, each with
+    its kind and its bm25 relevance (higher is better), best first. bm25 scores the newest BUDGET
+    rows the query finds, never more (see `match`)."""
     hits = connection.execute(
         "SELECT rowid, -bm25(search) AS relevance FROM search WHERE search MATCH :match "
-        "ORDER BY bm25(search) LIMIT :limit",
-        {"match": match, "limit": CANDIDATES},
+        "AND rowid >= :floor AND rowid % 8 IN (SELECT value FROM json_each(:kinds)) "
+        "ORDER BY bm25(search) LIMIT :best",
+        {
+            "match": match,
+            "floor": _floor(connection, match),
+            "kinds": json.dumps([NUMBERS[kind] for kind in kinds]),
+            "best": best,
+        },
     ).fetchall()
     wanted: dict[str, dict[int, float]] = {}
     for rowid, relevance in hits:
-        kind = KINDS.get(rowid % 8)
-        if kind in kinds:
-            wanted.setdefault(kind, {})[rowid // 8] = relevance
+        wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = relevance
     results = rows(connection, wanted)
     results.sort(key=lambda result: -float(str(result["relevance"])))
     return results
+
+
+def _floor(connection: sqlite3.Connection, match: str) -> int:
+    """The oldest rowid bm25 scores: that of the newest BUDGET rows the query finds (0: all)."""
+    beyond = connection.execute(
+        "SELECT rowid FROM search WHERE search MATCH :match ORDER BY rowid DESC LIMIT 1 OFFSET :budget",
+        {"match": match, "budget": BUDGET},
+    ).fetchone()
+    return beyond[0] + 1 if beyond else 0
 
 
 def rows(connection: sqlite3.Connection, wanted: dict[str, dict[int, float]]) -> list[dict[str, object]]:
@@ -72,14 +88,16 @@ def similar_memories(
     connection: sqlite3.Connection, match: str, exclude: int, limit: int = 50
 ) -> list[sqlite3.Row]:
     """The active memories sharing the most words with a text (the candidates of auto-link and
-    of similar pairs: an index lookup, never a scan of every memory)."""
+    of similar pairs: an index lookup, never a scan of every memory; bm25 scores at most the
+    newest BUDGET rows the words find)."""
     return connection.execute(
         """SELECT m.id, m.content FROM (
                SELECT rowid / 8 AS id, bm25(search) AS relevance FROM search
-               WHERE search MATCH :match AND rowid % 8 = 1 ORDER BY bm25(search) LIMIT :limit) AS hit
+               WHERE search MATCH :match AND rowid >= :floor AND rowid % 8 = 1
+               ORDER BY bm25(search) LIMIT :limit) AS hit
            JOIN memory AS m ON m.id = hit.id
            WHERE m.status = 'active' AND m.id != :exclude ORDER BY hit.relevance""",
-        {"match": match, "exclude": exclude, "limit": limit},
+        {"match": match, "floor": _floor(connection, match), "exclude": exclude, "limit": limit},
     ).fetchall()
 
 
@@ -89,7 +107,11 @@ def words_query(words: list[str]) -> str:
 
 
 KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost time
-COMMON = 0.25  # a word in more than this share of rows is dropped while rarer ones remain
+# The rows bm25 scores at most, per query and scope: it reads every row the query's words are in,
+# so this bounds recall's cost at any size. A query keeps its rarer words while the rows they are
+# in stay within it; when even its rarest word is in more rows, the newest BUDGET are scored.
+BUDGET = 2_000
+COMMON = 0.25  # past the budget, a word in more than this share of rows is dropped while rarer ones remain
 # Words too common to be worth even counting (counting a word reads every row that holds it):
 # left out of a query that has other words.
 STOPWORDS = frozenset(
@@ -100,19 +122,35 @@ STOPWORDS = frozenset(
 
 
 def match(connection: sqlite3.Connection, words: list[str]) -> str:
-    """The FTS5 query for these words: the rarest of them (bm25 weighs a common word at almost
-    nothing, yet reading its rows is what makes a query slow over 100,000 memories). A word the
-    index does not hold as typed (an accent the tokenizer folds) is kept."""
+    """The FTS5 query for these words: the rarest of them, while the rows they are in fit the
+    budget (bm25 weighs a common word at almost nothing, yet reading its rows is what makes a
+    query slow over 100,000 memories). A word in no row costs nothing and is kept."""
     words = [word for word in words if word not in STOPWORDS] or words
-    counts = {
-        term: count
-        for term, count in connection.execute(
-            "SELECT term, doc FROM search_vocabulary WHERE term IN (SELECT value FROM json_each(:words))",
-            {"words": json.dumps(words)},
-        )
-    }
-    rows = connection.execute("SELECT coalesce(max(rowid), 0) / 8 FROM search").fetchone()[0]
-    unknown = [word for word in words if word not in counts]  # no rows to read: they cost nothing
-    known = sorted((word for word in words if word in counts), key=counts.__getitem__)
-    rare = [word for word in known if counts[word] <= COMMON * rows] or known
-    return words_query(unknown + rare[:KEPT_WORDS])
+    newest = connection.execute("SELECT coalesce(max(rowid), 0) FROM search").fetchone()[0]
+    counts = {word: _rows_holding(connection, word, newest) for word in words}
+    absent = [word for word in words if not counts[word]]
+    present = sorted((word for word in words if counts[word]), key=counts.__getitem__)
+    kept: list[str] = []
+    total = 0.0
+    for word in present:
+        total += counts[word]
+        if total > BUDGET:
+            break
+        kept.append(word)
+    if not kept:  # even the rarest word is in more rows than the budget: found() takes the newest
+        rows = newest / 8
+        kept = [word for word in present if counts[word] <= COMMON * rows] or present[:1]
+    return words_query(absent + kept[:KEPT_WORDS])
+
+
+def _rows_holding(connection: sqlite3.Connection, word: str, newest: int) -> float:
+    """How many rows hold a word: counted up to the budget, beyond it estimated from how recent
+    the newest BUDGET of them are (reading no more than those)."""
+    count, oldest = connection.execute(
+        """SELECT count(*), min(rowid) FROM (
+               SELECT rowid FROM search WHERE search MATCH :word ORDER BY rowid DESC LIMIT :enough)""",
+        {"word": words_query([word]), "enough": BUDGET + 1},
+    ).fetchone()
+    if count <= BUDGET:
+        return float(count)
+    return float(count * newest / max(newest - oldest, 1))
