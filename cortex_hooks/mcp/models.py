@@ -11,11 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cortex_hooks.memory.vocabulary import MemoryType
+
 Target = Literal["content", "path", "input"]
 Severity = Literal["low", "medium", "high", "critical"]
-MemoryType = Literal[
-    "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
-]
 Kind = Literal["memory", "learning", "decision", "error", "todo"]
 
 GLOBAL = Field(False, alias="global", description="act on the user-global database instead of the project's")
