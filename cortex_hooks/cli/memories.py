@@ -82,9 +82,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _memory_options(parser: argparse.ArgumentParser, *, pin: bool = True) -> None:
-    parser.add_argument("--type", choices=vocabulary.TYPES, help="default: context")
+    parser.add_argument("--type", choices=vocabulary.TYPES, help=f"default: {given.DEFAULT_TYPE}")
     parser.add_argument("--summary", metavar="S", help="default: the first line of the content")
-    parser.add_argument("--priority", type=int, metavar="N", help="1 to 10 (default 5)")
+    low, high = given.PRIORITIES
+    parser.add_argument(
+        "--priority", type=int, metavar="N", help=f"{low} to {high} (default {given.DEFAULT_PRIORITY})"
+    )
     parser.add_argument("--tag", action="append", dest="tags", metavar="X", help="a tag (repeatable)")
     if pin:
         parser.add_argument("--pin", action="store_true", default=None, dest="pinned")

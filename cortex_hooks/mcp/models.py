@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 
 Target = Literal["content", "path", "input"]
@@ -70,9 +71,11 @@ class Recall(_Arguments):
 
 class Remember(_Arguments):
     content: str = Field(description="the knowledge to keep")
-    type: MemoryType | None = Field(None, description="default context")
+    type: MemoryType | None = Field(None, description=f"default {given.DEFAULT_TYPE}")
     summary: str | None = Field(None, description="default: the first line of the content")
-    priority: int | None = Field(None, description="1 to 10 (default 5)")
+    priority: int | None = Field(
+        None, description=f"{given.PRIORITIES[0]} to {given.PRIORITIES[1]} (default {given.DEFAULT_PRIORITY})"
+    )
     tags: list[str] | None = None
     pinned: bool = Field(False, description="keep it at the top, never decayed")
     global_: bool = GLOBAL

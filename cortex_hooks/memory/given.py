@@ -17,6 +17,8 @@ from cortex_hooks.memory import vocabulary
 SUMMARY_LENGTH = 200
 TAG_LENGTH = 100
 PRIORITIES = (1, 10)
+DEFAULT_TYPE: vocabulary.MemoryType = "context"
+DEFAULT_PRIORITY = 5
 DEFAULT_CONFIDENCE = 70  # hundredths (§9.1)
 
 
@@ -24,9 +26,9 @@ class MemoryFields(NamedTuple):
     """The fields of a memory as given, every rule met (build one through `checked`)."""
 
     content: str
-    type: str = "context"
+    type: str = DEFAULT_TYPE
     summary: str | None = None
-    priority: int = 5
+    priority: int = DEFAULT_PRIORITY
     tags: list[str] = []  # noqa: RUF012 (never changed: a NamedTuple's default)
     pinned: bool = False
 

@@ -45,9 +45,9 @@ class ImportedMemory(_Given):
     fields a person gives meet memory.given's rules."""
 
     content: Annotated[str, AfterValidator(given.content)]
-    type: MemoryType = "context"
+    type: MemoryType = given.DEFAULT_TYPE
     summary: Annotated[str, AfterValidator(given.summary)] | None = None
-    priority: Annotated[int, AfterValidator(given.priority)] = 5
+    priority: Annotated[int, AfterValidator(given.priority)] = given.DEFAULT_PRIORITY
     tags: Annotated[
         list[Annotated[str, AfterValidator(given.tag)]],
         BeforeValidator(given.listed),
