@@ -1,9 +1,9 @@
 """What a person or the agent gives for a memory (SPEC §9.1), checked with the standard library.
 
-One function per rule. `checked` applies them for remember, memories update and index-code, whose
-work is done before pydantic's import would be (it cost `remember` half its time); the pydantic
-models of records.py (an import file) wrap the very same functions as validators, so the two agree
-on every limit and every message.
+One function per rule. `checked` applies them for remember, memories update and index-code
+without importing pydantic (its import and a model's first build were half of `remember`'s time);
+the import file's pydantic model (records.ImportedMemory) wraps the very same functions as
+validators, so the two agree on every limit, every default and every word.
 """
 
 from __future__ import annotations
