@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant, Text
 from cortex_hooks.records import Severity
-from cortex_hooks.validation import encodable
 
 Priority = Literal["high", "medium", "low"]
 

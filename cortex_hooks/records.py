@@ -14,9 +14,9 @@ from pydantic import (
 )
 
 from cortex_hooks import confidence, matching
+from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.validation import encodable
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input"]

@@ -6,15 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from cortex_hooks import sanitize
 from cortex_hooks.errors import USAGE, CortexError
-
-
-def encodable(value: object) -> object:
-    """A field validator: a string must be storable (see sanitize.storable)."""
-    if not sanitize.storable(value):
-        raise ValueError("holds characters that are not valid Unicode (a lone surrogate)")
-    return value
 
 
 def explain(error: ValidationError) -> str:

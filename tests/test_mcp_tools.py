@@ -148,10 +148,12 @@ def test_forget_in_the_global_scope_says_how_to_undo_there(db: Path) -> None:
 @pytest.mark.parametrize(
     ("arguments", "reason"),
     [
-        ({"content": "x", "priority": 11}, "priority"),
+        # The values are checked by the CLI's rules (memory.given), in its words.
+        ({"content": "x", "priority": 11}, "invalid memory: priority: must lie in [1, 10], got 11"),
         ({"content": "x", "type": "rumour"}, "invalid arguments: type"),
         ({"content": "x", "tags": "one"}, "invalid arguments: tags"),
-        ({"content": ""}, "content"),
+        ({"content": ""}, "invalid memory: content: String should have at least 1 character"),
+        ({"content": "x", "tags": ["ok", ""]}, "invalid memory: tags.1: must be 1 to 100 characters long"),
     ],
 )
 def test_bad_memory_arguments_write_nothing(db: Path, arguments: dict[str, Any], reason: str) -> None:

@@ -13,13 +13,16 @@ from typing import Any
 from cortex_hooks import clock, location, regular_file
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.memory import records, similarity, vocabulary
-from cortex_hooks.memory.records import Memory, MemoryFields
+from cortex_hooks.memory import given, similarity, vocabulary
+from cortex_hooks.memory.given import MemoryFields
 from cortex_hooks.store import consolidation as flags
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import search
 from cortex_hooks.store.connection import Transaction
-from cortex_hooks.validation import validated
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a pydantic model, built only to be printed: `remember` checks without pydantic
+    from cortex_hooks.memory.records import Memory
 
 CODE_LIMIT = 64 * 1024  # bytes of a file index-code keeps (§9.2)
 CUT_NOTE = "\n… [cut: the file goes on past 64 KiB]"
@@ -79,9 +82,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _memory_options(parser: argparse.ArgumentParser, *, pin: bool = True) -> None:
-    parser.add_argument("--type", choices=vocabulary.TYPES, help="default: context")
+    parser.add_argument("--type", choices=vocabulary.TYPES, help=f"default: {given.DEFAULT_TYPE}")
     parser.add_argument("--summary", metavar="S", help="default: the first line of the content")
-    parser.add_argument("--priority", type=int, metavar="N", help="1 to 10 (default 5)")
+    low, high = given.PRIORITIES
+    parser.add_argument(
+        "--priority", type=int, metavar="N", help=f"{low} to {high} (default {given.DEFAULT_PRIORITY})"
+    )
     parser.add_argument("--tag", action="append", dest="tags", metavar="X", help="a tag (repeatable)")
     if pin:
         parser.add_argument("--pin", action="store_true", default=None, dest="pinned")
@@ -97,9 +103,9 @@ def new_row(fields: MemoryFields, now: str, **stored: Any) -> dict[str, Any]:
     values: dict[str, Any] = {
         "type": fields.type,
         "content": fields.content,
-        "summary": fields.summary or records.summary_of(fields.content),
+        "summary": fields.summary or given.summary_of(fields.content),
         "priority": fields.priority,
-        "confidence": records.DEFAULT_CONFIDENCE,
+        "confidence": given.DEFAULT_CONFIDENCE,
         "pinned": int(fields.pinned),
         "tags": json.dumps(fields.tags, ensure_ascii=False),
         "source": "explicit",
@@ -178,7 +184,7 @@ def _vector_of(args: argparse.Namespace, fields: MemoryFields) -> tuple[str, byt
         return None
     from cortex_hooks.embeddings.queue import document_vector
 
-    summary = fields.summary or records.summary_of(fields.content)
+    summary = fields.summary or given.summary_of(fields.content)
     return document_vector(setting, "memory", {"content": fields.content, "summary": summary})
 
 
@@ -192,7 +198,7 @@ def _embed_written(
 
 
 def run_remember(args: argparse.Namespace) -> int:
-    fields: MemoryFields = validated(MemoryFields, _given(args), "invalid memory")
+    fields = given.checked(_given(args), "invalid memory")
     now = clock.iso(clock.now())
     vector = _vector_of(args, fields)
     with closing(database.for_writing(args)) as connection:
@@ -203,7 +209,7 @@ def run_remember(args: argparse.Namespace) -> int:
 
                 vectors.put(connection, vector[0], "memory", {memory_id: vector[1]})
             linked = auto_link(connection, memory_id, fields.content, now, vector)
-        memory = load(connection, args, memory_id) if args.json else None
+        memory = _shown(connection, args, memory_id)
     message = f"Remembered memory #{memory_id} ({fields.type}, {database.scope(args)})."
     if linked:
         related = ", ".join(f"#{other} ({value:.2f})" for other, value, _ in linked)
@@ -215,14 +221,13 @@ def run_remember(args: argparse.Namespace) -> int:
                 + ", ".join(f"#{other}" for other in flagged)
                 + ": flagged for consolidation (see cortex-hooks consolidate --dry-run)."
             )
-    if memory is not None:  # the record is built (pydantic) only when it is printed
-        render.emit_json(memory)
-    else:
-        render.say(message)
+    _emit(memory, message)
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from cortex_hooks.memory.records import Memory
+
     shown: list[Memory] = []
     connection = database.for_reading(args)
     if connection is not None:
@@ -264,38 +269,40 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    given = _given(args)
-    if not given:
+    changed = _given(args)
+    if not changed:
         raise CortexError("nothing to update: give at least one option (see memories update --help)", USAGE)
     now = clock.iso(clock.now())
     with closing(database.for_changing(args, unknown("memory", args.id))) as connection:
         with Transaction(connection):
-            current = load(connection, args, args.id)
+            current = _current(connection, args.id)
             merged = {
-                **current.model_dump(include={"content", "type", "priority", "tags", "pinned"}),
-                **given,
+                "content": current["content"],
+                "type": current["type"],
+                "priority": current["priority"],
+                "tags": json.loads(current["tags"] or "[]"),
+                "pinned": bool(current["pinned"]),
+                **changed,
             }
-            if "content" in given and "summary" not in given:
-                merged.pop("summary", None)  # derived again from the new content
-            elif "summary" not in given:
-                merged["summary"] = current.summary
-            fields: MemoryFields = validated(MemoryFields, merged, "invalid memory")
+            if "summary" not in changed and "content" not in changed:
+                merged["summary"] = current["summary"]  # else derived again from the new content
+            fields = given.checked(merged, "invalid memory")
             changes: dict[str, Any] = {
                 "content": fields.content,
-                "summary": fields.summary or records.summary_of(fields.content),
+                "summary": fields.summary or given.summary_of(fields.content),
                 "type": fields.type,
                 "priority": fields.priority,
                 "tags": json.dumps(fields.tags, ensure_ascii=False),
                 "updated_at": now,
             }
-            if {"content", "type", "priority"} & set(given):
+            if {"content", "type", "priority"} & set(changed):
                 changes["confirmed_at"] = now  # a confirmation (SPEC §9.5)
             store.update(connection, args.id, changes)
-            if fields.content != current.content and current.status == "active":
+            if fields.content != current["content"] and current["status"] == "active":
                 auto_link(connection, args.id, fields.content, now, link=False)  # flags only
         _embed_written(args, connection, "memory", [args.id])
-        memory = load(connection, args, args.id)
-    render.emit(args, memory, f"Updated memory #{args.id}.")
+        memory = _shown(connection, args, args.id)
+    _emit(memory, f"Updated memory #{args.id}.")
     return 0
 
 
@@ -310,16 +317,16 @@ def run_change(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
     with closing(database.for_changing(args, unknown("memory", args.id))) as connection:
         with Transaction(connection):
-            current = load(connection, args, args.id)
+            current = _current(connection, args.id)
             if args.change == "archive":
-                changes: dict[str, Any] = {"status": "archived", "archived_at": current.archived_at or now}
+                changes: dict[str, Any] = {"status": "archived", "archived_at": current["archived_at"] or now}
                 verb = "Archived"
             else:
                 values, verb = _CHANGES[args.change]
                 changes = dict(values)
             store.update(connection, args.id, {**changes, "updated_at": now})
-        memory = load(connection, args, args.id)
-    render.emit(args, memory, f"{verb} memory #{args.id}.")
+        memory = _shown(connection, args, args.id)
+    _emit(memory, f"{verb} memory #{args.id}.")
     return 0
 
 
@@ -366,19 +373,18 @@ def run_forget(args: argparse.Namespace) -> int:
 def _archive(args: argparse.Namespace, memory_id: int, now: str) -> int:
     with closing(database.for_changing(args, unknown("memory", memory_id))) as connection:
         with Transaction(connection):
-            current = load(connection, args, memory_id)
+            current = _current(connection, memory_id)
             store.update(
                 connection,
                 memory_id,
-                {"status": "archived", "archived_at": current.archived_at or now, "updated_at": now},
+                {"status": "archived", "archived_at": current["archived_at"] or now, "updated_at": now},
             )
-        memory = load(connection, args, memory_id)
+        memory = _shown(connection, args, memory_id)
     restore = database.scoped(args, f"cortex-hooks memories restore {memory_id}")
-    render.emit(
-        args,
+    _emit(
         memory,
         f"Forgot memory #{memory_id} (archived, never deleted): "
-        f"{render.clean(memory.summary, one_line=True)[:100]}\nUndo: {restore}",
+        f"{render.clean(current['summary'], one_line=True)[:100]}\nUndo: {restore}",
     )
     return 0
 
@@ -395,12 +401,8 @@ def run_index_code(args: argparse.Namespace) -> int:
     if not code.strip():
         raise CortexError(f"{args.path} is empty: nothing to index", USAGE)
     path = _shown_path(args.path)
-    prose: MemoryFields = validated(
-        MemoryFields, {"content": args.prose, "type": "code_description"}, "invalid prose"
-    )
-    body: MemoryFields = validated(
-        MemoryFields, {"content": code, "type": "code", "summary": f"{path} (code)"}, "invalid file"
-    )
+    prose = given.checked({"content": args.prose, "type": "code_description"}, "invalid prose")
+    body = given.checked({"content": code, "type": "code", "summary": f"{path} (code)"}, "invalid file")
     now = clock.iso(clock.now())
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
@@ -412,8 +414,8 @@ def run_index_code(args: argparse.Namespace) -> int:
             auto_link(connection, code_id, code, now)
             store.link(connection, description_id, code_id, "source_of", strength=1.0, now=now)
         _embed_written(args, connection, "memory", [description_id])  # the prose only: never code
-        memory = load(connection, args, description_id)
-    render.emit(args, memory, f"Indexed {path}: code description #{description_id}, code #{code_id}.")
+        memory = _shown(connection, args, description_id)
+    _emit(memory, f"Indexed {path}: code description #{description_id}, code #{code_id}.")
     return 0
 
 
@@ -447,7 +449,29 @@ def run_link(args: argparse.Namespace) -> int:
     return 0
 
 
+def _current(connection: sqlite3.Connection, memory_id: int) -> sqlite3.Row:
+    row = store.get(connection, memory_id)
+    if row is None:
+        raise unknown("memory", memory_id)
+    return row
+
+
+def _shown(connection: sqlite3.Connection, args: argparse.Namespace, memory_id: int) -> Memory | None:
+    """The memory as `--json` prints it (a pydantic record, so built only then), else None."""
+    return load(connection, args, memory_id) if args.json else None
+
+
+def _emit(memory: Memory | None, message: str) -> None:
+    """The record as JSON when there is one (`--json`), else the message for a person."""
+    if memory is not None:
+        render.emit_json(memory)
+    else:
+        render.say(message)
+
+
 def load(connection: sqlite3.Connection, args: argparse.Namespace, memory_id: int) -> Memory:
+    from cortex_hooks.memory.records import Memory
+
     row = store.get(connection, memory_id)
     if row is None:
         raise unknown("memory", memory_id)

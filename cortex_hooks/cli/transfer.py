@@ -18,7 +18,7 @@ from cortex_hooks.cli.learnings import readable, row_values
 from cortex_hooks.cli.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory.edges import Edge, ImportedEdge
-from cortex_hooks.memory.records import ImportedMemory, Memory, MemoryFields
+from cortex_hooks.memory.records import ImportedMemory, Memory
 from cortex_hooks.records import ImportedLearning
 from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import learnings as learning_store
@@ -159,7 +159,7 @@ def _import_memories(connection: sqlite3.Connection, parsed: ExportFile, now: st
     """Memories with new ids, and the edges among them remapped to those ids."""
     memory_ids: dict[int, int] = {}
     for memory in parsed.memories:
-        fields = MemoryFields.model_validate(memory.model_dump(include=set(MemoryFields.model_fields)))
+        fields = memory.fields()
         created = memory.created_at or now
         stored = memory.model_dump(
             include={

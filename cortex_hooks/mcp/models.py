@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cortex_hooks.memory import given
+from cortex_hooks.memory.vocabulary import MemoryType
+
 Target = Literal["content", "path", "input"]
 Severity = Literal["low", "medium", "high", "critical"]
-MemoryType = Literal[
-    "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
-]
 Kind = Literal["memory", "learning", "decision", "error", "todo"]
 
 GLOBAL = Field(False, alias="global", description="act on the user-global database instead of the project's")
@@ -71,9 +71,11 @@ class Recall(_Arguments):
 
 class Remember(_Arguments):
     content: str = Field(description="the knowledge to keep")
-    type: MemoryType | None = Field(None, description="default context")
+    type: MemoryType | None = Field(None, description=f"default {given.DEFAULT_TYPE}")
     summary: str | None = Field(None, description="default: the first line of the content")
-    priority: int | None = Field(None, description="1 to 10 (default 5)")
+    priority: int | None = Field(
+        None, description=f"{given.PRIORITIES[0]} to {given.PRIORITIES[1]} (default {given.DEFAULT_PRIORITY})"
+    )
     tags: list[str] | None = None
     pinned: bool = Field(False, description="keep it at the top, never decayed")
     global_: bool = GLOBAL

@@ -97,7 +97,7 @@ def plan(
     kept = [(first, second) for first, second in pairs if first in known and second in known]
     merges = []
     if merge is not None:
-        from cortex_hooks.memory.records import summary_of
+        from cortex_hooks.memory.given import summary_of
     for group in groups(kept):
         members = [known[member] for member in group]
         best = survivor(members, max_in_degree)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cortex_hooks.memory.records import EdgeType, _Given
+from cortex_hooks.memory.records import _Given
+from cortex_hooks.memory.vocabulary import EdgeType
 
 
 class ImportedEdge(_Given):

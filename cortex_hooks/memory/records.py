@@ -1,37 +1,23 @@
-"""pydantic models of memories as given (remember, update, import) and as shown (SPEC §9.1)."""
+"""pydantic models of memories as imported and as shown (SPEC §9.1). What a person gives to
+remember or update is checked without pydantic (memory.given); an imported memory meets the same
+rules, each given's function wrapped as a validator here."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
 
-from cortex_hooks import confidence
-from cortex_hooks.fields import Instant, Text
-from cortex_hooks.memory import vocabulary
-from cortex_hooks.validation import encodable
-
-MemoryType = Literal[
-    "architecture", "decision", "pattern", "gotcha", "progress", "context", "code_description", "code"
-]
+from cortex_hooks import checks, confidence
+from cortex_hooks.checks import encodable
+from cortex_hooks.fields import Instant
+from cortex_hooks.memory import given
+from cortex_hooks.memory.vocabulary import MemoryType
 
 Source = Literal["explicit", "conversation", "code_index"]
 Status = Literal["active", "superseded", "archived"]
-EdgeType = Literal[
-    "relates_to", "derived_from", "contradicts", "exemplifies", "refines", "supersedes", "source_of"
-]
-assert MemoryType.__args__ == vocabulary.TYPES  # type: ignore[attr-defined]
-assert EdgeType.__args__ == vocabulary.EDGE_TYPES  # type: ignore[attr-defined]
-SUMMARY_LENGTH = 200
-DEFAULT_CONFIDENCE = 70  # hundredths (§9.1)
-
-
-def summary_of(content: str) -> str:
-    """The first line of the content, cut to 200 characters (`…` when cut)."""
-    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    return first if len(first) <= SUMMARY_LENGTH else first[: SUMMARY_LENGTH - 1] + "…"
 
 
 def _memory_confidence(value: object) -> int:
@@ -41,35 +27,11 @@ def _memory_confidence(value: object) -> int:
     return hundredths
 
 
-def _tags(value: object) -> object:
-    if isinstance(value, str):
-        return [value]
-    return value
-
-
-def _within(low: int, high: int) -> Any:
-    """A bound on a number, or on a text's length, as an AfterValidator."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, int):
-            if not low <= value <= high:
-                raise ValueError(f"must lie in [{low}, {high}], got {value}")
-        elif not low <= len(value) <= high:
-            raise ValueError(f"must be {low} to {high:,} characters long, got {len(value):,}")
-        return value
-
-    return AfterValidator(check)
-
-
-def _words(text: str) -> str:
-    """Content is words: a text of only spaces has nothing to remember (nor to summarize)."""
-    if not text.strip():
-        raise ValueError("must hold more than white space")
-    return text
+def _count(value: int) -> int:
+    return checks.within(0, 2**62, value)
 
 
 MemoryConfidence = Annotated[int, BeforeValidator(_memory_confidence)]
-Tag = Annotated[str, _within(1, 100)]
 
 
 class _Given(BaseModel):
@@ -78,38 +40,39 @@ class _Given(BaseModel):
     _encodable = field_validator("*")(encodable)
 
 
-class MemoryFields(_Given):
-    """What a person or the agent gives for a memory (remember, update)."""
+class ImportedMemory(_Given):
+    """A memory in an import file: what export prints, ids, counters and times optional; the
+    fields a person gives meet memory.given's rules."""
 
-    content: Annotated[Text, AfterValidator(_words)]
-    type: MemoryType = "context"
-    summary: Annotated[str, _within(1, SUMMARY_LENGTH)] | None = None
-    priority: Annotated[int, _within(1, 10)] = 5
-    tags: Annotated[list[Tag], BeforeValidator(_tags)] = []
+    content: Annotated[str, AfterValidator(given.content)]
+    type: MemoryType = given.DEFAULT_TYPE
+    summary: Annotated[str, AfterValidator(given.summary)] | None = None
+    priority: Annotated[int, AfterValidator(given.priority)] = given.DEFAULT_PRIORITY
+    tags: Annotated[
+        list[Annotated[str, AfterValidator(given.tag)]],
+        BeforeValidator(given.listed),
+        AfterValidator(given.tags),
+    ] = []
     pinned: bool = False
-
-    @field_validator("tags")
-    @classmethod
-    def _unique(cls, tags: list[str]) -> list[str]:
-        return list(dict.fromkeys(tag.strip() for tag in tags if tag.strip()))
-
-
-class ImportedMemory(MemoryFields):
-    """A memory in an import file: what export prints, ids, counters and times optional."""
-
     id: int | None = None
     scope: Literal["project", "global"] | None = None
-    confidence: MemoryConfidence = DEFAULT_CONFIDENCE
+    confidence: MemoryConfidence = given.DEFAULT_CONFIDENCE
     source: Source = "explicit"
     source_session: str | None = None
     status: Status = "active"
     path: str | None = None
-    access_count: Annotated[int, _within(0, 2**62)] = 0
+    access_count: Annotated[int, AfterValidator(_count)] = 0
     last_accessed: Instant | None = None
     created_at: Instant | None = None
     updated_at: Instant | None = None
     archived_at: Instant | None = None
     centrality: float | None = None  # derived from the edges: ignored on import
+
+    def fields(self) -> given.MemoryFields:
+        """The fields a person gives (already checked, by the same rules)."""
+        return given.MemoryFields(
+            self.content, self.type, self.summary, self.priority, list(self.tags), self.pinned
+        )
 
 
 class Memory(BaseModel):

@@ -6,7 +6,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from cortex_hooks.memory.consolidation import Candidate, Merge
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # its dataclasses cost `remember`, which only flags pairs, 10 ms of imports
+    from cortex_hooks.memory.consolidation import Candidate, Merge
 
 
 def flag(
@@ -36,6 +38,8 @@ def flagged(connection: sqlite3.Connection) -> list[sqlite3.Row]:
 
 def candidates(connection: sqlite3.Connection, ids: Iterable[int]) -> list[Candidate]:
     """These memories, the active ones, as a merge plan reads them."""
+    from cortex_hooks.memory.consolidation import Candidate
+
     return [
         Candidate(
             id=row["id"],

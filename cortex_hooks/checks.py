@@ -1,0 +1,36 @@
+"""The rules on a given value, as plain functions: each returns the value or raises ValueError
+worded for a person. The standard-library checks (memory.given) call them, and the pydantic field
+types (fields.Text, validation.encodable, the records' bounds) wrap the very same functions."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from cortex_hooks import sanitize
+
+Value = TypeVar("Value")
+Bounded = TypeVar("Bounded", int, str)
+
+
+def text(value: str) -> str:
+    """A text that is not empty (pydantic's own wording, as Field(min_length=1) would say it)."""
+    if not value:
+        raise ValueError("String should have at least 1 character")
+    return value
+
+
+def encodable(value: Value) -> Value:
+    """Every string in the value can be stored (see sanitize.storable)."""
+    if not sanitize.storable(value):
+        raise ValueError("holds characters that are not valid Unicode (a lone surrogate)")
+    return value
+
+
+def within(low: int, high: int, value: Bounded) -> Bounded:
+    """A number between the bounds, or a text whose length is."""
+    if isinstance(value, int):
+        if not low <= value <= high:
+            raise ValueError(f"must lie in [{low}, {high}], got {value}")
+    elif not low <= len(value) <= high:
+        raise ValueError(f"must be {low} to {high:,} characters long, got {len(value):,}")
+    return value
