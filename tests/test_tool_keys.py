@@ -5,6 +5,7 @@ the sqlite3 shell) changes which calls it decides, exactly as its new matcher sa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, cli_process, payload, run
+from support import Result, cli, cli_json, cli_process, payload, run, script
 
 from cortex_hooks import prefilter
 from cortex_hooks.store import learnings
@@ -153,3 +154,26 @@ def test_candidates_skip_learnings_whose_matcher_does_not_accept_the_tool(db: Pa
         "Read": sorted(every.values()),
     }
     assert odd == sorted([*every.values(), ids["NotebookEdit"]])
+
+
+# --- PreToolUse leaves without the interpreter's teardown: nothing it says is lost ---------------
+
+
+def test_the_hook_says_everything_before_its_quick_exit_into_files(db: Path, tmp_path: Path) -> None:
+    """Files are block-buffered, unlike a terminal: the deny and the note on the skipped learning
+    both reach them (hooks/pipeline.leave flushes before it ends the process)."""
+    sound = add("Bash", "--auto-block")
+    odd = add("Bash", "--auto-block")
+    sql(db, "UPDATE learning SET tool = ? WHERE id = ?", b"Bash", odd)
+    call = payload("pre_tool_use.bash", tool_name="Bash", tool_input=CALLS["Bash"])
+    out, err = tmp_path / "out", tmp_path / "err"
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        done = subprocess.run(
+            [script(HOOK)], input=json.dumps(call).encode(), stdout=stdout, stderr=stderr, env=buffered,
+            check=False,
+        )  # fmt: skip
+    assert done.returncode == 0
+    reason = json.loads(out.read_text())["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"learning #{sound} " in reason
+    assert err.read_text().startswith(f"cortex-hooks: PreToolUse: learning #{odd} skipped: its tool")

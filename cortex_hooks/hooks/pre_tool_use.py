@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return pipeline.run("PreToolUse", parse, handle)
+    return pipeline.leave(pipeline.run("PreToolUse", parse, handle))
 
 
 class ToolCall:
