@@ -177,3 +177,14 @@ def test_the_hook_says_everything_before_its_quick_exit_into_files(db: Path, tmp
     reason = json.loads(out.read_text())["hookSpecificOutput"]["permissionDecisionReason"]
     assert f"learning #{sound} " in reason
     assert err.read_text().startswith(f"cortex-hooks: PreToolUse: learning #{odd} skipped: its tool")
+
+
+def test_doctor_names_keys_whose_tool_is_not_their_learnings_and_update_mends_them(db: Path) -> None:
+    learning = add("Bash", "--auto-block")
+    sql(db, "UPDATE learning_key SET tool = 'Edit' WHERE learning_id = ?", learning)  # bypasses the trigger
+    assert decided(learning) == set()  # the index says Edit, the learning Bash: no tool gets through
+    (said,) = doctor_on(learning)
+    assert "prefilter data is missing or stale" in said["detail"]
+    assert said["fix"] == f"cortex-hooks update {learning} --regex={MARKER}"
+    assert cli("update", str(learning), f"--regex={MARKER}").code == 0
+    assert (doctor_on(learning), decided(learning)) == ([], {"Bash"})
