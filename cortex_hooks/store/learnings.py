@@ -208,10 +208,12 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
 
     connection.create_function("accepts", 1, accepts, deterministic=True)
     return connection.execute(
+        # The keys in the order given (sorted per target: neighbouring pages), each looked up once
+        # (CROSS JOIN keeps SQLite from first copying all of them into a temporary index).
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
-           FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
-           WHERE k.key IN (SELECT value FROM json_each(:keys)) AND accepts(k.tool)
-             AND l.archived_at IS NULL AND l.regex IS NOT NULL
+           FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
+               JOIN learning AS l ON l.id = k.learning_id
+           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL
            ORDER BY l.id""",
         {"keys": keys},
     ).fetchall()
