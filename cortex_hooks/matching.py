@@ -131,13 +131,13 @@ def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[s
 # `(?:a{1}b?|…|a{2000}b?)+` takes a gigabyte. Patterns past these bounds are refused.
 MAX_PATTERN = 100_000  # characters
 MAX_REPEATS = 5_000  # the sum of every {m,n} bound in the pattern
-_BOUNDS = re.compile(r"\{(\d*),?(\d*)\}")
+_BOUNDS = r"\{(\d*),?(\d*)\}"  # compiled when first used (`re` caches it): not by a call that matches nothing
 
 
 def compile_pattern(pattern: str) -> Any:
     """A compiled `regex` pattern; CortexError (invalid input) when it does not compile or would
     cost too much to compile."""
-    repeats = sum(int(low or 0) + int(high or 0) for low, high in _BOUNDS.findall(pattern))
+    repeats = sum(int(low or 0) + int(high or 0) for low, high in re.findall(_BOUNDS, pattern))
     if len(pattern) > MAX_PATTERN or repeats > MAX_REPEATS:
         raise CortexError(
             f"regex too costly to compile (over {MAX_PATTERN:,} characters or {MAX_REPEATS:,} "

@@ -59,7 +59,9 @@ def contents(path: Path) -> dict[str, Any]:
                     confidence=MOVED_CONFIDENCE if "learning_confidence" in tables else "confidence"
                 )
             ).fetchall(),
-            "learning_key": connection.execute("SELECT * FROM learning_key ORDER BY 1, 2").fetchall(),
+            "learning_key": connection.execute(
+                "SELECT key, learning_id FROM learning_key ORDER BY 1, 2"
+            ).fetchall(),
             "session": connection.execute("SELECT * FROM session ORDER BY id").fetchall(),
         }
 
@@ -77,6 +79,16 @@ def assert_migrated(path: Path, original: dict[str, Any]) -> None:
     assert derived != original["learning_key"]  # v1.sql holds keys in the format of its time
     assert after["learning_key"] == derived
     assert after["session"] == original["session"]
+    assert keys_with_another_tool(path) == []
+
+
+def keys_with_another_tool(path: Path) -> list[Any]:
+    """Prefilter keys whose copy of the tool matcher (version 13) is not their learning's."""
+    with closing(sqlite3.connect(path)) as connection:
+        return connection.execute(
+            """SELECT k.key, k.learning_id, k.tool, l.tool FROM learning_key AS k
+               LEFT JOIN learning AS l ON l.id = k.learning_id WHERE k.tool IS NOT l.tool"""
+        ).fetchall()
 
 
 # --- version 1 -> current -------------------------------------------------------------------------
@@ -271,3 +283,79 @@ def test_version_10_gains_the_vector_table_and_keeps_every_memory(db: Path) -> N
         assert connection.execute("SELECT count(*) FROM vector").fetchone()[0] == 2
         connection.execute("UPDATE memory SET summary = 'Deploys' WHERE id = 1")
         assert connection.execute("SELECT item_id FROM vector").fetchall() == [(2,)]
+
+
+# --- version 12 -> 13: each prefilter key carries its learning's tool matcher ---------------------
+
+V12_LEARNINGS = [  # (tool, regex, target, auto_block, archived_at)
+    ("Bash", r"git\s+push\s+--force", "content", 1, None),
+    ("Edit|Write", r"datetime\.now\(\)", "content", 0, None),
+    ("mcp__jira__.*", r"[A-Z]{2,}-\d+", "input", 1, None),
+    ("*", r"\.env$", "path", 1, None),
+    ("Bash", r"sudo pip", "content", 1, "2026-05-01T00:00:00Z"),
+]
+
+
+def _version_12(path: Path) -> None:
+    """A database at schema 12 as that code left it: learnings and their keys without the tool."""
+    from cortex_hooks.store import schema
+
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statements in schema.MIGRATIONS[:12]:
+            for statement in statements:
+                connection.execute(statement)
+        for number, (tool, regex, target, auto_block, archived_at) in enumerate(V12_LEARNINGS, 1):
+            connection.execute(
+                """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, target, auto_block,
+                       created_at, updated_at, archived_at, literals)
+                   VALUES (:id, :anti, 'do not', :regex, :tool, :target, :auto_block, :now, :now,
+                       :archived_at, :literals)""",
+                {"id": number, "anti": f"anti {number}", "regex": regex, "tool": tool, "target": target,
+                 "auto_block": auto_block, "now": NOW, "archived_at": archived_at,
+                 "literals": prefilter.literals(regex)},
+            )  # fmt: skip
+            connection.execute("INSERT INTO learning_confidence VALUES (:id, 80)", {"id": number})
+            connection.executemany(
+                "INSERT INTO learning_key (key, learning_id) VALUES (:key, :id)",
+                [{"key": key, "id": number} for key in prefilter.keys(regex, target)],
+            )
+        connection.execute("PRAGMA user_version = 12")
+        connection.execute("COMMIT")
+
+
+def test_version_12_keys_gain_their_learnings_tool_and_nothing_is_lost(db: Path) -> None:
+    _version_12(db)
+    every = "SELECT * FROM learning ORDER BY id"
+    with closing(sqlite3.connect(db)) as connection:
+        learnings_before = connection.execute(every).fetchall()
+        keys_before = connection.execute("SELECT key, learning_id FROM learning_key ORDER BY 1, 2").fetchall()
+        confidence_before = connection.execute("SELECT * FROM learning_confidence").fetchall()
+    assert len(keys_before) >= len(V12_LEARNINGS)
+
+    quiet = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash"), env={"CORTEX_NOW": NOW})
+    assert (quiet.code, quiet.stdout, quiet.stderr) == (0, "", "")  # the hook migrated, matched nothing
+
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute(every).fetchall() == learnings_before
+        assert connection.execute("SELECT * FROM learning_confidence").fetchall() == confidence_before
+        keys_after = connection.execute("SELECT key, learning_id FROM learning_key ORDER BY 1, 2").fetchall()
+        tools = dict(connection.execute("SELECT DISTINCT learning_id, tool FROM learning_key").fetchall())
+    assert keys_after == keys_before
+    assert tools == {number: learning[0] for number, learning in enumerate(V12_LEARNINGS, 1)}
+    assert keys_with_another_tool(db) == []
+    # each learning decides the calls its matcher accepts, and only those
+    edit = {"file_path": "/p/t.py", "old_string": "x", "new_string": "t = datetime.now()"}
+    calls = [
+        ("mcp__jira__get_issue", {"issue": "OPS-12"}, "learning #3 "),
+        ("mcp__slack__post", {"issue": "OPS-12"}, None),
+        ("Bash", {"command": "git push --force origin main"}, "learning #1 "),
+        ("Edit", edit, "learning #2 "),
+        ("Bash", {"command": "python -c 't = datetime.now()'"}, None),
+    ]
+    for tool_name, tool_input, named in calls:
+        call = payload("pre_tool_use.bash", tool_name=tool_name, tool_input=tool_input)
+        result = run("cortex-pre-tool-use", stdin=call)
+        assert result.code == 0, result.stderr
+        assert (named in result.stdout) if named else result.stdout == "", (tool_name, result.stdout)

@@ -171,6 +171,12 @@ def assert_migrated(path: Path, version: int, before: dict[str, list[tuple[Any, 
             "SELECT id, literals FROM learning WHERE regex IS NOT NULL ORDER BY id"
         ).fetchall()
         keys = connection.execute("SELECT learning_id, key FROM learning_key").fetchall()
+        # version 13: every key carries its learning's tool matcher
+        other_tool = connection.execute(
+            """SELECT k.learning_id, k.tool, l.tool FROM learning_key AS k
+               LEFT JOIN learning AS l ON l.id = k.learning_id WHERE k.tool IS NOT l.tool"""
+        ).fetchall()
+    assert other_tool == []
     # derived data recomputed: every regex has its literals, and no key of an older format is left
     assert all(literals for _, literals in regexes), regexes
     assert {learning for learning, _ in keys} >= {learning for learning, _ in regexes}

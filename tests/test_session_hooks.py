@@ -514,9 +514,12 @@ def test_no_hook_imports_pydantic(db: Path, tmp_path: Path, hook: str, fixture: 
 
     add(regex=r"\bnever-matches-anything\b")
     given = payload(fixture, cwd=str(tmp_path), transcript_path=str(FIXTURES / "transcript.jsonl"))
-    program = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('pydantic' in sys.modules, file=sys.stderr))\n"
+    program = (  # at the exit, whether the interpreter's or PreToolUse's own (hooks/pipeline.leave)
+        "import atexit, os, sys\n"
+        "def report(): print('pydantic' in sys.modules, file=sys.stderr, flush=True)\n"
+        "atexit.register(report)\n"
+        "leave = os._exit\n"
+        "os._exit = lambda status: (atexit.unregister(report), report(), leave(status))\n"
         f"from cortex_hooks.hooks import {hook}\n"
         f"sys.exit({hook}.main())\n"
     )

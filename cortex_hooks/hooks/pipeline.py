@@ -57,6 +57,22 @@ def run(
     return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
 
 
+def leave(status: int) -> int:
+    """End the hook's process now, its output flushed, without the interpreter's teardown.
+
+    Freeing every module and object at exit costs PreToolUse about 3 ms, a tenth of its whole
+    run, for nothing: its connections are closed and its files written by then. Only a console
+    script's entry point calls this, after `run`. Should a flush fail (a reader gone), the status
+    is returned and the interpreter exits as it always does, reporting that as it always has.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe or stream: the interpreter says so at its exit
+        return status
+    os._exit(status)
+
+
 def _run(
     event: str,
     parse: Callable[[Payload], Parsed],

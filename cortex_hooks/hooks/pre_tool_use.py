@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return pipeline.run("PreToolUse", parse, handle)
+    return pipeline.leave(pipeline.run("PreToolUse", parse, handle))
 
 
 class ToolCall:
@@ -82,7 +82,7 @@ def _candidates(
 ) -> list[sqlite3.Row]:
     """The learnings the prefilter and the tool matcher let through, without compiling a regex."""
     rows: list[sqlite3.Row] = []
-    for row in store.candidates(connection, _lookup_keys(connection, texts, short)):
+    for row in store.candidates(connection, _lookup_keys(connection, texts, short), tool_name):
         if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
         elif matching.tool_accepts(row["tool"], tool_name) and prefilter.satisfied(

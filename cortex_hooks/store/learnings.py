@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import prefilter
+from cortex_hooks import matching, prefilter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,10 +99,10 @@ def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: obj
 
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
-    """(Re)compute what the PreToolUse prefilter reads: the index keys and the required literals
-    (cortex_hooks.prefilter), from the learning's regex and target as stored."""
+    """(Re)compute what the PreToolUse prefilter reads: the index keys with the learning's tool
+    matcher, and the required literals (cortex_hooks.prefilter), from the learning as stored."""
     row = connection.execute(
-        "SELECT regex, target FROM learning WHERE id = :id", {"id": learning_id}
+        "SELECT regex, target, tool FROM learning WHERE id = :id", {"id": learning_id}
     ).fetchone()
     connection.execute(
         "UPDATE learning SET literals = :literals WHERE id = :id",
@@ -110,10 +110,10 @@ def derive(connection: sqlite3.Connection, learning_id: int) -> None:
     )
     connection.execute("DELETE FROM learning_key WHERE learning_id = :id", {"id": learning_id})
     connection.executemany(
-        "INSERT INTO learning_key (key, learning_id) VALUES (:key, :id)",
+        "INSERT INTO learning_key (key, learning_id, tool) VALUES (:key, :id, :tool)",
         # a learning without a regex never matches: it needs no key
         [
-            {"key": key, "id": learning_id}
+            {"key": key, "id": learning_id, "tool": row["tool"]}
             for key in prefilter.keys(row["regex"], row["target"])
             if row["regex"]
         ],
@@ -188,14 +188,32 @@ def record_access(connection: sqlite3.Connection, learning_id: int, now: str) ->
     return cursor.rowcount == 1
 
 
-def candidates(connection: sqlite3.Connection, keys: str) -> list[sqlite3.Row]:
+def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> list[sqlite3.Row]:
     """Active learnings with a regex whose prefilter key is among `keys` (a JSON array; an index
-    lookup)."""
+    lookup) and whose tool matcher, as the key carries it, may accept `tool_name`.
+
+    The matcher is judged on the key's row, before the wide `learning` row is read: most keys a
+    call shares belong to learnings of other tools. A key whose matcher is not text (a hand edit)
+    is let through: the caller reads the learning's own and names what it cannot read.
+    """
+    judged: dict[str, bool] = {}  # one judgement per distinct matcher, within this call
+
+    def accepts(matcher: object) -> bool:
+        if type(matcher) is not str:
+            return True
+        accepted = judged.get(matcher)
+        if accepted is None:
+            accepted = judged[matcher] = matching.tool_accepts(matcher, tool_name)
+        return accepted
+
+    connection.create_function("accepts", 1, accepts, deterministic=True)
     return connection.execute(
+        # The keys in the order given (sorted per target: neighbouring pages), each looked up once
+        # (CROSS JOIN keeps SQLite from first copying all of them into a temporary index).
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
-           FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
-           WHERE k.key IN (SELECT value FROM json_each(:keys))
-             AND l.archived_at IS NULL AND l.regex IS NOT NULL
+           FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
+               JOIN learning AS l ON l.id = k.learning_id
+           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL
            ORDER BY l.id""",
         {"keys": keys},
     ).fetchall()
@@ -211,9 +229,13 @@ def keys_of_target(connection: sqlite3.Connection, letter: str) -> list[str]:
 
 
 def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
-    """Every learning's stored prefilter keys (for explain and doctor, never the hot path)."""
+    """Every learning's stored prefilter keys (for explain and doctor, never the hot path); a key
+    whose copy of the tool matcher is not the learning's (a hand edit) counts as missing."""
     keys: dict[int, set[str]] = {}
-    for key, learning_id in connection.execute("SELECT key, learning_id FROM learning_key"):
+    for key, learning_id in connection.execute(
+        """SELECT k.key, k.learning_id FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
+           WHERE k.tool IS l.tool OR typeof(k.tool) != 'text'"""
+    ):
         keys.setdefault(learning_id, set()).add(key)
     return keys
 

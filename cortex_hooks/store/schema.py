@@ -358,6 +358,19 @@ MIGRATIONS: list[tuple[str, ...]] = [
         """CREATE TABLE capture_note (name TEXT PRIMARY KEY, value TEXT NOT NULL, at TEXT NOT NULL)
            WITHOUT ROWID""",
     ),
+    # 13: each prefilter key carries its learning's tool matcher, so PreToolUse drops the keys of
+    # learnings for other tools in the index itself (store.learnings.candidates), before it reads a
+    # single wide `learning` row. A non-PK column of a WITHOUT ROWID table lives in the key's own
+    # b-tree cell: no extra lookup. No declared type (no affinity): a hand-edited non-text tool is
+    # copied as it is, and reaches the hook's check that names it. The trigger keeps the copy in
+    # step whatever changes `learning.tool` (update --tool, an import, the sqlite3 shell).
+    (
+        "ALTER TABLE learning_key ADD COLUMN tool",
+        "UPDATE learning_key SET tool = (SELECT l.tool FROM learning AS l WHERE l.id = learning_id)",
+        """CREATE TRIGGER learning_tool_keyed AFTER UPDATE OF tool ON learning
+            WHEN new.tool IS NOT old.tool BEGIN
+            UPDATE learning_key SET tool = new.tool WHERE learning_id = new.id; END""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
