@@ -110,8 +110,8 @@ KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost
 # The rows bm25 scores at most, per query and scope: it reads every row the query's words are in,
 # so this bounds recall's cost at any size. A query keeps its rarer words while the rows they are
 # in stay within it; when even its rarest word is in more rows, the newest BUDGET are scored.
-BUDGET = 2_000
-COMMON = 0.25  # past the budget, a word in more than this share of rows is dropped while rarer ones remain
+BUDGET = 1_000
+COMMON = 0.10  # past the budget, a word in more than this share of rows is dropped while rarer ones remain
 # Words too common to be worth even counting (counting a word reads every row that holds it):
 # left out of a query that has other words.
 STOPWORDS = frozenset(
