@@ -67,7 +67,8 @@ def found(
 
 
 def _floor(connection: sqlite3.Connection, match: str) -> int:
-    """The oldest rowid bm25 scores: that of the newest BUDGET rows the query finds (0: all)."""
+    """The lowest rowid bm25 scores: the newest BUDGET rows the query finds are scored, older ones
+    not (0 when it finds no more than that)."""
     beyond = connection.execute(
         "SELECT rowid FROM search WHERE search MATCH :match ORDER BY rowid DESC LIMIT 1 OFFSET :budget",
         {"match": match, "budget": BUDGET},
@@ -112,8 +113,7 @@ KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost
 # in stay within it; when even its rarest word is in more rows, the newest BUDGET are scored.
 BUDGET = 1_000
 COMMON = 0.10  # past the budget, a word in more than this share of rows is dropped while rarer ones remain
-# Words too common to be worth even counting (counting a word reads every row that holds it):
-# left out of a query that has other words.
+# Words too common to be worth counting or searching: left out of a query that has other words.
 STOPWORDS = frozenset(
     """a an and are as at be but by can do does for from had has have how i if in into is it its
     not of on or our so that the their then there these they this to was we were what when where
