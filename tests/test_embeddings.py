@@ -195,6 +195,17 @@ def test_remember_embeds_the_memory_with_it(voyage: MockVoyage, tmp_path: Path) 
     assert sent_texts(voyage) == ["Use pnpm, never npm"]
 
 
+def test_decisions_errors_and_todos_are_embedded_with_them(voyage: MockVoyage, tmp_path: Path) -> None:
+    assert cli("decisions", "add", "--title", "Postgres over MySQL", "--reasoning", "jsonb").code == 0
+    assert cli("errors", "add", "--message", "ECONNREFUSED 127.0.0.1:5432", "--fix", "start db").code == 0
+    assert cli("todos", "add", "--text", "rotate the staging keys").code == 0
+    rows = stored_vectors(tmp_path / "cortex.db")
+    assert [(kind, item) for kind, item, _, _ in rows] == [(3, 1), (4, 1), (5, 1)]
+    assert cli("errors", "add", "--message", "ECONNREFUSED 127.0.0.1:5432").code == 0  # seen again
+    assert len(stored_vectors(tmp_path / "cortex.db")) == 3
+    assert len(sent_texts(voyage)) == 3  # nothing embedded twice
+
+
 def test_code_is_never_sent_only_its_description(voyage: MockVoyage, tmp_path: Path) -> None:
     source = tmp_path / "secret_module.py"
     source.write_text("API_TOKEN = 'hunter2-do-not-send'\ndef handler(): return API_TOKEN\n")
