@@ -56,6 +56,16 @@ def embeddings(args: argparse.Namespace) -> str:
     return in_force(config(args).embeddings)
 
 
+def embed_written(
+    args: argparse.Namespace, connection: sqlite3.Connection, kind: str, ids: list[int]
+) -> None:
+    """Embed items just written, when semantic recall is on (SPEC §12: with the item; an update
+    whose text changed dropped their vectors); a failure leaves them queued for `embed`."""
+    from cortex_hooks.embeddings.queue import embed_written as fill
+
+    fill(embeddings(args), connection, kind, ids)
+
+
 def for_writing(args: argparse.Namespace) -> sqlite3.Connection:
     """The database, created (private to the user) when it does not exist yet."""
     return open_database(path(args), create=True)

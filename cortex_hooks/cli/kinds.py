@@ -99,22 +99,10 @@ def run_add(args: argparse.Namespace) -> int:
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
             row_id, message = _insert(connection, kind, fields, now, args)
-        _embed_written(args, connection, kind, row_id)
+        database.embed_written(args, connection, kind.singular, [row_id])
         record = _load(connection, kind, row_id)
     render.emit(args, record, message)
     return 0
-
-
-def _embed_written(args: Any, connection: sqlite3.Connection, kind: Kind, row_id: int) -> None:
-    """Embed the item just written when semantic recall is on (SPEC §12: with the item); a failure
-    leaves it queued for `cortex-hooks embed`. Off, this imports nothing of the embeddings."""
-    from cortex_hooks.embeddings.backend import chosen
-
-    setting = database.embeddings(args)
-    if setting != "off" and chosen(setting) is not None:
-        from cortex_hooks.embeddings.queue import embed_written
-
-        embed_written(setting, connection, kind.singular, [row_id])
 
 
 def _insert(

@@ -100,16 +100,10 @@ def run_add(args: argparse.Namespace) -> int:
     with closing(database.for_writing(args)) as connection:
         with Transaction(connection):
             learning_id = store.insert(connection, row_values(fields, now))
-        _embed_written(args, connection, [learning_id])
+        database.embed_written(args, connection, "learning", [learning_id])
         learning = _load(connection, learning_id)
     render.emit(args, learning, f"Added learning #{learning_id}.")
     return 0
-
-
-def _embed_written(args: argparse.Namespace, connection: sqlite3.Connection, ids: list[int]) -> None:
-    from cortex_hooks.embeddings.queue import embed_written
-
-    embed_written(database.embeddings(args), connection, "learning", ids)
 
 
 def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:
@@ -171,7 +165,8 @@ def run_update(args: argparse.Namespace) -> int:
             # values hold the regex and target, so the prefilter data is derived again: an
             # update also repairs stale data (see doctor).
             store.update(connection, args.id, values)
-        _embed_written(args, connection, [args.id])  # its vector went with a change of its text
+        # its vector went with a change of its text
+        database.embed_written(args, connection, "learning", [args.id])
         learning = _load(connection, args.id)
     render.emit(args, learning, f"Updated learning #{args.id}.")
     return 0

@@ -188,15 +188,6 @@ def _vector_of(args: argparse.Namespace, fields: MemoryFields) -> tuple[str, byt
     return document_vector(setting, "memory", {"content": fields.content, "summary": summary})
 
 
-def _embed_written(
-    args: argparse.Namespace, connection: sqlite3.Connection, kind: str, ids: list[int]
-) -> None:
-    """Embed items just written (an update whose text changed dropped their vectors)."""
-    from cortex_hooks.embeddings.queue import embed_written
-
-    embed_written(database.embeddings(args), connection, kind, ids)
-
-
 def run_remember(args: argparse.Namespace) -> int:
     fields = given.checked(_given(args), "invalid memory")
     now = clock.iso(clock.now())
@@ -300,7 +291,7 @@ def run_update(args: argparse.Namespace) -> int:
             store.update(connection, args.id, changes)
             if fields.content != current["content"] and current["status"] == "active":
                 auto_link(connection, args.id, fields.content, now, link=False)  # flags only
-        _embed_written(args, connection, "memory", [args.id])
+        database.embed_written(args, connection, "memory", [args.id])
         memory = _shown(connection, args, args.id)
     _emit(memory, f"Updated memory #{args.id}.")
     return 0
@@ -413,7 +404,7 @@ def run_index_code(args: argparse.Namespace) -> int:
             code_id = store.insert(connection, new_row(body, now, source="code_index", path=path))
             auto_link(connection, code_id, code, now)
             store.link(connection, description_id, code_id, "source_of", strength=1.0, now=now)
-        _embed_written(args, connection, "memory", [description_id])  # the prose only: never code
+        database.embed_written(args, connection, "memory", [description_id])  # the prose only: never code
         memory = _shown(connection, args, description_id)
     _emit(memory, f"Indexed {path}: code description #{description_id}, code #{code_id}.")
     return 0
