@@ -11,7 +11,7 @@ from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.capture import detect, reading, regex_synthesis, segments
 from cortex_hooks.capture.redact import MASK, is_secret, redact
-from cortex_hooks.verdict import DENY_HEADER
+from cortex_hooks.guard.verdict import DENY_HEADER
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from support import cli, cli_json, payload, run
 
-from cortex_hooks import hand_edits
 from cortex_hooks.confidence import DEFAULT
+from cortex_hooks.guard import hand_edits
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 

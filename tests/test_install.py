@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import cli
 
-from cortex_hooks import wiring
+from cortex_hooks.install import wiring
 
 ROOT = Path(__file__).parent.parent
 OUR_SCRIPTS = {

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support import cli, script
 
-from cortex_hooks.cli.install_mcp import entry
+from cortex_hooks.install.mcp_registration import entry
 
 OTHER = {"type": "stdio", "command": "/usr/bin/other-server", "args": [], "env": {}}
 

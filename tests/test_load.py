@@ -18,7 +18,7 @@ from typing import Any
 
 from support import FIXTURES, Result, cli_json, payload, run
 
-from cortex_hooks import wiring
+from cortex_hooks.install import wiring
 
 PRE, START, END, CLI = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end", "cortex-hooks"
 ROUNDS = 4

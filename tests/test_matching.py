@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import regex
 
-from cortex_hooks import config, matching
+from cortex_hooks import config
 from cortex_hooks.errors import CortexError
+from cortex_hooks.guard import matching
 
 
 @pytest.mark.parametrize(

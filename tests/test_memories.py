@@ -220,14 +220,14 @@ def test_blank_content_and_a_device_are_refused() -> None:
     assert cli_json("memories", "list", "--all") == []
 
 
-# bm25 reads every row a query's words are in: recall bounds that work (store.search.BUDGET) and
-# reads 5 hits per result asked for (at least store.search.CANDIDATES). Made small here.
+# bm25 reads every row a query's words are in: recall bounds that work (store.recall.BUDGET) and
+# reads 5 hits per result asked for (at least store.recall.CANDIDATES). Made small here.
 
 
 def test_a_rare_word_finds_its_row_however_many_rows_hold_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cortex_hooks.store import search
+    from cortex_hooks.store import recall as recall_store
 
-    monkeypatch.setattr(search, "BUDGET", 5)
+    monkeypatch.setattr(recall_store, "BUDGET", 5)
     zebra = remember("the oldest deploy note: the zebra cluster")["id"]
     for number in range(8):
         remember(f"deploy note number {number}")
@@ -236,17 +236,17 @@ def test_a_rare_word_finds_its_row_however_many_rows_hold_the_others(monkeypatch
 
 
 def test_past_the_budget_the_newest_rows_of_a_common_word_are_scored(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cortex_hooks.store import search
+    from cortex_hooks.store import recall as recall_store
 
-    monkeypatch.setattr(search, "BUDGET", 5)
+    monkeypatch.setattr(recall_store, "BUDGET", 5)
     ids = [remember(f"deploy note number {number}")["id"] for number in range(8)]
     assert sorted(id_ for _, _, id_ in recalled("deploy")) == ids[-5:]
 
 
 def test_a_kind_asked_for_is_found_behind_better_hits_of_other_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cortex_hooks.store import search
+    from cortex_hooks.store import recall as recall_store
 
-    monkeypatch.setattr(search, "CANDIDATES", 3)
+    monkeypatch.setattr(recall_store, "CANDIDATES", 3)
     for number in range(6):
         remember(f"deploy deploy deploy {number}")
     assert cli("todos", "add", "--text", "deploy the api to staging once the tests pass").code == 0
@@ -254,9 +254,9 @@ def test_a_kind_asked_for_is_found_behind_better_hits_of_other_kinds(monkeypatch
 
 
 def test_a_limit_past_the_candidates_returns_that_many(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cortex_hooks.store import search
+    from cortex_hooks.store import recall as recall_store
 
-    monkeypatch.setattr(search, "CANDIDATES", 3)
+    monkeypatch.setattr(recall_store, "CANDIDATES", 3)
     for number in range(8):
         remember(f"deploy note number {number}")
     assert len(recalled("deploy", "--limit", "8")) == 8

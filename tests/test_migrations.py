@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from support import FIXTURES, Result, cli, cli_json, payload, run, script
 
-from cortex_hooks import prefilter
+from cortex_hooks.guard import prefilter
 from cortex_hooks.store.connection import SCHEMA_VERSION
 
 # The first release's schema and realistic rows, frozen by hand: the one copy of version 1 (the

@@ -19,8 +19,8 @@ from support import SCRIPTS, cli, payload
 from test_claude_code import after_tool_use, bash, claude, namespace, tool_result
 from test_claude_code_mcp import run_claude
 
+from cortex_hooks.install.wiring import SCRIPTS as HOOK_SCRIPTS
 from cortex_hooks.mcp import tools
-from cortex_hooks.wiring import SCRIPTS as HOOK_SCRIPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "plugin"

@@ -1,4 +1,4 @@
-"""The PreToolUse prefilter (cortex_hooks.prefilter) against brute force: it may let too many
+"""The PreToolUse prefilter (cortex_hooks.guard.prefilter) against brute force: it may let too many
 learnings through, never too few. Whenever `regex.search(pattern, text)` finds a match, the
 learning must be a candidate by both lookups: the grams of a short text and `present` for long ones.
 """
@@ -14,7 +14,7 @@ import regex
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from cortex_hooks import prefilter
+from cortex_hooks.guard import prefilter
 
 BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

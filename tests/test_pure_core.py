@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from support import FIXTURES
 
-from cortex_hooks import snapshot, transcript, wiring
+from cortex_hooks.guard import snapshot
+from cortex_hooks.hooks import transcript
+from cortex_hooks.install import wiring
 from cortex_hooks.text_budget import Section, assemble
 
 # --- text_budget ----------------------------------------------------------------------------------

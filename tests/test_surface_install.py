@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from support import cli, script
 
-from cortex_hooks import surface_import
-from cortex_hooks.cli import slash_commands
+from cortex_hooks.install import slash_commands, surface_import
 
 LINE = "@.claude/cortex-memory.local.md"
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support import Result, cli, cli_json, cli_process, payload, run, script
 
-from cortex_hooks import prefilter
+from cortex_hooks.guard import prefilter
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import open_database
 

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex_hooks import protocol, verdict
 from cortex_hooks.confidence import Policy
-from cortex_hooks.verdict import Hit
+from cortex_hooks.guard import verdict
+from cortex_hooks.guard.verdict import Hit
+from cortex_hooks.hooks import protocol
 
 LIMIT = 9500  # SPEC §4.4: Claude Code replaces longer hook output by a file reference
 

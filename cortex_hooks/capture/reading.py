@@ -26,7 +26,7 @@ _NOT_WORDS = ("<command-name>", "<local-command-", "<system-reminder>", "<task-n
 # (validation), a hook or the person denied it, or the person interrupted it.
 _NOT_FAILURES = (
     "<tool_use_error>",
-    "cortex-hooks blocked this tool call",  # our own deny (cortex_hooks.verdict.DENY_HEADER)
+    "cortex-hooks blocked this tool call",  # our own deny (cortex_hooks.guard.verdict.DENY_HEADER)
     "The user doesn't want to proceed",
     "The user doesn't want to take this action",
     "[Request interrupted by user",

@@ -8,10 +8,10 @@ import json
 import os
 import sqlite3
 
-from cortex_hooks import matching
 from cortex_hooks.capture import detect, reading, recurrence
 from cortex_hooks.capture import regex_synthesis as synth
 from cortex_hooks.confidence import Policy
+from cortex_hooks.guard import matching
 from cortex_hooks.store import learnings, proposals
 from cortex_hooks.store.transaction import Transaction
 

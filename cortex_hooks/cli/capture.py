@@ -137,7 +137,7 @@ def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> sqlite3
 
 def run_accept(args: argparse.Namespace) -> int:
     from cortex_hooks.cli.learnings import _load, row_values
-    from cortex_hooks.records import LearningFields
+    from cortex_hooks.guard.records import LearningFields
     from cortex_hooks.store import learnings
     from cortex_hooks.validation import validated
 

@@ -17,13 +17,15 @@ import stat
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, hand_edits, location, log, matching, prefilter, wiring
+from cortex_hooks import clock, location, log
 from cortex_hooks.cli import database, render
 from cortex_hooks.config import DEFAULT, Config
 from cortex_hooks.errors import CortexError
+from cortex_hooks.guard import hand_edits, matching, prefilter
+from cortex_hooks.install import wiring
+from cortex_hooks.install.wiring import SCRIPTS
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import Transaction, open_database, user_version
-from cortex_hooks.wiring import SCRIPTS
 
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
 

@@ -11,11 +11,13 @@ import argparse
 import json
 from typing import Any
 
-from cortex_hooks import confidence, location, matching, prefilter, protocol, verdict
+from cortex_hooks import confidence, location
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import readable_rows
 from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import matching, prefilter, verdict
+from cortex_hooks.hooks import protocol
 from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
 

@@ -1,6 +1,6 @@
 """CLI install / uninstall: where the settings files are, reading, diffing, backing up, writing.
 
-The merge itself is pure, in cortex_hooks.wiring.
+The merge itself is pure, in cortex_hooks.install.wiring.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from cortex_hooks import location, settings_text
-from cortex_hooks.cli import database, file_changes, install_files, install_mcp, render
-from cortex_hooks.cli.file_changes import Plan
+from cortex_hooks import location
+from cortex_hooks.cli import database, render
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.connection import open_database
-from cortex_hooks.wiring import (
+from cortex_hooks.install import file_changes, files, mcp_registration, settings_text
+from cortex_hooks.install.file_changes import Plan
+from cortex_hooks.install.wiring import (
     SCRIPTS,
     ClaudeSettings,
     check,
@@ -27,6 +27,7 @@ from cortex_hooks.wiring import (
     our_commands,
     uninstalled,
 )
+from cortex_hooks.store.connection import open_database
 
 SCOPES = ("project", "local", "user")
 
@@ -68,15 +69,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     plans = [_settings_plan(args)]
-    plans += install_files.command_plans(
+    plans += files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
     )
-    servers = install_mcp.servers_plan(
+    servers = mcp_registration.servers_plan(
         args.action, args.scope, args.with_mcp, lambda: script_path("cortex-hooks")
     )
     if servers is not None:
         plans.append(servers)
-    surface_import = install_files.import_plan(args)
+    surface_import = files.import_plan(args)
     if surface_import is not None:
         plans.append(surface_import)
     if args.dry_run:
@@ -142,10 +143,10 @@ def _settings_plan(args: argparse.Namespace) -> Plan:
         commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
         merged, changes = installed(settings, commands)
         if args.with_mcp:
-            changes += install_mcp.allowed(merged, path)
+            changes += mcp_registration.allowed(merged, path)
     else:
         merged, changes = uninstalled(settings)
-        changes += install_mcp.disallowed(merged, path)
+        changes += mcp_registration.disallowed(merged, path)
         if changes and original is not None:
             before = _before_install(path, original, settings)
             if before is not None:
@@ -198,7 +199,7 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
                 "scope": args.scope,
                 "dry_run": True,
                 "files": [{**_plan_json(plan), "diff": diffs[plan.path]} for plan in plans],
-                "notes": install_files.notes(args),
+                "notes": files.notes(args),
             }
         )
         return
@@ -207,7 +208,7 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
             sys.stdout.write(diffs[plan.path])
         else:
             render.say(f"{render.clean(plan.path)}: nothing would change.")
-    for note in install_files.notes(args):
+    for note in files.notes(args):
         render.say(note)
     render.say("Dry run: nothing was written.")
 
@@ -227,14 +228,13 @@ def _report(
     plans: list[Plan],
     project_database: dict[str, Any] | None,
 ) -> None:
-    notes = install_files.notes(args)
+    notes = files.notes(args)
     if args.json:
-        files = [_plan_json(plan) for plan in plans]
         render.emit_json(
             {
                 "scope": args.scope,
                 "dry_run": False,
-                "files": files,
+                "files": [_plan_json(plan) for plan in plans],
                 "database": project_database,
                 "notes": notes,
             }

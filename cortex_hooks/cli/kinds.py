@@ -7,9 +7,10 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, kind_records
+from cortex_hooks import clock
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import unknown
+from cortex_hooks.guard import kind_records
 from cortex_hooks.store import kinds as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated

@@ -7,10 +7,11 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, confidence, hand_edits, pruning
+from cortex_hooks import clock, confidence
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.records import Learning, LearningFields
+from cortex_hooks.guard import hand_edits, pruning
+from cortex_hooks.guard.records import Learning, LearningFields
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated

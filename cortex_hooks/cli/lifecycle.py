@@ -12,10 +12,11 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, lifecycle_pass, location, pruned_file
+from cortex_hooks import clock, location
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.upkeep import lifecycle, pruned_file
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -28,7 +29,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = lifecycle_pass.Report()
+    report = lifecycle.Report()
     scope = database.scope(args)
     path = database.path(args)
     connection = database.for_reading(args)
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             half_lives = location.config_for(path).half_lives
             try:
                 with Transaction(connection, keep=not args.dry_run):
-                    report = lifecycle_pass.run(
+                    report = lifecycle.run(
                         connection, path, scope, clock.now(), half_lives, dry_run=args.dry_run
                     )
             except sqlite3.OperationalError as error:

@@ -17,7 +17,7 @@ from cortex_hooks.memory import given, similarity, vocabulary
 from cortex_hooks.memory.given import MemoryFields
 from cortex_hooks.store import consolidation as flags
 from cortex_hooks.store import memories as store
-from cortex_hooks.store import search
+from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
 
 TYPE_CHECKING = False
@@ -142,7 +142,9 @@ def auto_link(
     words = similarity.words(content)
     candidates: dict[int, str] = {}
     if words:
-        for row in search.similar_memories(connection, search.match(connection, sorted(words)), memory_id):
+        for row in recall_store.similar_memories(
+            connection, recall_store.match(connection, sorted(words)), memory_id
+        ):
             candidates[row["id"]] = row["content"]
     theirs: dict[int, bytes] = {}
     if vector is not None:
@@ -153,7 +155,7 @@ def auto_link(
         limit = vectors.thresholds(model).relates
         _, near = index.nearest(index.of(connection, None, model), blob, {"memory"}, limit, 50)
         ids = {item_id: 0.0 for _, item_id in near if item_id != memory_id}
-        for found in search.rows(connection, {"memory": ids}):
+        for found in recall_store.rows(connection, {"memory": ids}):
             candidates[int(str(found["id"]))] = str(found["content"])
         theirs = stored.of_items(connection, model, "memory", candidates)
     from cortex_hooks.embeddings.similar import between
@@ -335,7 +337,7 @@ def run_forget(args: argparse.Namespace) -> int:
     if connection is None:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     with closing(connection):
-        found = search.found(connection, search.match(connection, words), {"memory"})
+        found = recall_store.found(connection, recall_store.match(connection, words), {"memory"})
     if not found:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     best = float(str(found[0]["relevance"]))

@@ -12,7 +12,8 @@ from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory import vocabulary
 from cortex_hooks.memory.recall import Found, query_words, ranked
 from cortex_hooks.scopes import Scope, close
-from cortex_hooks.store import kinds, learnings, memories, search
+from cortex_hooks.store import kinds, learnings, memories
+from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
 
 KINDS = ("memory", "learning", "decision", "error", "todo")
@@ -74,13 +75,13 @@ def gather(
     limit: int = 10,
 ) -> list[Found]:
     """What each scope holds for a query, unranked and without counting an access: its best FTS5
-    hits (5 for each result asked for, at least search.CANDIDATES: the rank score only reorders
+    hits (5 for each result asked for, at least recall_store.CANDIDATES: the rank score only reorders
     near-ties), and with the query's vector the nearest items too (SPEC §12)."""
     found: list[Found] = []
-    best = max(search.CANDIDATES, 5 * limit)
+    best = max(recall_store.CANDIDATES, 5 * limit)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        rows = search.found(scope.connection, search.match(scope.connection, words), wanted, best)
+        rows = recall_store.found(scope.connection, recall_store.match(scope.connection, words), wanted, best)
         if vector is not None:
             from cortex_hooks.embeddings.recall import candidates
 

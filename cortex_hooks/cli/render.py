@@ -16,9 +16,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the records are pydantic models: `recall` prints without importing pydantic
     from pydantic import BaseModel
 
+    from cortex_hooks.guard.records import Learning
     from cortex_hooks.memory.edges import Edge
     from cortex_hooks.memory.records import Memory
-    from cortex_hooks.records import Learning
 
 
 def clean(text: str | None, *, one_line: bool = False) -> str:

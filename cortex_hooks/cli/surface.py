@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cortex_hooks import clock, location, surface_import, surfacing
+from cortex_hooks import clock, location
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.install import surface_import
 from cortex_hooks.scopes import close
+from cortex_hooks.upkeep import surface
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -27,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     budget = location.config_for(location.cli_database(getattr(args, "db", None))).surface_budget
     scopes, skipped = database.both(args)
     try:
-        result = surfacing.refresh(
+        result = surface.refresh(
             scopes, project, budget=budget, now=clock.now(), dry_run=args.dry_run, cli=location.cli_command()
         )
     finally:

@@ -12,14 +12,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cortex_hooks import clock, kind_records
+from cortex_hooks import clock
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli.learnings import readable, row_values
 from cortex_hooks.cli.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import kind_records
+from cortex_hooks.guard.records import ImportedLearning
 from cortex_hooks.memory.edges import Edge, ImportedEdge
 from cortex_hooks.memory.records import ImportedMemory, Memory
-from cortex_hooks.records import ImportedLearning
 from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import learnings as learning_store
 from cortex_hooks.store.connection import Transaction

@@ -7,12 +7,14 @@ import sys
 from contextlib import ExitStack, closing
 from typing import Any
 
-from cortex_hooks import clock, hand_edits, kind_records, location, startup
+from cortex_hooks import clock, location
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import CortexError
+from cortex_hooks.guard import hand_edits, kind_records
 from cortex_hooks.scopes import close
 from cortex_hooks.store import kinds, learnings, sessions
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.upkeep import startup
 
 _LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from cortex_hooks.embeddings.vectors import cosine, unpack
 from cortex_hooks.store import vectors
-from cortex_hooks.store.search import KINDS, NUMBERS
+from cortex_hooks.store.recall import KINDS, NUMBERS
 
 
 class Index:

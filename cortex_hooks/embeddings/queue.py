@@ -16,7 +16,7 @@ from cortex_hooks.embeddings.model import Embedder, VoyageError
 from cortex_hooks.embeddings.text import text_of
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import vectors
-from cortex_hooks.store.search import NUMBERS
+from cortex_hooks.store.recall import NUMBERS
 from cortex_hooks.store.transaction import Transaction
 
 BATCH = 128  # texts embedded and written per transaction

@@ -15,7 +15,7 @@ from cortex_hooks.embeddings.backend import embedder
 from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.vectors import thresholds
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store import search
+from cortex_hooks.store import recall as recall_store
 
 NEAREST = 50  # candidates by cosine, per database
 
@@ -55,7 +55,7 @@ def candidates(
     for kind, item_id in best:
         if (kind, item_id) not in have:
             wanted.setdefault(kind, {})[item_id] = 0.0
-    extra = search.rows(connection, wanted)  # the active ones: archived items have vectors too
+    extra = recall_store.rows(connection, wanted)  # the active ones: archived items have vectors too
     extra.sort(key=lambda row: -(lookup(str(row["kind"]), int(str(row["id"]))) or 0.0))
     found = hits + extra[:NEAREST]
     for row in found:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import matching, prefilter
 from cortex_hooks.errors import CortexError
+from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings as store
@@ -66,7 +66,8 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
             hits += _match(scope, rows, texts, outcome)
     if hits:
-        from cortex_hooks import protocol, verdict
+        from cortex_hooks.guard import verdict
+        from cortex_hooks.hooks import protocol
 
         decided = verdict.decide(hits)
         outcome.output = protocol.pre_tool_use(decided) if decided else None
@@ -93,7 +94,7 @@ def _candidates(
 
 
 def _unreadable(row: sqlite3.Row) -> str:
-    from cortex_hooks import hand_edits
+    from cortex_hooks.guard import hand_edits
 
     return hand_edits.named(row["id"], row) or f"learning #{row['id']} skipped: it cannot be read"
 
@@ -102,7 +103,8 @@ def _match(
     scope: Scope, rows: list[sqlite3.Row], texts: dict[str, list[str]], outcome: pipeline.Outcome
 ) -> list[Any]:
     """Run one scope's candidates' regexes and record its matches in one transaction; its hits."""
-    from cortex_hooks import clock, hand_edits, location, verdict
+    from cortex_hooks import clock, location
+    from cortex_hooks.guard import hand_edits, verdict
 
     config = location.config_for(scope.path)
     named = "global learning" if scope.is_global else "learning"
@@ -149,7 +151,7 @@ def _match(
 
 
 def _text_keys(texts: dict[str, list[str]]) -> str:
-    """The prefilter keys short texts could satisfy (see cortex_hooks.prefilter), as the JSON
+    """The prefilter keys short texts could satisfy (see cortex_hooks.guard.prefilter), as the JSON
     the candidate query reads: made once for every scope."""
     keys: list[str] = []
     for target, fragments in texts.items():

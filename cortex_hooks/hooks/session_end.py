@@ -7,9 +7,11 @@ import sqlite3
 import time
 from functools import partial
 
-from cortex_hooks import clock, hand_edits, location, payloads, surface_import, transcript
+from cortex_hooks import clock, location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.hooks import pipeline
+from cortex_hooks.guard import hand_edits
+from cortex_hooks.hooks import payloads, pipeline, transcript
+from cortex_hooks.install import surface_import
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions, transaction
 
@@ -131,9 +133,9 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     try:
         if not config.surface or not surface_import.wanted(project):
             return
-        from cortex_hooks import surfacing  # a project that asked for a surface pays for it
+        from cortex_hooks.upkeep import surface
 
-        result = surfacing.refresh(
+        result = surface.refresh(
             scopes, project, budget=config.surface_budget, now=clock.now(), cli=location.cli_command()
         )
     except CortexError as error:
@@ -154,14 +156,14 @@ def _lifecycle(scope: Scope, notes: list[str]) -> None:
     lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time
 
-    from cortex_hooks import lifecycle_pass
     from cortex_hooks.store import lifecycle as lifecycle_store
     from cortex_hooks.store.transaction import Transaction, locked
+    from cortex_hooks.upkeep import lifecycle
 
     half_lives = location.config_for(scope.path).half_lives
     try:
         with lifecycle_store.without_waiting(scope.connection), Transaction(scope.connection):
-            report = lifecycle_pass.run(
+            report = lifecycle.run(
                 scope.connection,
                 scope.path,
                 scope.name,

@@ -6,11 +6,13 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from cortex_hooks import clock, hand_edits, location, payloads, protocol, review, startup
-from cortex_hooks.hooks import pipeline
+from cortex_hooks import clock, location
+from cortex_hooks.guard import hand_edits, review
+from cortex_hooks.hooks import payloads, pipeline, protocol
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.upkeep import startup
 
 
 def main() -> int:

@@ -75,7 +75,7 @@ def reaches(c0: int, value: float, half: float) -> float:
 
 
 class Aging:
-    """What the lifecycle reads of one memory (checked first: cortex_hooks.lifecycle_pass.read)."""
+    """What the lifecycle reads of one memory (checked first: cortex_hooks.upkeep.lifecycle.read)."""
 
     __slots__ = (
         "access_count",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from cortex_hooks.pruning import Cutoffs
+from cortex_hooks.guard.pruning import Cutoffs
 from cortex_hooks.store import visibility
 
 # kind -> (table, the column its age is counted from, columns a user may give)

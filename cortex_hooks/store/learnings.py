@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import matching, prefilter
+from cortex_hooks.guard import matching, prefilter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: obj
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
     """(Re)compute what the PreToolUse prefilter reads: the index keys with the learning's tool
-    matcher, and the required literals (cortex_hooks.prefilter), from the learning as stored."""
+    matcher, and the required literals (cortex_hooks.guard.prefilter), from the learning as stored."""
     row = connection.execute(
         "SELECT regex, target, tool FROM learning WHERE id = :id", {"id": learning_id}
     ).fetchone()

@@ -80,7 +80,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             archived_at TEXT,
             context TEXT
         )""",
-        # The PreToolUse prefilter (see cortex_hooks.prefilter): looked up by key, never scanned.
+        # The PreToolUse prefilter (see cortex_hooks.guard.prefilter): looked up by key, never scanned.
         """CREATE TABLE learning_key (
             key TEXT NOT NULL,
             learning_id INTEGER NOT NULL REFERENCES learning (id),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
+from cortex_hooks.guard.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
 
 Listed = list[dict[str, object]]
 AUTO_BLOCK_SHOWN = 500  # more than any snapshot budget can show (an entry is 20 characters or more)

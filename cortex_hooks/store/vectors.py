@@ -7,7 +7,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-from cortex_hooks.store.search import NUMBERS
+from cortex_hooks.store.recall import NUMBERS
 
 # Each kind's active rows with the columns its embedded text is made of (embeddings.text).
 # A `code` memory is never embedded (the plan's NFR-031): it is never even read here.

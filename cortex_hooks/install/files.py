@@ -11,11 +11,11 @@ import argparse
 import os
 from collections.abc import Callable
 
-from cortex_hooks import location, surface_import
-from cortex_hooks.cli import file_changes, slash_commands
-from cortex_hooks.cli.file_changes import Plan
+from cortex_hooks import location
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.wiring import UNTOUCHED, Change
+from cortex_hooks.install import file_changes, slash_commands, surface_import
+from cortex_hooks.install.file_changes import Plan
+from cortex_hooks.install.wiring import UNTOUCHED, Change
 
 USER_SCOPE_NOTE = (
     f"{surface_import.FILENAME}: not changed. The memory surface is per project, and a user-scope "

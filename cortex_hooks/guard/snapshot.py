@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, review
+from cortex_hooks import clock
+from cortex_hooks.guard import review
 from cortex_hooks.sanitize import line
 from cortex_hooks.text_budget import Section, assemble
 

@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.verdict import Verdict
+    from cortex_hooks.guard.verdict import Verdict
 
 
 def _camel(name: str) -> str:

@@ -13,10 +13,11 @@ from pydantic import (
     field_validator,
 )
 
-from cortex_hooks import confidence, matching
+from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
+from cortex_hooks.guard import matching
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input"]

@@ -20,8 +20,9 @@ import os
 import stat
 import tempfile
 
-from cortex_hooks import regular_file, surface_import
+from cortex_hooks import regular_file
 from cortex_hooks.errors import CortexError
+from cortex_hooks.install import surface_import
 
 START = "<!-- CORTEX:START -->"
 END = "<!-- CORTEX:END -->"
@@ -80,7 +81,7 @@ def update(path: str, digest: str, *, project: str, dry_run: bool = False) -> bo
     if content == existing:
         return False
     if not dry_run:
-        from cortex_hooks.cli.file_changes import refuse_read_only
+        from cortex_hooks.install.file_changes import refuse_read_only
 
         refuse_read_only(path)
         _write(target, content)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.wiring import UNTOUCHED
+from cortex_hooks.install.wiring import UNTOUCHED
 
 
 class Number(float):

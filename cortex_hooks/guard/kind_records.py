@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.records import Severity
+from cortex_hooks.guard.records import Severity
 
 Priority = Literal["high", "medium", "low"]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from cortex_hooks import clock
 from cortex_hooks.errors import CortexError
-from cortex_hooks.wiring import Change
+from cortex_hooks.install.wiring import Change
 
 KEPT_BACKUPS = 3  # per file: enough to step back over a few installs, not a pile in .claude/
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_hooks import location
-from cortex_hooks.cli import file_changes
-from cortex_hooks.cli.file_changes import Plan
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.wiring import UNTOUCHED, Change
+from cortex_hooks.install import file_changes
+from cortex_hooks.install.file_changes import Plan
+from cortex_hooks.install.wiring import UNTOUCHED, Change
 
 SERVER = "cortex"  # the model sees its tools as mcp__cortex__<tool>
 RULE = f"mcp__{SERVER}"  # allows every tool of the server

@@ -6,8 +6,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, location, pruning, snapshot
+from cortex_hooks import clock, location
 from cortex_hooks.config import Config
+from cortex_hooks.guard import pruning, snapshot
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store

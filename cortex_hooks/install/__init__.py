@@ -1,0 +1,1 @@
+"""Installation into Claude Code: settings, the push surface import, slash commands, MCP."""

@@ -1,0 +1,1 @@
+"""The work a hook and a command share: session start, the push surface, the memory lifecycle."""

@@ -1,0 +1,57 @@
+"""The house's rooms: each folder of the package imports only folders below it, the MCP server and
+the library never reach into the CLI, and the package root stays a small kernel."""
+
+from __future__ import annotations
+
+from test_imports import ROOT, cycles, graph
+
+KERNEL_LIMIT = 20  # modules at the package root, __init__ included
+
+
+def room(module: str) -> str:
+    """The room a module lives in: its folder below the package, or the root module itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def rooms() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        edges.setdefault(room(module), set()).update(
+            room(target) for target in targets if room(target) != room(module)
+        )
+    return edges
+
+
+def test_no_room_imports_a_room_that_imports_it_back() -> None:
+    assert cycles(rooms()) == []
+
+
+def test_only_the_cli_imports_the_cli() -> None:
+    cli = "cortex_hooks.cli"
+    importers = {
+        module
+        for module, targets in graph().items()
+        if room(module) != cli and any(room(target) == cli for target in targets)
+    }
+    assert importers == set()
+
+
+def test_the_mcp_server_never_imports_the_cli() -> None:
+    edges = rooms()
+    assert "cortex_hooks.cli" not in edges["cortex_hooks.mcp"]
+
+
+def test_the_root_is_a_small_kernel() -> None:
+    kernel = sorted(path.name for path in ROOT.glob("*.py"))
+    assert len(kernel) <= KERNEL_LIMIT, kernel
+
+
+def test_the_room_graph_is_what_this_test_reads() -> None:
+    """The checks above read real edges: the guard is imported by the hooks, the store by the guard's
+    callers, and no folder is missing from the picture."""
+    edges = rooms()
+    assert "cortex_hooks.guard" in edges["cortex_hooks.hooks"]
+    assert "cortex_hooks.store" in edges["cortex_hooks.hooks"]
+    folders = {f"cortex_hooks.{path.name}" for path in ROOT.iterdir() if (path / "__init__.py").exists()}
+    assert folders <= set(edges)
