@@ -37,12 +37,11 @@ class ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> ToolCall:
-    """The fields this hook uses, checked with the standard library (no pydantic here)."""
-    session_id = payload.get("session_id")
+    """The fields this hook's decision reads, checked with the standard library (no pydantic
+    here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
+    depth never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    if not isinstance(session_id, str) or not session_id:
-        raise CortexError("invalid payload: session_id must be a non-empty string")
     if not isinstance(tool_name, str) or not tool_name:
         raise CortexError("invalid payload: tool_name must be a non-empty string")
     if not isinstance(tool_input, dict):
