@@ -146,8 +146,9 @@ def test_the_shell_is_handed_u_fffd_for_a_lone_surrogate(
 
 
 def test_install_in_a_subfolder_of_a_git_repository_guards_the_folder_claude_starts_in(
-    claude: str, namespace: list[str], tmp_path: Path
+    claude: str, namespace: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("CORTEX_DB")  # the database is the project's own, as for a person
     code = tmp_path / "code"
     app = code / "my-app"
     app.mkdir(parents=True)
@@ -166,7 +167,7 @@ def test_install_in_a_subfolder_of_a_git_repository_guards_the_folder_claude_sta
     assert installed.code == 0, installed.stderr
     assert (app / ".claude" / "settings.json").exists()
     assert not (code / ".claude").exists()
-    database = {"CORTEX_DB": str(app / ".cortex" / "cortex.db")}
+    assert (app / ".cortex" / "cortex.db").exists()
     cli_json(
         "add",
         "--anti-pattern",
@@ -178,10 +179,11 @@ def test_install_in_a_subfolder_of_a_git_repository_guards_the_folder_claude_sta
         "--tool",
         "Bash",
         "--auto-block",
-        env=database,
+        cwd=app,  # a CLI command run in the folder later finds the database the hooks use
     )
-    # a CLI command run in the folder later finds the same database the hooks use
-    assert [row["anti_pattern"] for row in cli_json("list", cwd=app)] == ["git push --force"]
+    # and so does one run further down command run in the folder later finds the same database the hooks use
+    (app / "src").mkdir()
+    assert [row["anti_pattern"] for row in cli_json("list", cwd=app / "src")] == ["git push --force"]
 
     run = run_claude(
         claude, namespace, app, [bash("git push --force && touch pushed.flag"), {"text": "Noted."}]

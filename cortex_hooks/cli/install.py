@@ -68,6 +68,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "install" and args.scope != "user":
+        location.install_project()  # a folder inside another project is refused, naming both
     plans = [_settings_plan(args)]
     plans += files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
