@@ -71,7 +71,7 @@ def run_capture(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise CortexError(f"cannot read transcript {args.transcript}: {reason}", USAGE) from None
-        proposed = [] if args.dry_run else [_record(connection, pid) for pid in outcome.proposed]
+        proposed = outcome.records  # on a dry run too: what the run would propose
     if args.json:
         render.emit_json(
             {
