@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 OPERATORS = ("&&", "||", ";", "|")
 
 
@@ -61,3 +63,15 @@ def words(segment: str) -> list[str]:
     if current:
         found.append("".join(current))
     return found
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+
+
+def assignments(words: list[str]) -> int:
+    """How many of a segment's first words set variables for its command (`PGPASSWORD=… psql`):
+    the command word comes after them."""
+    count = 0
+    while count < len(words) - 1 and _ASSIGNMENT.match(words[count]):
+        count += 1
+    return count

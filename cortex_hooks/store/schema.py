@@ -57,6 +57,9 @@ _SEARCH_BACKFILL = tuple(
     if table != "memory"
 )
 
+_MASKED = re.escape("[REDACTED]")  # what a regex built from redacted text held
+_ANY_VALUE = ".+?"  # what stands for a secret in a regex (capture.regex_synthesis.SECRET)
+
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
 MIGRATIONS: list[tuple[str, ...]] = [
@@ -371,6 +374,27 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHEN new.tool IS NOT old.tool BEGIN
             UPDATE learning_key SET tool = new.tool WHERE learning_id = new.id; END""",
     ),
+    # 14: the one redactor (SPEC §19) over what earlier versions kept from transcripts and prompts:
+    # a session's summary held its first prompt verbatim, capture's redactor missed password
+    # options (`sshpass -p`, `mysql -p…`). cortex_redacted is cortex_hooks.redact.redact (registered
+    # by migrate). A successful call that becomes a duplicate is kept once; a scan's tail that held
+    # a secret is dropped (it costs the context of one scan). A proposal or a learning built from
+    # redacted text had `\[REDACTED\]` in its regex, which never matches: it stands for any value now.
+    (
+        "UPDATE session SET summary = cortex_redacted(summary) WHERE summary IS NOT NULL",
+        """UPDATE proposal SET anti_pattern = cortex_redacted(anti_pattern),
+            correct_pattern = cortex_redacted(correct_pattern), content = cortex_redacted(content)""",
+        "UPDATE proposal_occurrence SET failed = cortex_redacted(failed), fixed = cortex_redacted(fixed)",
+        """INSERT OR IGNORE INTO capture_success (command, session_id, seen_at)
+            SELECT cortex_redacted(command), session_id, seen_at FROM capture_success
+            WHERE cortex_redacted(command) IS NOT command""",
+        "DELETE FROM capture_success WHERE cortex_redacted(command) IS NOT command",
+        "UPDATE capture_scan SET tail = '[]' WHERE cortex_redacted(tail) IS NOT tail",
+        f"""UPDATE proposal SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
+            WHERE instr(regex, '{_MASKED}') > 0""",
+        f"""UPDATE learning SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
+            WHERE instr(regex, '{_MASKED}') > 0""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -381,6 +405,14 @@ def _check_ours(connection: sqlite3.Connection, path: str) -> None:
         raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
     if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
         raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+
+
+def _redacted(text: str | None) -> str | None:
+    if text is None:
+        return None
+    from cortex_hooks.redact import redact
+
+    return redact(text)
 
 
 def is_blank(connection: sqlite3.Connection) -> bool:
@@ -396,6 +428,7 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
     _check_ours(connection, path)  # before anything, even the journal mode, is written
     if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
+    connection.create_function("cortex_redacted", 1, _redacted, deterministic=True)
     with Transaction(connection):
         _check_ours(connection, path)  # again: another process may have migrated meanwhile
         version = user_version(connection)
