@@ -122,6 +122,11 @@ def pending_path(database: str) -> str:
     return database + ".pending"
 
 
+def guard_path(database: str) -> str:
+    """What a deny needs, readable without SQLite's lock (store.guard_file)."""
+    return database + ".guard"
+
+
 def create_private(path: str) -> None:
     """Create an empty database file (0600) and any missing directory (0700) for it.
 

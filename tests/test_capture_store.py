@@ -226,9 +226,12 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         ):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("DROP TABLE capture_note")
-        # and what came after capture (13: the keys' copy of the tool matcher)
+        # and what came after capture (13: the keys' copy of the tool matcher; 14: the guard file)
         connection.execute("DROP TRIGGER learning_tool_keyed")
         connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
+        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        connection.execute("DROP TABLE guard_state")
         connection.execute("PRAGMA user_version = 11")
     listed = cli_json("list", "--db", str(path))
     assert [row["anti_pattern"] for row in listed] == ["a"]

@@ -155,12 +155,23 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
         assert secret not in call["stdin"]
 
 
-def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path, tmp_path: Path) -> None:
-    """The migration runs the one redactor over what earlier versions kept."""
-    # as accepted from a proposal an older version built from redacted text
-    cli_json(
-        "add", "--anti-pattern", "captured", "--correct", "b", "--regex", r"PGPASSWORD=\[REDACTED\]\s+psql"
-    )
+def version_before(path: Path) -> None:
+    """A database at the schema before this version's, made by the migrations themselves."""
+    from cortex_hooks.store import schema
+
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statements in schema.MIGRATIONS[: SCHEMA_VERSION - 1]:
+            for statement in statements:
+                connection.execute(statement)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        connection.execute("COMMIT")
+
+
+def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path) -> None:
+    """The migration runs the one redactor over what earlier versions kept, and mends a regex
+    built from redacted text (as an older version proposed it and the person accepted it)."""
+    version_before(db)
     with closing(sqlite3.connect(db)) as connection, connection:
         connection.execute(
             "INSERT INTO session (id, summary) VALUES ('old', :summary)",
@@ -170,7 +181,13 @@ def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path, tmp_path:
             "INSERT INTO capture_success (command, session_id, seen_at) VALUES (:command, 'old', 'x')",
             {"command": f"mysql -p{PASSWORDS[1]} shop"},
         )
-        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        connection.execute(
+            """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, target, auto_block,
+                   created_at, updated_at) VALUES (1, 'captured', 'b', :regex, 'Bash', 'content', 0,
+                   '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z')""",
+            {"regex": r"PGPASSWORD=\[REDACTED\]\s+psql"},
+        )
+        connection.execute("INSERT INTO learning_confidence (learning_id, confidence) VALUES (1, 70)")
     assert cli("list").code == 0  # any command opens it: the migration runs
 
     stored = everything_stored(str(db))

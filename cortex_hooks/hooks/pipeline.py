@@ -46,15 +46,21 @@ def run(
     event: str,
     parse: Callable[[Payload], Parsed],
     handle: Callable[[Parsed, list[Scope]], Outcome],
+    *,
+    guard_files: bool = False,
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
     `parse` validates the payload before a database is looked at, so bad input is reported even
-    in a project without one; `handle` loads, decides and writes, scope by scope.
+    in a project without one; `handle` loads, decides and writes, scope by scope. With
+    `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
+    (scopes.open_scopes).
     """
     if os.environ.get("CORTEX_HOOKS_CHILD") == "1":
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
-    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
+    return boundary.guarded(
+        lambda: _run(event, parse, handle, guard_files), prefix=f"cortex-hooks: {event}", hook=True
+    )
 
 
 def leave(status: int) -> int:
@@ -77,12 +83,13 @@ def _run(
     event: str,
     parse: Callable[[Payload], Parsed],
     handle: Callable[[Parsed, list[Scope]], Outcome],
+    guard_files: bool,
 ) -> int:
     payload, repaired = read_payload(event)
     parsed = parse(payload)
     project = location.hook_database(payload.get("cwd"))
     boundary.works_on(project)
-    scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT)
+    scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT, guard_files=guard_files)
     if not scopes:
         if skipped:
             raise CortexError("; ".join(skipped))

@@ -96,6 +96,9 @@ def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: obj
            ON CONFLICT (learning_id) DO UPDATE SET confidence = excluded.confidence""",
         {"id": learning_id, "confidence": value},
     )
+    from cortex_hooks.store import guard_file
+
+    guard_file.mark(connection, only_blocking=json.dumps([learning_id]))
 
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
@@ -263,6 +266,9 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
            WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
         parameters,
     )
+    from cortex_hooks.store import guard_file  # a match: past the hot path's no-match end
+
+    guard_file.mark(connection, only_blocking=parameters["ids"])
 
 
 def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
@@ -276,6 +282,10 @@ def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
                AND learning_id NOT IN (SELECT id FROM learning WHERE pinned OR archived_at IS NOT NULL)""",
         sql_parameters(policy),
     )
+    if cursor.rowcount:
+        from cortex_hooks.store import guard_file
+
+        guard_file.mark(connection)
     return cursor.rowcount
 
 

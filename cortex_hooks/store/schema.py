@@ -374,7 +374,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHEN new.tool IS NOT old.tool BEGIN
             UPDATE learning_key SET tool = new.tool WHERE learning_id = new.id; END""",
     ),
-    # 14: the one redactor (SPEC §19) over what earlier versions kept from transcripts and prompts:
+    # 14 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
     # a session's summary held its first prompt verbatim, capture's redactor missed password
     # options (`sshpass -p`, `mysql -p…`). cortex_redacted is cortex_hooks.redact.redact (registered
     # by migrate). A successful call that becomes a duplicate is kept once; a scan's tail that held
@@ -394,6 +394,21 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHERE instr(regex, '{_MASKED}') > 0""",
         f"""UPDATE learning SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
             WHERE instr(regex, '{_MASKED}') > 0""",
+        # The guard file (store.guard_file): what a deny needs, readable when another process
+        # holds the database in locking_mode=EXCLUSIVE. guard_state says it must be rewritten;
+        # these triggers mark every change of an auto-block learning's row, whoever makes it (the
+        # store marks its own boosts, decays and confidence writes: a trigger on every row of a
+        # decay would cost each session end).
+        """CREATE TABLE guard_state (id INTEGER PRIMARY KEY CHECK (id = 1), changed INTEGER NOT NULL,
+            version INTEGER NOT NULL)""",
+        "INSERT INTO guard_state (id, changed, version) VALUES (1, 1, 0)",
+        """CREATE TRIGGER learning_guarded AFTER INSERT ON learning WHEN new.auto_block BEGIN
+            UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+        """CREATE TRIGGER learning_reguarded AFTER UPDATE OF anti_pattern, correct_pattern, regex, tool,
+            target, severity, auto_block, archived_at ON learning WHEN new.auto_block OR old.auto_block
+            BEGIN UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+        """CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN old.auto_block BEGIN
+            UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
