@@ -28,16 +28,17 @@ FIELDS = ("id", "anti_pattern", "correct_pattern", "regex", "tool", "target", "s
 
 
 def mark(connection: sqlite3.Connection, *, only_blocking: str | None = None) -> None:
-    """Say the guard file must be rewritten at this transaction's commit; with `only_blocking` (a
-    JSON array of learning ids), only when one of them blocks."""
-    condition = ""
-    if only_blocking is not None:
-        condition = (
-            " AND EXISTS (SELECT 1 FROM learning WHERE auto_block"
-            " AND id IN (SELECT value FROM json_each(:ids)))"
-        )
+    """Say the guard file must be rewritten at this transaction's commit, when a blocking learning
+    is concerned: one of `only_blocking` (a JSON array of ids), or else any active one."""
+    ids = (
+        "AND id IN (SELECT value FROM json_each(:ids))"
+        if only_blocking is not None
+        else "AND archived_at IS NULL"
+    )
     connection.execute(
-        f"UPDATE guard_state SET changed = 1 WHERE changed = 0{condition}", {"ids": only_blocking}
+        f"""UPDATE guard_state SET changed = 1
+            WHERE changed = 0 AND EXISTS (SELECT 1 FROM learning WHERE auto_block {ids})""",
+        {"ids": only_blocking},
     )
 
 
