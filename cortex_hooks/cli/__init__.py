@@ -91,9 +91,6 @@ def _dispatch(argv: list[str]) -> int:
         description="Manage the memory cortex-hooks keeps for Claude Code.",
     )
     parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
-    # A command that runs other commands (the MCP server's tools) finds this function in its
-    # arguments: importing this package from below it would close an import cycle.
-    parser.set_defaults(dispatch=_dispatch)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for name in names:
