@@ -24,13 +24,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     listing.set_defaults(run=run_proposals)
 
     accept = commands.add_parser("accept", parents=[common], help="make a proposal an active learning")
-    accept.add_argument("id", type=options.record_id, metavar="ID")
+    accept.add_argument("id", type=options.record_id, metavar="ID", help="the proposal's id")
     accept.add_argument("--auto-block", action="store_true", help="deny matching calls (default: warn only)")
     accept.add_argument("--regex", metavar="PATTERN", help="use this regex instead of the proposed one")
     accept.set_defaults(run=run_accept)
 
     reject = commands.add_parser("reject", parents=[common], help="refuse a proposal: never proposed again")
-    reject.add_argument("id", type=options.record_id, metavar="ID")
+    reject.add_argument("id", type=options.record_id, metavar="ID", help="the proposal's id")
     reject.set_defaults(run=run_reject)
     for name in ("capture", "proposals", "accept", "reject"):
         options.json_flag(commands.choices[name])

@@ -34,7 +34,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
                 action, parents=[common], help=_HELP[action].format(kind.singular)
             ).set_defaults(run=run_change)
         for action in ("show", *kind.changes):
-            actions.choices[action].add_argument("id", type=options.record_id, metavar="ID")
+            actions.choices[action].add_argument(
+                "id", type=options.record_id, metavar="ID", help=f"the {kind.singular}'s id"
+            )
         for command in actions.choices.values():
             options.json_flag(command)
             command.set_defaults(kind=kind)

@@ -52,7 +52,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         command.set_defaults(run=run_change, change=name)
 
     for command in (show, update, *(commands.choices[name] for name in api.CHANGES)):
-        command.add_argument("id", type=options.record_id, metavar="ID")
+        command.add_argument("id", type=options.record_id, metavar="ID", help="the learning's id")
     for command in commands.choices.values():
         options.json_flag(command)
 

@@ -39,13 +39,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     ):
         actions.add_parser(name, parents=[common], help=help_text).set_defaults(run=run_change, change=name)
     for name in ("show", "update", *api.CHANGES):
-        actions.choices[name].add_argument("id", type=options.record_id, metavar="ID")
+        actions.choices[name].add_argument("id", type=options.record_id, metavar="ID", help="the memory's id")
     for command in actions.choices.values():
         options.json_flag(command)
 
     forget = commands.add_parser("forget", parents=[common], help="archive a memory (never deletes)")
     which = forget.add_mutually_exclusive_group(required=True)
-    which.add_argument("id", nargs="?", type=options.record_id, metavar="ID")
+    which.add_argument("id", nargs="?", type=options.record_id, metavar="ID", help="the memory's id")
     which.add_argument("--match", metavar="QUERY", help="the memory that best matches these words")
     forget.add_argument("--yes", action="store_true", help="with --match: archive the best of several")
     forget.set_defaults(run=run_forget)
@@ -56,8 +56,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     index.set_defaults(run=run_index_code)
 
     link = commands.add_parser("link", parents=[common], help="an edge between two memories")
-    link.add_argument("from_id", type=options.record_id, metavar="ID")
-    link.add_argument("to_id", type=options.record_id, metavar="ID")
+    link.add_argument("from_id", type=options.record_id, metavar="ID", help="the memory the edge leaves")
+    link.add_argument("to_id", type=options.record_id, metavar="ID", help="the memory it points to")
     link.add_argument("--type", required=True, choices=vocabulary.LINKABLE, help="the edge's type")
     link.add_argument("--strength", type=float, default=1.0, metavar="X", help="0 to 1 (default 1)")
     link.set_defaults(run=run_link)

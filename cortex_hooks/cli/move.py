@@ -12,7 +12,9 @@ from cortex_hooks.texts.words import count
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     command = commands.add_parser("move", parents=[common], help="move a learning or memory between scopes")
-    command.add_argument("id", type=options.record_id, metavar="ID")
+    command.add_argument(
+        "id", type=options.record_id, metavar="ID", help="the learning's id (with --memory: the memory's)"
+    )
     command.add_argument("--to", required=True, choices=("global", "project"), help="the target scope")
     command.add_argument("--memory", action="store_true", help="ID is a memory (default: a learning)")
     options.json_flag(command)
