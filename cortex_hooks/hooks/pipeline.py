@@ -52,7 +52,7 @@ def run(
     `parse` validates the payload before a database is looked at, so bad input is reported even
     in a project without one; `handle` loads, decides and writes, scope by scope.
     """
-    if os.environ.get("CORTEX_HOOKS_CHILD") == "1":
+    if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
     return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
 
