@@ -94,15 +94,16 @@ def warm(name: str, action: object, runs: int, goal: float) -> str:
 
 
 def warm_recall(path: Path, query: str) -> object:
-    from cortex_hooks.cli.recall import KINDS, gather
+    from cortex_hooks.api.recall import gather
     from cortex_hooks.embeddings.recall import query_vector
-    from cortex_hooks.memory.recall import query_words, ranked
+    from cortex_hooks.memory.recall import KINDS, query_words, ranked
+    from cortex_hooks.notes import Notes
     from cortex_hooks.scopes import open_scopes
 
     scopes, _ = open_scopes(str(path), names=("project",))
 
     def recall() -> None:
-        vector = query_vector("local", query)
+        vector = query_vector("local", query, Notes(printed=True))
         assert vector is not None
         ranked(gather(scopes, query_words(query), set(KINDS), None, vector), 10)
 

@@ -1,10 +1,12 @@
-"""The one error boundary of every process: one line on stderr and the documented exit code.
+"""The edge of every process: its one error boundary (one line on stderr and the documented exit
+code), and the mark every process cortex-hooks starts carries (SPEC §10.4).
 
 On the PreToolUse hot path: it imports nothing the hook would not import anyway.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 
@@ -20,6 +22,22 @@ class _Process:
 
 
 PROCESS = _Process()
+CHILD = "CORTEX_HOOKS_CHILD"
+
+
+def is_child() -> bool:
+    """Whether cortex-hooks started this process: then every hook does nothing and the MCP server
+    exits at once (SPEC §10.4: never recurse)."""
+    return os.environ.get(CHILD) == "1"
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment of every process cortex-hooks starts: this one's, marked as ours
+    (CORTEX_HOOKS_CHILD=1) and without CLAUDECODE (SPEC §10.4), with `extra` on top."""
+    environment = {name: value for name, value in os.environ.items() if name != "CLAUDECODE"}
+    environment[CHILD] = "1"
+    environment.update(extra)
+    return environment
 
 
 def works_on(database: str) -> None:
@@ -37,31 +55,39 @@ def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool
     """
     try:
         return work()
-    except CortexError as error:
-        return _fail(prefix, error.message, FAILURE if hook else error.code)
-    except sqlite3.Error as error:
-        return _fail(prefix, f"database error: {error}", FAILURE, error)
-    except RecursionError:
-        return _fail(prefix, "input nested too deeply", FAILURE)
-    except MemoryError:
-        return _fail(prefix, "out of memory", FAILURE)
-    except KeyboardInterrupt:
-        return _fail(prefix, "interrupted", 130)
-    except Exception as error:  # the last line of defence: still one line, still no traceback
-        return _fail(prefix, f"internal error: {type(error).__name__}: {error}", FAILURE, error)
-
-
-def _fail(prefix: str, message: str, code: int, error: BaseException | None = None) -> int:
-    """One line on stderr; an unexpected error also goes, with its traceback, to cortex.log."""
-    if error is not None:
-        from cortex_hooks import log
-
-        logged = log.record(PROCESS.database, prefix, error)
-        if logged is not None:
-            message = f"{message[:1500]} (details in {logged})"
-    line = " ".join(f"{prefix}: {message}".split())  # one line, whatever the message holds
-    try:
-        print(line[:2000], file=sys.stderr)
-    except (OSError, ValueError):  # stderr closed: nothing more can be said
+    except (Exception, KeyboardInterrupt) as error:  # the last line of defence: still one line
+        message, code = failure(error, prefix, hook=hook)
+        try:
+            print(line(prefix, message), file=sys.stderr)
+        except (OSError, ValueError):  # stderr closed: nothing more can be said
+            return code
         return code
-    return code
+
+
+def failure(error: BaseException, prefix: str = "cortex-hooks", *, hook: bool = False) -> tuple[str, int]:
+    """What an error says to a person and the exit status it maps to: the one mapping of every
+    process (the CLI prints it, the MCP server answers it as `isError`). An unexpected error also
+    leaves its traceback in cortex.log beside the database, and its message says where."""
+    if isinstance(error, CortexError):
+        return error.message, FAILURE if hook else error.code
+    if isinstance(error, sqlite3.Error):
+        return _logged(prefix, f"database error: {error}", error), FAILURE
+    if isinstance(error, RecursionError):
+        return "input nested too deeply", FAILURE
+    if isinstance(error, MemoryError):
+        return "out of memory", FAILURE
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted", 130
+    return _logged(prefix, f"internal error: {type(error).__name__}: {error}", error), FAILURE
+
+
+def line(prefix: str, message: str) -> str:
+    """The one stderr line of a failure, whatever the message holds."""
+    return " ".join(f"{prefix}: {message}".split())[:2000]
+
+
+def _logged(prefix: str, message: str, error: BaseException) -> str:
+    from cortex_hooks import log
+
+    logged = log.record(PROCESS.database, prefix, error)
+    return message if logged is None else f"{message[:1500]} (details in {logged})"

@@ -51,11 +51,20 @@ def decayed(confidence: int, policy: Policy = DEFAULT) -> int:
 DECAYS_SQL = "{confidence} > :floor"  # decayed(confidence) != confidence, for an integer
 DECAYED_SQL = "max(:floor, {confidence} - :decay)"  # decayed(confidence) where it decays
 AWAITS_REVIEW_SQL = "{confidence} <= :review_threshold AND NOT {pinned} AND NOT {archived}"
+# Which learnings a session end leaves as they are (SPEC §1: pinned or archived), over the
+# learning table's columns: the condition of its `learning_exempt` index, word for word (SQLite
+# uses a partial index only for a query that states its condition).
+EXEMPT_SQL = "pinned OR archived_at IS NOT NULL"
 
 
 def sql_parameters(policy: Policy = DEFAULT) -> dict[str, int]:
     """The named parameters of the SQL forms above."""
     return {"floor": policy.floor, "decay": policy.decay, "review_threshold": policy.review_threshold}
+
+
+def exempt(*, pinned: bool, archived: bool) -> bool:
+    """Whether session ends leave this learning's confidence as it is (EXEMPT_SQL in Python)."""
+    return pinned or archived
 
 
 def blocks(confidence_before_boost: int, policy: Policy = DEFAULT) -> bool:

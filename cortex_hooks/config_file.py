@@ -72,7 +72,6 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
@@ -80,6 +79,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from cortex_hooks import confidence, config, regular_file
 from cortex_hooks.memory import lifecycle
 from cortex_hooks.validation import explain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.notes import Notes
 
 MAX_BYTES = 64 * 1024
 MAX_DAYS = 36_500
@@ -219,19 +222,61 @@ class ConfigFile(_Section):
         )
 
 
-@cache
-def load(path: str) -> config.Config:
-    """The configuration of a config file; the defaults, reported once, when it is unreadable or invalid."""
-    values, problem = read(path)
+_READ: dict[str, tuple[bytes, config.Config, str | None]] = {}  # path -> its content and what it says
+_REPORTED: set[tuple[str, bytes]] = set()
+
+
+def load(path: str, notes: Notes | None = None) -> config.Config:
+    """The configuration of a config file; the defaults when it is unreadable or invalid, said in
+    `notes`, else on stderr once per content of the file.
+
+    The file is read at every call (at most 64 KiB) and parsed again only when its bytes changed:
+    a long-running process (the MCP server) sees a config.toml edited between two calls, and one
+    edited twice within a clock tick with the same size too, which a cache keyed by stat would miss.
+    """
+    try:
+        content: bytes | None = regular_file.read_small(path, MAX_BYTES)
+    except (OSError, ValueError):
+        content = None  # read() says why
+    kept = _READ.get(path)
+    if content is not None and kept is not None and kept[0] == content:
+        values, problem = kept[1], kept[2]
+    else:
+        values, problem = read(path) if content is None else parse(content)
+        if content is not None:
+            _READ[path] = (content, values, problem)
     if problem is not None:
-        print(f"cortex-hooks: ignoring invalid {path} ({problem}); using the defaults", file=sys.stderr)
+        text = f"ignoring invalid {path} ({problem}); using the defaults"
+        if notes is not None:
+            if text not in notes.said:
+                notes.add(text)
+            _REPORTED.add((path, content or b""))
+        elif (path, content or b"") not in _REPORTED:
+            _REPORTED.add((path, content or b""))
+            print(f"cortex-hooks: {text}", file=sys.stderr)
     return values
+
+
+def forget() -> None:
+    """Forget every file read and every problem reported, as a new process would (tests)."""
+    _READ.clear()
+    _REPORTED.clear()
 
 
 def read(path: str) -> tuple[config.Config, str | None]:
     """The values of a config file and None; or the defaults and what is wrong with it, in words."""
     try:
         content = regular_file.read_small(path, MAX_BYTES)
+    except OSError as error:
+        return config.DEFAULT, error.strerror or str(error)
+    except ValueError as error:  # a path open() refuses (a NUL byte)
+        return config.DEFAULT, str(error)
+    return parse(content)
+
+
+def parse(content: bytes) -> tuple[config.Config, str | None]:
+    """The values of a config file's content and None; or the defaults and what is wrong, in words."""
+    try:
         text = content.decode("utf-8").removeprefix("\ufeff")  # a BOM, as some editors write
         return ConfigFile.model_validate(tomllib.loads(text)).values(), None
     except ValidationError as error:
@@ -242,8 +287,4 @@ def read(path: str) -> tuple[config.Config, str | None]:
         problem = f"not TOML: {error}"
     except RecursionError:
         problem = "not TOML: nested too deeply"
-    except OSError as error:
-        problem = error.strerror or str(error)
-    except ValueError as error:  # a path open() refuses (a NUL byte)
-        problem = str(error)
     return config.DEFAULT, problem

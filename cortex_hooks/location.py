@@ -9,6 +9,7 @@ from cortex_hooks.errors import USAGE, CortexError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
+    from cortex_hooks.notes import Notes
 
 DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
@@ -104,9 +105,10 @@ def config_path(database: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(database)), CONFIG_FILENAME)
 
 
-def config_for(database: str) -> Config:
+def config_for(database: str, notes: Notes | None = None) -> Config:
     """The configuration in force for this database: the defaults when it has no config file (the
-    PreToolUse path then never imports pydantic)."""
+    PreToolUse path then never imports pydantic). An invalid file is said in `notes` (else once
+    on stderr) and the defaults are in force."""
     path = config_path(database)
     if not os.path.exists(path):
         from cortex_hooks.config import DEFAULT
@@ -114,7 +116,7 @@ def config_for(database: str) -> Config:
         return DEFAULT
     from cortex_hooks import config_file
 
-    return config_file.load(path)
+    return config_file.load(path, notes)
 
 
 def pending_path(database: str) -> str:

@@ -141,7 +141,7 @@ def in_process(
     stdout, stderr = stream(b"", "surrogateescape"), stream(b"", "backslashreplace")
     streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
     with _IN_PROCESS, _environment(env, cwd), _warnings_as_a_process_shows_them():
-        config_file.load.cache_clear()  # it caches per path: a file rewritten between calls is read again
+        config_file.forget()  # a new process: an invalid config file is reported again
         sys.stdin, sys.stdout, sys.stderr = stdin_stream, stdout, stderr
         sys.argv = [script("cortex-hooks"), *args]
         try:
@@ -152,7 +152,7 @@ def in_process(
             code = 1 if isinstance(exit_.code, str) else (exit_.code or 0)
         finally:
             sys.stdin, sys.stdout, sys.stderr, sys.argv = streams
-            config_file.load.cache_clear()
+            config_file.forget()
         stdout.flush()
         stderr.flush()
     return Result(code, stdout.buffer.getvalue(), stderr.buffer.getvalue())  # type: ignore[attr-defined]

@@ -276,9 +276,6 @@ def test_with_drafting_on_and_no_claude_the_deterministic_proposal_stands(
 ) -> None:
     Path(database()).with_name("config.toml").write_text('[capture]\nllm = "claude-cli"\n', encoding="utf-8")
     monkeypatch.setenv("CORTEX_CLAUDE_BIN", str(Path(database()).with_name("no-such-claude")))
-    from cortex_hooks import config_file
-
-    config_file.load.cache_clear()
     [before] = cli_json("proposals")
     worker.run(database())
     [after] = cli_json("proposals")
@@ -295,7 +292,9 @@ def test_the_claude_child_is_guarded_against_recursion(monkeypatch: pytest.Monke
     assert "--no-session-persistence" in argv
     assert argv[argv.index("--max-turns") + 1] == "1"
     assert "--max-budget-usd" in argv
-    env = drafting.child_environment()
+    from cortex_hooks.boundary import child_environment
+
+    env = child_environment()
     assert env["CORTEX_HOOKS_CHILD"] == "1"
     assert "CLAUDECODE" not in env
 

@@ -198,3 +198,19 @@ def test_the_sql_forms_of_decay_and_review_are_the_python_rules(  # noqa: PLR091
     if decays:
         assert decayed == python
     assert bool(review) == confidence.awaits_review(value, pinned=pinned, archived=archived, policy=policy)
+
+
+@pytest.mark.parametrize("pinned", [0, 1])
+@pytest.mark.parametrize("archived_at", [None, "2026-01-01T00:00:00Z"])
+def test_the_sql_form_of_who_is_exempt_from_decay_is_the_python_rule(
+    pinned: int, archived_at: str | None
+) -> None:
+    """confidence.EXEMPT_SQL over a learning row agrees with exempt() (store.pending decides with
+    the Python form while another process holds the lock; the session end's UPDATE with the SQL)."""
+    import sqlite3
+
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE learning (pinned INTEGER, archived_at TEXT)")
+    connection.execute("INSERT INTO learning VALUES (?, ?)", (pinned, archived_at))
+    (sql,) = connection.execute(f"SELECT {confidence.EXEMPT_SQL} FROM learning").fetchone()
+    assert bool(sql) == confidence.exempt(pinned=bool(pinned), archived=archived_at is not None)

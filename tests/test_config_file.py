@@ -180,3 +180,28 @@ def test_values_at_the_bounds_are_accepted(tmp_path: Path, text: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     assert config_file.read(str(path))[1] is None
+
+
+def test_a_file_rewritten_is_read_again_and_a_problem_said_once_or_in_every_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """config_file.load keys what it read by the file's bytes: a long-running process (the MCP
+    server) sees every edit, even one of the same size within a clock tick. An invalid file is
+    said once on stderr to a process without notes, and in every call's notes."""
+    from cortex_hooks.notes import Notes
+
+    path = tmp_path / "config.toml"
+    config_file.forget()
+    for start in ("0.50", "0.60", "0.50"):
+        path.write_text(f"[confidence]\nstart = {start}\n")
+        assert config_file.load(str(path)).policy.start == int(start[2:])
+    path.write_text("[confidence]\nstart = 2\n")
+    assert config_file.load(str(path)).policy.start == 70
+    assert config_file.load(str(path)).policy.start == 70
+    assert capsys.readouterr().err.count("ignoring invalid") == 1
+    for _ in range(2):
+        notes = Notes()
+        config_file.load(str(path), notes)
+        config_file.load(str(path), notes)
+        assert [note.startswith(f"ignoring invalid {path}") for note in notes.said] == [True]
+    assert capsys.readouterr().err == ""

@@ -435,8 +435,10 @@ def test_a_warm_process_sees_vectors_written_by_others_and_by_itself(
 ) -> None:
     """The MCP server keeps each database's vectors loaded: a write by another process, or by
     its own connection, is seen by its next recall."""
-    from cortex_hooks.cli.recall import KINDS, gather, query_vector
-    from cortex_hooks.memory.recall import query_words, ranked
+    from cortex_hooks.api.recall import gather
+    from cortex_hooks.embeddings.recall import query_vector
+    from cortex_hooks.memory.recall import KINDS, query_words, ranked
+    from cortex_hooks.notes import Notes
     from cortex_hooks.scopes import close, open_scopes
 
     db = str(tmp_path / "cortex.db")
@@ -445,7 +447,7 @@ def test_a_warm_process_sees_vectors_written_by_others_and_by_itself(
     try:
 
         def recall(query: str) -> list[object]:
-            vector = query_vector("voyage", query)
+            vector = query_vector("voyage", query, Notes())
             assert vector is not None
             return [
                 row["id"] for row in ranked(gather(scopes, query_words(query), set(KINDS), None, vector), 5)

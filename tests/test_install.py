@@ -572,10 +572,21 @@ def test_a_malformed_hook_group_is_named_by_its_path(
 
 
 def test_a_handler_of_another_type_needs_no_command(project: Path) -> None:
+    """A Stop handler of type `prompt` has no `command`: install merges ours beside it, keeps it
+    as it was, and uninstall leaves it alone too."""
     path = settings_file(project)
     path.parent.mkdir()
-    path.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]}}')
+    theirs = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]}
+    path.write_text(json.dumps({"hooks": theirs}))
     assert cli("install", cwd=project).code == 0
+    merged = load(path)
+    assert merged["hooks"]["Stop"] == theirs["Stop"]
+    assert set(merged["hooks"]) == {"Stop", *OUR_SCRIPTS}
+    for event, script in OUR_SCRIPTS.items():
+        (group,) = merged["hooks"][event]
+        assert os.path.basename(shlex.split(group["hooks"][0]["command"])[0]) == script
+    assert cli("uninstall", cwd=project).code == 0
+    assert load(path) == {"hooks": theirs}
 
 
 def test_backups_are_named_and_only_the_newest_three_kept(project: Path) -> None:

@@ -55,3 +55,27 @@ def test_the_room_graph_is_what_this_test_reads() -> None:
     assert "cortex_hooks.store" in edges["cortex_hooks.hooks"]
     folders = {f"cortex_hooks.{path.name}" for path in ROOT.iterdir() if (path / "__init__.py").exists()}
     assert folders <= set(edges)
+
+
+def test_imports_go_down_the_rooms_the_readme_draws() -> None:
+    """The README's "Development" section draws the rooms top to bottom: every import between two
+    of them goes down that list (the root's kernel is below them all)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    drawing = readme.split("Layout of the package:", 1)[1].split("```\n", 2)[1]
+    order = [line.split("/", 1)[0] for line in drawing.splitlines() if line[:1].isalpha() and "/ " in line]
+    folders = {path.name for path in ROOT.iterdir() if (path / "__init__.py").exists()}
+    assert set(order) == folders
+    edges = rooms()
+    upward = [
+        f"{source} -> {target}"
+        for source, targets in edges.items()
+        for target in targets
+        if source.count(".") == 1
+        and target.count(".") == 1
+        and (name := source.split(".")[1]) in order
+        and (other := target.split(".")[1]) in order
+        and order.index(other) < order.index(name)
+    ]
+    assert upward == []

@@ -17,7 +17,6 @@ import pytest
 from mcp_client import Server
 from support import cli_json, script
 
-from cortex_hooks.cli import _dispatch as dispatch
 from cortex_hooks.mcp import models, server, tools
 from cortex_hooks.mcp.schemas import SCHEMAS
 
@@ -219,8 +218,9 @@ def test_the_schemas_sent_are_the_models_schemas() -> None:
     """schemas.py is generated from models.py: to write it again, models.write_schemas()."""
     assert {name: models.schema(name) for name in models.MODELS} == SCHEMAS
     assert list(SCHEMAS) == [tool.name for tool in tools.TOOLS] == TOOL_NAMES
-    for tool in tools.TOOLS:
-        assert set(SCHEMAS[tool.name]["properties"]) == set(tool.arguments), tool.name
+    from cortex_hooks.mcp.calls import CALLS
+
+    assert list(CALLS) == TOOL_NAMES  # each tool calls the library
 
 
 def test_tools_list_never_imports_pydantic() -> None:
@@ -244,7 +244,7 @@ def test_tools_list_never_imports_pydantic() -> None:
     [None, 3, [], {"id": 0, "method": "tools/call", "params": {"name": "cortex_recall", "arguments": None}}],
 )
 def test_handle_never_raises(message: object, tmp_path: Path) -> None:
-    answer = server.handle(message, dispatch)
+    answer = server.handle(message)
     assert answer is None or "result" in answer or "error" in answer
 
 
@@ -295,3 +295,44 @@ def test_a_database_kept_open_sees_other_writers_and_a_file_put_in_its_place(
     found, _ = mcp.call("cortex_recall", query="blue fleet")
     assert "blue fleet" in found
     assert mcp.close() == 0
+
+
+def test_a_config_edited_between_calls_is_read_again(mcp: Server, project: Path) -> None:
+    """The running server reads config.toml as it is at each call, even rewritten at once with
+    the same length (a cache keyed by the file's time and size would keep the old values)."""
+    learning = {"anti_pattern": "npm install", "correct_pattern": "pnpm install", "regex": "npm"}
+    assert mcp.call("cortex_add_learning", **learning) == ("Added learning #1.", False)
+    config = project / ".cortex" / "config.toml"
+    for number, start in enumerate(("0.50", "0.60", "0.45"), start=2):
+        config.write_text(f"[confidence]\nstart = {start}\n")
+        assert mcp.call("cortex_add_learning", **learning) == (f"Added learning #{number}.", False)
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    assert [row["confidence"] for row in cli_json("list", env=env)] == [0.7, 0.5, 0.6, 0.45]
+    config.write_text("[confidence]\nstart = zero\n")
+    text, is_error = mcp.call("cortex_list_learnings", review=True)
+    assert not is_error
+    assert text.endswith(
+        f"ignoring invalid {config} (not TOML: Invalid value (at line 2, column 9)); using the defaults"
+    )
+
+
+def test_a_tool_call_goes_through_the_library_never_the_cli(project: Path) -> None:
+    """A tools/call builds no argv and runs no command: nothing of the CLI is imported."""
+    probe = (
+        "import sys; from cortex_hooks.mcp import tools;"
+        "print(tools.call('cortex_remember', {'content': 'deploys go through fly.io'}));"
+        "print(tools.call('cortex_recall', {'query': 'fly.io'})[0].splitlines()[0]);"
+        "print(sorted(m for m in sys.modules if m.startswith('cortex_hooks.cli') or m == 'argparse'))"
+    )
+    completed = subprocess.run(
+        [str(Path(script("cortex-hooks")).with_name("python")), "-c", probe],
+        capture_output=True,
+        cwd=project,
+        timeout=60,
+        check=True,
+    )
+    assert completed.stdout.decode().splitlines() == [
+        "('Remembered memory #1 (context, project).', False)",
+        "#1 (project memory, context, score 0.92)",
+        "[]",
+    ]

@@ -10,18 +10,17 @@ from typing import Any
 import pytest
 from support import cli, cli_json, script
 
-from cortex_hooks.cli import _dispatch as dispatch
 from cortex_hooks.mcp import tools
 
 
 def call(name: str, **arguments: Any) -> str:
-    text, is_error = tools.call(name, arguments, dispatch)
+    text, is_error = tools.call(name, arguments)
     assert not is_error, text
     return text
 
 
 def refused(name: str, **arguments: Any) -> str:
-    text, is_error = tools.call(name, arguments, dispatch)
+    text, is_error = tools.call(name, arguments)
     assert is_error, text
     assert "\n" not in text  # one line
     return text

@@ -177,9 +177,32 @@ def test_export_and_import_carry_memories_and_edges(tmp_path: Path) -> None:
 
 
 def test_a_version_1_file_still_imports(tmp_path: Path) -> None:
+    """A file of Part I's format (no memories, no edges) imports its records whole, and the
+    learning given without a confidence starts as a new one does."""
     file = tmp_path / "v1.json"
-    file.write_text(json.dumps({"version": 1, "learnings": [{"anti_pattern": "a", "correct_pattern": "b"}]}))
-    assert cli("import", str(file)).code == 0
+    file.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "learnings": [{"anti_pattern": "a", "correct_pattern": "b", "regex": "git push -f"}],
+                "decisions": [{"title": "SQLite", "reasoning": "one file"}],
+            }
+        )
+    )
+    imported = cli("import", str(file))
+    assert (imported.code, imported.stdout) == (
+        0,
+        "Imported 1 learning, 1 decision, 0 errors, 0 todos, 0 memories.\n",
+    )
+    (learning,) = cli_json("list")
+    assert (learning["anti_pattern"], learning["correct_pattern"], learning["regex"]) == (
+        "a",
+        "b",
+        "git push -f",
+    )
+    assert (learning["confidence"], learning["auto_block"], learning["archived_at"]) == (0.7, False, None)
+    assert [decision["title"] for decision in cli_json("decisions", "list")] == ["SQLite"]
+    assert cli_json("memories", "list") == []
 
 
 def test_move_between_scopes_keeps_the_row_and_its_index(db: Path) -> None:

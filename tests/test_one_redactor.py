@@ -126,7 +126,6 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 23.5: the prompt was passed to `claude -p` in its arguments, visible in `ps`."""
-    from cortex_hooks import config_file
     from cortex_hooks.capture import worker
 
     cli_json("add", "--anti-pattern", "a", "--correct", "b")
@@ -144,7 +143,6 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     (db.parent / "config.toml").write_text('[capture]\nllm = "claude-cli"\n')
     monkeypatch.setenv("CORTEX_CLAUDE_BIN", str(fake))
-    config_file.load.cache_clear()
     worker.run(str(db))
 
     call: dict[str, Any] = json.loads(record.read_text())

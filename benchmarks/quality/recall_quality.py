@@ -21,11 +21,12 @@ from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
 
+from cortex_hooks.api.recall import gather
 from cortex_hooks.cli import main
-from cortex_hooks.cli.recall import KINDS, gather
 from cortex_hooks.embeddings import index
 from cortex_hooks.embeddings.recall import query_vector
-from cortex_hooks.memory.recall import query_words, ranked
+from cortex_hooks.memory.recall import KINDS, query_words, ranked
+from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close, open_scopes
 
 HERE = Path(__file__).parent
@@ -58,7 +59,7 @@ def main_quality() -> int:
         try:
             for question in data["queries"]:
                 words = query_words(question["query"])
-                vector = query_vector("local", question["query"])
+                vector = query_vector("local", question["query"], Notes(printed=True))
                 assert vector is not None
                 model, blob = vector
                 methods: dict[str, list[object]] = {

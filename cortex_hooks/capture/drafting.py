@@ -20,6 +20,8 @@ import shutil
 import subprocess
 from typing import Any
 
+from cortex_hooks.boundary import child_environment
+
 DAILY_LIMIT = 20
 TIMEOUT = 90  # seconds per call
 MODEL = "haiku"
@@ -34,12 +36,6 @@ def binary() -> str | None:
     if named:
         return named if os.path.isfile(named) and os.access(named, os.X_OK) else None
     return shutil.which("claude")
-
-
-def child_environment() -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if name != "CLAUDECODE"}
-    env["CORTEX_HOOKS_CHILD"] = "1"
-    return env
 
 
 def prompt(proposal: dict[str, Any]) -> str:

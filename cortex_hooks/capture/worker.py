@@ -29,11 +29,11 @@ def start(database: str, session: tuple[str, str] | None = None) -> None:
     """Start the worker for a database, detached; it exits at once when one already runs. Every
     process we start is marked CORTEX_HOOKS_CHILD=1 and loses CLAUDECODE (SPEC §10.4). `session`:
     (id, transcript) of a session to scan that may have no stored offset yet."""
-    env = {name: value for name, value in os.environ.items() if name != "CLAUDECODE"}
-    env["CORTEX_HOOKS_CHILD"] = "1"
+    from cortex_hooks.boundary import child_environment
+
     subprocess.Popen(
         [sys.executable, "-m", "cortex_hooks.capture.worker", database, *(session or ())],
-        env=env,
+        env=child_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

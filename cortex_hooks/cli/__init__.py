@@ -69,10 +69,21 @@ def _command(argv: list[str]) -> str | None:
 
 
 def _dispatch(argv: list[str]) -> int:
+    command = _command(argv)
+    args = parser([MODULES[command]] if command in MODULES else None).parse_args(argv)
+    from cortex_hooks.cli import database
+
+    boundary.works_on(database.path(args))
+    result: int = args.run(args)
+    return result
+
+
+def parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser with the commands of these modules (None: every command, as --help and a
+    usage error list them all)."""
     import importlib
 
-    command = _command(argv)
-    names = [MODULES[command]] if command in MODULES else list(dict.fromkeys(MODULES.values()))
+    names = modules if modules is not None else list(dict.fromkeys(MODULES.values()))
     common = _Parser(add_help=False)
     common.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help="the project's SQLite file")
     common.add_argument(
@@ -85,22 +96,14 @@ def _dispatch(argv: list[str]) -> int:
     common.add_argument(
         "--global-db", metavar="PATH", default=argparse.SUPPRESS, help="the user-global SQLite file"
     )
-    parser = _Parser(
+    top = _Parser(
         prog="cortex-hooks",
         parents=[common],
         description="Manage the memory cortex-hooks keeps for Claude Code.",
     )
-    parser.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
-    # A command that runs other commands (the MCP server's tools) finds this function in its
-    # arguments: importing this package from below it would close an import cycle.
-    parser.set_defaults(dispatch=_dispatch)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    top.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for name in names:
         importlib.import_module(f"cortex_hooks.cli.{name}").register(commands, common)
-    args = parser.parse_args(argv)
-    from cortex_hooks.cli import database
-
-    boundary.works_on(database.path(args))
-    result: int = args.run(args)
-    return result
+    return top

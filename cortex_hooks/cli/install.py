@@ -28,6 +28,7 @@ from cortex_hooks.install.wiring import (
     uninstalled,
 )
 from cortex_hooks.store.connection import open_database
+from cortex_hooks.texts.words import clean
 
 SCOPES = ("project", "local", "user")
 
@@ -209,7 +210,7 @@ def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
         if plan.changed:
             sys.stdout.write(diffs[plan.path])
         else:
-            render.say(f"{render.clean(plan.path)}: nothing would change.")
+            render.say(f"{clean(plan.path)}: nothing would change.")
     for note in files.notes(args):
         render.say(note)
     render.say("Dry run: nothing was written.")
@@ -243,7 +244,7 @@ def _report(
         )
         return
     settings, *others = plans
-    where = f"{render.clean(settings.path)} ({args.scope} scope)"
+    where = f"{clean(settings.path)} ({args.scope} scope)"
     if not settings.changed:
         render.say(
             f"The cortex-hooks hooks are already in {where}; nothing changed."
@@ -259,28 +260,28 @@ def _report(
         render.say(f"{verb} {where}:")
         for change in settings.changes:
             was = (
-                f" (was {render.clean(change.previous)})"
+                f" (was {clean(change.previous)})"
                 if change.previous and change.previous != change.command
                 else ""
             )
-            render.say(f"  {change.action:<8} {change.where:<13} {render.clean(change.command)}{was}")
+            render.say(f"  {change.action:<8} {change.where:<13} {clean(change.command)}{was}")
     for plan in others:
         if plan.changed:
-            render.say(f"{plan.changes[0].action.capitalize()} {plan.label}: {render.clean(plan.path)}")
+            render.say(f"{plan.changes[0].action.capitalize()} {plan.label}: {clean(plan.path)}")
         else:
-            render.say(f"{plan.label[:1].upper() + plan.label[1:]} is already in {render.clean(plan.path)}.")
+            render.say(f"{plan.label[:1].upper() + plan.label[1:]} is already in {clean(plan.path)}.")
     for note in notes:
         render.say(note)
     for plan in plans:
         if plan.backup:
-            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {render.clean(plan.backup)}")
+            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {clean(plan.backup)}")
             render.say(
                 f"  (backups go beside it; the {file_changes.KEPT_BACKUPS} newest are kept"
-                + "".join(f", removed {render.clean(old)}" for old in plan.removed_backups)
+                + "".join(f", removed {clean(old)}" for old in plan.removed_backups)
                 + ")"
             )
         elif plan.changed and plan.before is None:
-            render.say(f"{render.clean(plan.path)} did not exist: created it, nothing to back up.")
+            render.say(f"{clean(plan.path)} did not exist: created it, nothing to back up.")
     if project_database is not None:
         state = "created" if project_database["created"] else "in place"
-        render.say(f"Database {render.clean(project_database['path'])}: {state}.")
+        render.say(f"Database {clean(project_database['path'])}: {state}.")

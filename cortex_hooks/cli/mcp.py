@@ -6,6 +6,8 @@ import argparse
 import os
 from typing import Any
 
+from cortex_hooks import boundary
+
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser(
@@ -15,14 +17,17 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    if os.environ.get("CORTEX_HOOKS_CHILD") == "1":  # a process we started: no server (SPEC §10.4)
+    if boundary.is_child():  # a process we started: no server (SPEC §10.4)
         return 0
-    # The tools run CLI commands in this process: --db and --global-db reach them as the environment.
-    for option, variable in (("db", "CORTEX_DB"), ("global_db", "CORTEX_GLOBAL_DB")):
-        if getattr(args, option, None):
-            os.environ[variable] = os.path.abspath(getattr(args, option))
     from cortex_hooks.mcp import server
+    from cortex_hooks.mcp.tools import Options
     from cortex_hooks.store.connection import keep_open
 
+    given = Options(
+        *(
+            os.path.abspath(value) if value else None
+            for value in (getattr(args, "db", None), getattr(args, "global_db", None))
+        )
+    )
     with keep_open():  # each database stays open from one tool call to the next
-        return server.main(args.dispatch)
+        return server.main(given)

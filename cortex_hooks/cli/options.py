@@ -19,8 +19,10 @@ def record_id(text: str) -> int:
 def shown(parser: argparse.ArgumentParser) -> None:
     """`--archived` or `--all` (active rows by default), as `args.shown`."""
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--archived", action="store_const", dest="shown", const="archived")
-    which.add_argument("--all", action="store_const", dest="shown", const="all")
+    which.add_argument(
+        "--archived", action="store_const", dest="shown", const="archived", help="archived ones only"
+    )
+    which.add_argument("--all", action="store_const", dest="shown", const="all", help="active and archived")
     parser.set_defaults(shown="active")
 
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks.api import surface as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import surface_import
-from cortex_hooks.scopes import close
-from cortex_hooks.upkeep import surface
+from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -23,18 +21,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "global_scope", False):
-        raise CortexError("surface always reads both scopes: --global does not apply", USAGE)
-    project = location.project_root()
-    budget = location.config_for(location.cli_database(getattr(args, "db", None))).surface_budget
-    scopes, skipped = database.both(args)
-    try:
-        result = surface.refresh(
-            scopes, project, budget=budget, now=clock.now(), dry_run=args.dry_run, cli=location.cli_command()
-        )
-    finally:
-        close(scopes)
-    skipped += result.skipped
+    written = api.refresh(database.of(args), database.notes(), dry_run=args.dry_run)
+    result, budget = written.result, written.budget
     if args.json:
         render.emit_json(
             {
@@ -47,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
                 "sections": result.digest.sections,
                 "branch": result.branch,
                 "changed_files": result.changed_files,
-                "skipped": skipped,
+                "skipped": result.skipped,
             }
         )
         return 0
-    for note in skipped:
+    for note in result.skipped:
         render.note(note)
     if args.dry_run:
         render.say(result.text)
@@ -62,10 +50,8 @@ def run(args: argparse.Namespace) -> int:
         f"{len(entries)} {name.replace('_', ' ')}" for name, entries in result.digest.sections.items()
     )
     state = "Wrote" if result.written else "Up to date:"
-    render.say(
-        f"{state} {render.clean(result.path)} ({counts}; {len(result.digest.text)} of {budget} characters)."
-    )
-    if not surface_import.imported(project):
+    render.say(f"{state} {clean(result.path)} ({counts}; {len(result.digest.text)} of {budget} characters).")
+    if not written.imported:
         render.say(
             f"Claude Code reads it only through an import in {surface_import.FILENAME}: "
             "`cortex-hooks install` adds it."

@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import ExitStack, closing
 from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks.api import upkeep as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits, kind_records
-from cortex_hooks.scopes import close
-from cortex_hooks.store import kinds, learnings, sessions
-from cortex_hooks.store.connection import Transaction
-from cortex_hooks.upkeep import startup
-
-_LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}
+from cortex_hooks.texts import upkeep as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
-    prune = commands.add_parser("prune", parents=[common], help="archive never-used old memories")
+    prune = commands.add_parser(
+        "prune",
+        parents=[common],
+        help="archive never-used old learnings, decisions and errors (Ebbinghaus pruning; never deletes)",
+    )
     prune.add_argument("--dry-run", action="store_true", help="report, change nothing")
     prune.set_defaults(run=run_prune)
-    stats = commands.add_parser("stats", parents=[common], help="the most accessed memories")
+    stats = commands.add_parser(
+        "stats", parents=[common], help="the most accessed learnings, decisions and errors"
+    )
     stats.set_defaults(run=run_stats)
     snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
     snapshot.set_defaults(run=run_snapshot)
@@ -37,69 +35,26 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    counts = dict.fromkeys(kinds.PRUNED_KINDS, 0)
-    connection = database.for_reading(args)
-    if connection is not None:
-        with closing(connection), Transaction(connection, keep=not args.dry_run):
-            counts = startup.prune(connection, database.config(args), clock.now(), dry_run=args.dry_run)
+    counts = api.prune(database.of(args), database.notes(), dry_run=args.dry_run)
     if args.json:
         render.emit_json(counts)
     else:
-        verb = "Would archive" if args.dry_run else "Archived"
-        render.say(f"{verb} " + ", ".join(render.count(n, kind) for kind, n in counts.items()) + ".")
+        render.say(texts.pruned(counts, dry_run=args.dry_run))
     return 0
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    top: dict[str, list[dict[str, Any]]] = {kind: [] for kind in _LABELS}
-    connection = database.for_reading(args)
-    if connection is not None:
-        with closing(connection):
-            for kind, label in _LABELS.items():
-                top[kind] = [
-                    {
-                        "id": row["id"],
-                        label: row[label],
-                        "access_count": row["access_count"],
-                        "last_accessed": row["last_accessed"],
-                    }
-                    for row in kinds.most_accessed(connection, kind)
-                ]
+    top = api.most_accessed(database.of(args))
     if args.json:
         render.emit_json(top)
-        return 0
-    blocks = []
-    for kind, rows in top.items():
-        lines = [f"Most accessed {kind}:"] + [
-            f"  #{row['id']:<5} {row['access_count']:>5} x  "
-            f"{render.clean(row[_LABELS[kind]], one_line=True)[:80]}"
-            for row in rows
-        ]
-        blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
-    render.say("\n\n".join(blocks))
+    else:
+        render.say(texts.most_accessed(top))
     return 0
 
 
 def run_snapshot(args: argparse.Namespace) -> int:
     """Exactly the text SessionStart would inject now: pruning included, then rolled back."""
-    text, awaiting = "", 0
-    scopes, skipped = database.both(args)
-    with ExitStack() as previews:
-        previews.callback(close, scopes)
-        now = clock.now()
-        for scope in scopes:
-            previews.enter_context(Transaction(scope.connection, keep=False))  # rolled back: a preview
-            config = location.config_for(scope.path)
-            if config.prune:
-                startup.prune(scope.connection, config, now, dry_run=False)
-        if scopes:
-            text, awaiting = startup.session_text(scopes, now, startup.pending_proposals(scopes))
-        if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
-            raise CortexError("; ".join(skipped))
-        for note in skipped + [
-            n for s in scopes for n in hand_edits.notes(learnings.odd_confidences(s.connection))
-        ]:
-            render.note(note)  # as SessionStart names them
+    text, awaiting = api.snapshot(database.of(args), database.notes())
     if args.json:
         render.emit_json({"text": text, "awaiting_review": awaiting})
     elif text:
@@ -109,24 +64,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    rows = []
-    connection = database.for_reading(args)
-    if connection is not None:
-        with closing(connection):
-            rows = sessions.select(connection)
-    listed = [kind_records.Session.from_row(row) for row in rows]
+    listed = api.session_list(database.of(args))
     if args.json:
         render.emit_json(listed)
-        return 0
-    if not listed:
-        render.say("No sessions.")
-    for session in listed:
-        changes = ", ".join(f"{change.file} ({change.action})" for change in session.key_changes)
-        render.say(
-            render.clean(
-                f"{session.id}  {session.source or '-'}  {session.started_at or '?'} → "
-                f"{session.ended_at or 'open'}  {session.reason or ''}\n"
-                f"    {session.summary or '(no summary)'}" + (f"\n    changed: {changes}" if changes else "")
-            )
-        )
+    else:
+        render.say(texts.sessions(listed))
     return 0

@@ -35,6 +35,12 @@ def chosen(setting: str) -> str | None:
     return None
 
 
+def on(setting: str) -> bool:
+    """Whether semantic recall is on for a setting, as the environment stands: the one test every
+    caller makes before it imports anything of the embeddings' stack."""
+    return setting != "off" and chosen(setting) is not None
+
+
 def model_id(setting: str) -> str | None:
     """The model id whose stored vectors count for this setting, without loading the model (for
     similar pairs and consolidation: store.vectors.of_items with this id, then similar.between)."""

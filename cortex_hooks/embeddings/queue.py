@@ -8,16 +8,19 @@ succeeds with a note on stderr, and `cortex-hooks embed` fills it later (NFR-010
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable
 
-from cortex_hooks.embeddings.backend import chosen, embedder
+from cortex_hooks.embeddings.backend import embedder, on
 from cortex_hooks.embeddings.model import Embedder, VoyageError
 from cortex_hooks.embeddings.text import text_of
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import vectors
 from cortex_hooks.store.recall import NUMBERS
 from cortex_hooks.store.transaction import Transaction
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.notes import Notes
 
 BATCH = 128  # texts embedded and written per transaction
 
@@ -64,36 +67,36 @@ def fill(
     return done
 
 
-def document_vector(setting: str, kind: str, row: dict[str, object]) -> tuple[str, bytes] | None:
+def document_vector(
+    setting: str, kind: str, row: dict[str, object], notes: Notes
+) -> tuple[str, bytes] | None:
     """(model id, vector) of an item about to be written; None when off or when embedding fails
-    (said on stderr: the item stays queued)."""
+    (said in `notes`: the item stays queued)."""
     try:
         model = embedder(setting)
         if model is None:
             return None
         return model.model_id, model.embed([text_of(kind, row)])[0]
     except (VoyageError, CortexError) as error:
-        _queued(error)
+        notes.add(_queued(error))
         return None
 
 
-def after_write(connection: sqlite3.Connection, setting: str, kind: str, ids: list[int]) -> None:
-    """Embed items just written, when a backend is in force; a failure leaves them queued."""
+def _queued(error: Exception) -> str:
+    reason = error.message if isinstance(error, CortexError) else str(error)
+    return f"not embedded yet ({reason}); `cortex-hooks embed` fills it later"
+
+
+def embed_written(
+    setting: str, connection: sqlite3.Connection, kind: str, ids: list[int], notes: Notes
+) -> None:
+    """Embed items just written, when semantic recall is on: a failure leaves them queued for
+    `cortex-hooks embed` (said in `notes`), the command succeeds (SPEC §12)."""
+    if not on(setting):
+        return
     try:
         model = embedder(setting)
         if model is not None:
             fill(connection, model, items={kind: ids})
     except (VoyageError, CortexError) as error:
-        _queued(error)
-
-
-def _queued(error: Exception) -> None:
-    reason = error.message if isinstance(error, CortexError) else str(error)
-    print(f"cortex-hooks: not embedded yet ({reason}); `cortex-hooks embed` fills it later", file=sys.stderr)
-
-
-def embed_written(setting: str, connection: sqlite3.Connection, kind: str, ids: list[int]) -> None:
-    """Embed items just written, when a backend is in force: a failure leaves them queued for
-    `cortex-hooks embed`, the command succeeds (SPEC §12)."""
-    if setting != "off" and chosen(setting) is not None:
-        after_write(connection, setting, kind, ids)
+        notes.add(_queued(error))

@@ -1,14 +1,14 @@
 """Hybrid recall's candidates (SPEC §12): FTS5 hits and the nearest items by cosine above the
 model's floor, each with its cosine; and the query's vector, or None for keyword recall.
 
-`query_vector` and `candidates` are what the CLI calls cold and the MCP server warm (the model
-and each database's vectors stay loaded in the process: see backend and index).
+`query_vector` and `candidates` are what recall (api.recall) calls, cold from the CLI and warm in
+the MCP server (the model and each database's vectors stay loaded in the process: see backend
+and index).
 """
 
 from __future__ import annotations
 
 import sqlite3
-import sys
 
 from cortex_hooks.embeddings import index
 from cortex_hooks.embeddings.backend import embedder
@@ -17,13 +17,17 @@ from cortex_hooks.embeddings.vectors import thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.notes import Notes
+
 NEAREST = 50  # candidates by cosine, per database
 
 
-def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
+def query_vector(setting: str, query: str, notes: Notes) -> tuple[str, bytes] | None:
     """(model id, vector) of a query; None when semantic recall is off or the query cannot be
-    embedded (an outage, a timeout, a refused model file: said on stderr), so recall is keyword
-    recall."""
+    embedded (an outage, a timeout, a refused model file: said in `notes`), so recall is keyword
+    recall. Callers test `backend.on` first: off, this module is never imported."""
     try:
         model = embedder(setting)
         if model is None:
@@ -31,7 +35,7 @@ def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
         return model.model_id, model.embed([query], query=True)[0]
     except (VoyageError, CortexError) as error:
         reason = error.message if isinstance(error, CortexError) else str(error)
-        print(f"cortex-hooks: keyword recall only ({reason})", file=sys.stderr)
+        notes.add(f"keyword recall only ({reason})")
         return None
 
 

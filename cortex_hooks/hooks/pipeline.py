@@ -56,7 +56,7 @@ def run(
     `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
     (scopes.open_scopes).
     """
-    if os.environ.get("CORTEX_HOOKS_CHILD") == "1":
+    if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
     return boundary.guarded(
         lambda: _run(event, parse, handle, guard_files), prefix=f"cortex-hooks: {event}", hook=True

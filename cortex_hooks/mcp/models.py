@@ -1,7 +1,8 @@
 """The MCP tools' arguments as pydantic models: they check types and give tools/list its schemas.
 
 Only the types are checked here; every rule on values (a regex that compiles, a confidence in
-range, a known id) is the CLI command's own, so the two front doors cannot disagree.
+range, a known id) is the library's own (cortex_hooks.api), which the CLI calls too: the two
+front doors cannot disagree.
 """
 
 from __future__ import annotations

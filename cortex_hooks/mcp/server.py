@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from cortex_hooks import __version__
+from cortex_hooks.mcp.tools import Options
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
     -32700,
@@ -32,9 +32,6 @@ INSTRUCTIONS = (
 )
 
 
-Dispatch = Callable[[list[str]], int]  # the CLI's: parse argv, run the command
-
-
 class Stop(BaseException):
     """SIGINT or SIGTERM while waiting for a message: the client is shutting the server down."""
 
@@ -47,18 +44,18 @@ def failure(message_id: object, code: int, text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": text}}
 
 
-def respond(line: bytes, dispatch: Dispatch) -> dict[str, Any] | None:
+def respond(line: bytes, options: Options | None = None) -> dict[str, Any] | None:
     """The reply to one line of input, or None when it asks for none (a notification)."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):  # bad JSON, bad UTF-8, or nested past the parser
         return failure(None, PARSE_ERROR, "Parse error: not a JSON message")
-    return handle(message, dispatch)
+    return handle(message, options)
 
 
-def handle(message: object, dispatch: Dispatch) -> dict[str, Any] | None:
-    """The reply to one parsed message (None for notifications and for replies to us); tools run
-    their commands through the CLI's `dispatch`."""
+def handle(message: object, options: Options | None = None) -> dict[str, Any] | None:
+    """The reply to one parsed message (None for notifications and for replies to us); the tools
+    find their databases as `options` say."""
     if not isinstance(message, dict):
         return failure(None, INVALID_REQUEST, "Invalid Request: a message is one JSON object")
     if "id" not in message:  # a notification (`initialized`, `cancelled`, …): never answered
@@ -80,14 +77,14 @@ def handle(message: object, dispatch: Dispatch) -> dict[str, Any] | None:
     if answer is None:
         return failure(message_id, METHOD_NOT_FOUND, f"Method not found: {method}")
     try:
-        return answer(message_id, params, dispatch)
+        return answer(message_id, params, options)
     except (Stop, KeyboardInterrupt):
         raise
     except Exception as error:  # a defect of ours: the reply says so, the server goes on
         return failure(message_id, INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
 
 
-def _initialize(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
+def _initialize(message_id: object, params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     asked = params.get("protocolVersion")
     version = asked if asked in VERSIONS else VERSIONS[0]
     return reply(
@@ -101,17 +98,17 @@ def _initialize(message_id: object, params: dict[str, Any], dispatch: Dispatch) 
     )
 
 
-def _ping(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
+def _ping(message_id: object, params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     return reply(message_id, {})
 
 
-def _list_tools(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
+def _list_tools(message_id: object, params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     from cortex_hooks.mcp import tools
 
     return reply(message_id, {"tools": tools.listing()})
 
 
-def _call_tool(message_id: object, params: dict[str, Any], dispatch: Dispatch) -> dict[str, Any]:
+def _call_tool(message_id: object, params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     from cortex_hooks.mcp import tools
 
     name, arguments = params.get("name"), params.get("arguments", {})
@@ -122,7 +119,7 @@ def _call_tool(message_id: object, params: dict[str, Any], dispatch: Dispatch) -
     if not isinstance(arguments, dict):
         return failure(message_id, INVALID_PARAMS, "Invalid params: arguments must be an object")
     with _signals(signal.SIG_DFL):  # killed mid-call, SQLite rolls the open transaction back
-        text, is_error = tools.call(name, arguments, dispatch)
+        text, is_error = tools.call(name, arguments, options)
     return reply(message_id, {"content": [{"type": "text", "text": text}], "isError": is_error})
 
 
@@ -171,7 +168,7 @@ def read_line(stream: BinaryIO) -> bytes | None:
     return line
 
 
-def serve(reader: BinaryIO, writer: BinaryIO, dispatch: Dispatch) -> int:
+def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) -> int:
     """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
@@ -186,7 +183,7 @@ def serve(reader: BinaryIO, writer: BinaryIO, dispatch: Dispatch) -> int:
             elif not line.strip():
                 continue
             else:
-                answer = respond(line, dispatch)
+                answer = respond(line, options)
             if answer is not None and not _send(writer, answer):
                 return 0
     except Stop:
@@ -204,5 +201,5 @@ def _send(writer: BinaryIO, answer: dict[str, Any]) -> bool:
     return True
 
 
-def main(dispatch: Dispatch) -> int:
-    return serve(sys.stdin.buffer, sys.stdout.buffer, dispatch)
+def main(options: Options | None = None) -> int:
+    return serve(sys.stdin.buffer, sys.stdout.buffer, options)

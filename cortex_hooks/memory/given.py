@@ -32,6 +32,10 @@ class MemoryFields(NamedTuple):
     tags: list[str] = []  # noqa: RUF012 (never changed: a NamedTuple's default)
     pinned: bool = False
 
+    def stored_summary(self) -> str:
+        """The summary as stored: the one given, else the first line of the content (§9.1)."""
+        return self.summary or summary_of(self.content)
+
 
 def summary_of(content: str) -> str:
     """The first line of the content, cut to 200 characters (`…` when cut)."""

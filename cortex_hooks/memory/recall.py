@@ -22,6 +22,20 @@ RANK_WEIGHT = 0.15
 BM25_WEIGHT = 0.1  # semantic recall: cosine + 0.1 · bm25/max (SPEC §12; rank fusion measured far worse)
 RANK_TIEBREAK = 0.02  # semantic recall: the rank score (0-1) moves a score by at most this
 MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct words
+KINDS = ("memory", "learning", "decision", "error", "todo")
+_SHOW = {
+    "memory": "cortex-hooks memories show {id}",
+    "learning": "cortex-hooks show {id}",
+    "decision": "cortex-hooks decisions show {id}",
+    "error": "cortex-hooks errors show {id}",
+    "todo": "cortex-hooks todos list",
+}
+
+
+def show_command(kind: str, item_id: object, scope: str) -> str:
+    """The command that shows an item of a kind in full, in its scope: what recall's results and
+    the push surface point at (`cortex-hooks memories show 3 --global`)."""
+    return _SHOW[kind].format(id=item_id) + (" --global" if scope == "global" else "")
 
 
 def query_words(text: str) -> list[str]:

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 
 from cortex_hooks import sanitize
+from cortex_hooks.memory.recall import show_command
 from cortex_hooks.memory.similarity import WORD
 from cortex_hooks.text_budget import Section, assemble
 
@@ -133,7 +134,7 @@ def _once(
 
 
 def _show(scope: str, row: dict[str, object]) -> str:
-    return f"`cortex-hooks memories show {row['id']}{' --global' if scope == 'global' else ''}`"
+    return f"`{show_command('memory', row['id'], scope)}`"
 
 
 def _entry(scope: str, row: dict[str, object]) -> str:

@@ -274,12 +274,12 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
 def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
     """One session end's decay of every unpinned, active learning (confidence.decayed); how many
     changed. A value the code cannot read (see `unreadable`) is left as it is."""
-    from cortex_hooks.confidence import DECAYED_SQL, DECAYS_SQL, sql_parameters
+    from cortex_hooks.confidence import DECAYED_SQL, DECAYS_SQL, EXEMPT_SQL, sql_parameters
 
     cursor = connection.execute(
         f"""UPDATE learning_confidence SET confidence = {DECAYED_SQL.format(confidence="confidence")}
            WHERE typeof(confidence) = 'integer' AND {DECAYS_SQL.format(confidence="confidence")}
-               AND learning_id NOT IN (SELECT id FROM learning WHERE pinned OR archived_at IS NOT NULL)""",
+               AND learning_id NOT IN (SELECT id FROM learning WHERE {EXEMPT_SQL})""",
         sql_parameters(policy),
     )
     if cursor.rowcount:

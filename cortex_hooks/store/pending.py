@@ -157,7 +157,7 @@ def pending_confidence(
         elif entry.get("op") == "end" and entry.get("session") not in ended:
             session = str(entry.get("session"))
             ended.add(session)
-            decays = not row["pinned"] and row["archived_at"] is None
-            if decays and not sessions.has_ended(connection, session):
+            exempt = confidence.exempt(pinned=bool(row["pinned"]), archived=row["archived_at"] is not None)
+            if not exempt and not sessions.has_ended(connection, session):
                 value = confidence.decayed(value, policy)
     return value

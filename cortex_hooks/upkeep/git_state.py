@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from cortex_hooks.boundary import child_environment
+
 STATUS_TIMEOUT = 1.0  # seconds: SessionEnd has a deadline, and a huge checkout must not spend it
 HEAD_BYTES = 4096
 
@@ -34,14 +36,12 @@ def branch(project: str) -> str | None:
 
 def changed_files(project: str, timeout: float = STATUS_TIMEOUT) -> list[str]:
     """The paths `git status` names as changed or untracked (relative to the project), or []."""
-    environment = {key: value for key, value in os.environ.items() if key != "CLAUDECODE"}
-    environment |= {
-        "CORTEX_HOOKS_CHILD": "1",  # SPEC §10.4: every process we start
-        "GIT_OPTIONAL_LOCKS": "0",  # status must not take the index lock from the user's own git
-        "LC_ALL": "C",
+    environment = child_environment(
+        GIT_OPTIONAL_LOCKS="0",  # status must not take the index lock from the user's own git
+        LC_ALL="C",
         # the project itself, never a repository above it (a project in a home kept in git)
-        "GIT_CEILING_DIRECTORIES": os.path.dirname(os.path.abspath(project)),
-    }
+        GIT_CEILING_DIRECTORIES=os.path.dirname(os.path.abspath(project)),
+    )
     try:
         completed = subprocess.run(
             ["git", "status", "--porcelain=v1", "-z", "--no-renames"],

@@ -1,0 +1,155 @@
+"""Capture (SPEC §10.1): a transcript scanned for proposals now, the proposals awaiting an
+answer, and the answers: accept (an active learning) or reject (never proposed again).
+
+Proposals live in the project's database whatever scope a call acts on (the scope names where
+an accepted learning goes)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from contextlib import closing
+from typing import Any, NamedTuple
+
+from cortex_hooks import clock, confidence
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.notes import Notes
+from cortex_hooks.store import proposals
+from cortex_hooks.store.connection import Missing, open_database
+from cortex_hooks.store.transaction import Transaction
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.capture.scanning import Outcome
+    from cortex_hooks.guard.records import Learning
+
+SCAN_SECONDS = 3600  # a scan asked for by a person is not cut short like SessionEnd's
+
+
+def _project(databases: Databases, *, create: bool) -> sqlite3.Connection | None:
+    try:
+        return open_database(databases.project, create=create)
+    except Missing:
+        return None
+
+
+class Scanned(NamedTuple):
+    outcome: Outcome
+    proposed: list[dict[str, Any]]  # the new proposals as `proposals --json` prints them (none if dry)
+
+
+def scan(
+    databases: Databases, transcript: str, notes: Notes, *, session: str | None = None, dry_run: bool = False
+) -> Scanned:
+    from cortex_hooks.capture import scanning
+
+    connection = _project(databases, create=True)
+    assert connection is not None
+    policy = db.config(databases.acting_on("project"), notes).policy
+    with closing(connection):
+        try:
+            outcome = scanning.scan(
+                connection,
+                transcript,
+                session,
+                deadline=time.monotonic() + SCAN_SECONDS,
+                now=clock.iso(clock.now()),
+                policy=policy,
+                dry_run=dry_run,
+            )
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            raise CortexError(f"cannot read transcript {transcript}: {reason}", USAGE) from None
+        proposed = outcome.records  # on a dry run too: what the run would propose (issue 23.9)
+    return Scanned(outcome, proposed)
+
+
+def record(connection: sqlite3.Connection, proposal_id: int) -> dict[str, Any]:
+    """A proposal as `proposals --json` prints it."""
+    from cortex_hooks.capture import texts
+
+    row = proposals.get(connection, proposal_id)
+    if row is None:
+        raise unknown("proposal", proposal_id)
+    return texts.record(row, proposals.occurrences(connection, proposal_id))
+
+
+def listing(databases: Databases, *, every: bool = False) -> list[dict[str, Any]]:
+    """The proposals awaiting an answer (`every`: also accepted, rejected and expired ones)."""
+    from cortex_hooks.capture import texts
+
+    connection = _project(databases, create=False)
+    if connection is None:
+        return []
+    with closing(connection):
+        statuses = proposals.SHOWN if every else proposals.PENDING
+        return [
+            texts.record(row, proposals.occurrences(connection, int(row["id"])))
+            for row in proposals.listed(connection, statuses)
+        ]
+
+
+def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> sqlite3.Row:
+    row = proposals.get(connection, proposal_id) if connection is not None else None
+    if row is None:
+        raise unknown("proposal", proposal_id)
+    if row["status"] not in ("proposed", "expired"):
+        raise CortexError(f"proposal #{proposal_id} is {row['status']} already", USAGE)
+    return row
+
+
+def accept(
+    databases: Databases,
+    proposal_id: int,
+    notes: Notes,
+    *,
+    auto_block: bool = False,
+    regex: str | None = None,
+) -> Learning:
+    """The proposal as an active learning in the scope acted on, at the start confidence; warn
+    only unless `auto_block`; `regex` instead of the proposed one."""
+    from cortex_hooks.api.learnings import load, row_values
+    from cortex_hooks.guard.records import LearningFields
+    from cortex_hooks.store import learnings
+    from cortex_hooks.validation import validated
+
+    project = _project(databases, create=False)
+    row = _pending(project, proposal_id)
+    assert project is not None
+    given = {
+        "anti_pattern": row["anti_pattern"],
+        "correct_pattern": row["correct_pattern"],
+        "regex": regex if regex is not None else row["regex"],
+        "tool": row["tool"],
+        "auto_block": auto_block,
+        "confidence": confidence.show(db.config(databases, notes).policy.start),
+        "context": f"Captured by cortex-hooks ({row['signal']}, proposal #{row['id']}).",
+    }
+    fields: LearningFields = validated(LearningFields, given, "invalid learning")
+    now = clock.iso(clock.now())
+    with closing(project):
+        if databases.scope == "project":
+            with Transaction(project):  # one database: the learning and the answer together
+                learning_id = learnings.insert(project, row_values(fields, now))
+                proposals.accepted(project, proposal_id, learning_id, databases.scope, now)
+            return load(project, learning_id)
+        with closing(db.for_writing(databases)) as target:
+            with Transaction(target):
+                learning_id = learnings.insert(target, row_values(fields, now))
+            learning = load(target, learning_id)
+        with Transaction(project):
+            proposals.accepted(project, proposal_id, learning_id, databases.scope, now)
+        return learning
+
+
+def reject(databases: Databases, proposal_id: int) -> dict[str, Any]:
+    """The proposal refused: its fingerprint is never proposed again."""
+    project = _project(databases, create=False)
+    row = _pending(project, proposal_id)
+    assert project is not None
+    with closing(project):
+        with Transaction(project):
+            proposals.reject(project, proposal_id, str(row["fingerprint"]), clock.iso(clock.now()))
+        return record(project, proposal_id)

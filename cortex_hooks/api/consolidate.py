@@ -1,0 +1,102 @@
+"""Consolidation (SPEC §9.7): the memories flagged as nearly the same merged after a checkpoint,
+and a checkpoint put back."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from typing import NamedTuple
+
+from cortex_hooks import clock
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.memory import consolidation
+from cortex_hooks.store import checkpoint, memories
+from cortex_hooks.store import consolidation as store
+from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, open_database
+
+
+class Outcome:
+    """What a consolidation did (dry: would do)."""
+
+    def __init__(self, *, ran: bool) -> None:
+        self.ran = ran  # False when `auto` found no trigger
+        self.trigger: str | None = None
+        self.flagged: list[sqlite3.Row] = []
+        self.merges: list[consolidation.Merge] = []
+        self.summaries: dict[int, str] = {}
+        self.checkpoint: str | None = None
+        self.removed: list[str] = []  # old checkpoints rotated out
+
+    @property
+    def superseded(self) -> int:
+        return sum(len(merge.superseded) for merge in self.merges)
+
+
+def consolidate(databases: Databases, *, dry_run: bool = False, auto: bool = False) -> Outcome:
+    """Merge each flagged group: the highest-ranked memory survives with the union of tags, the
+    others become superseded. A checkpoint of the database is written first (none on a dry
+    run); `auto` runs only when a trigger is met. No database: nothing flagged, none created."""
+    outcome = Outcome(ran=True)
+    connection = db.for_reading(databases)
+    if connection is None:
+        return outcome
+    with closing(connection):
+        if auto:
+            outcome.trigger = consolidation.trigger(
+                store.extractions_since_last(connection), store.active_count(connection)
+            )
+            outcome.ran = outcome.trigger is not None
+            if not outcome.ran:
+                return outcome
+        if dry_run:
+            _plan(connection, outcome)
+            return outcome
+        now = clock.now()
+        path = databases.path
+        # The write lock is held from the checkpoint to the merge's commit: the checkpoint is the
+        # very state the merge changes, and a crash anywhere leaves the old state or the new one.
+        with Transaction(connection):
+            _plan(connection, outcome)
+            if outcome.merges:
+                outcome.checkpoint = checkpoint.create(path, now)
+                store.apply(connection, outcome.merges, clock.iso(now))
+                store.record(connection, clock.iso(now), outcome.checkpoint, outcome.merges)
+        if outcome.checkpoint is not None:
+            outcome.removed = checkpoint.rotate(path)
+    return outcome
+
+
+def _plan(connection: sqlite3.Connection, outcome: Outcome) -> None:
+    outcome.flagged = store.flagged(connection)
+    pairs = [(row["first_id"], row["second_id"]) for row in outcome.flagged]
+    candidates = store.candidates(connection, [member for pair in pairs for member in pair])
+    # The survivor's content is its own: with an LLM configured (SPEC §10.4, not built yet) its
+    # merge of the group would be passed here as `merge`.
+    outcome.merges = consolidation.plan(candidates, pairs, memories.max_in_degree(connection))
+    outcome.summaries = {candidate.id: candidate.summary for candidate in candidates}
+
+
+class Restored(NamedTuple):
+    restored: str  # the checkpoint put back
+    database: str
+    schema_version: int  # the checkpoint's
+    checkpoint: str | None  # of the state before the restore (None on a dry run)
+    removed: list[str]
+
+
+def restore(databases: Databases, file: str, *, dry_run: bool = False) -> Restored:
+    """Put a checkpoint back into the database acted on, a checkpoint of its current state first."""
+    path = databases.path
+    version = checkpoint.check(file, path)
+    before: str | None = None
+    removed: list[str] = []
+    if not dry_run:
+        with closing(db.for_writing(databases)) as connection:
+            with Transaction(connection):  # nobody writes while the current state is copied
+                before = checkpoint.create(path, clock.now())
+            checkpoint.restore(file, connection)
+        if version < SCHEMA_VERSION:
+            open_database(path).close()  # a checkpoint of an older version: migrated now
+        removed = checkpoint.rotate(path)
+    return Restored(file, path, version, before, removed)

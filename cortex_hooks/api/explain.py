@@ -1,0 +1,110 @@
+"""Explain: what PreToolUse would decide for a tool call, learning by learning; writes nothing.
+
+The answer to "my rule never fires": for every learning it says whether the tool matcher
+accepts the tool, which text the regex runs on, whether the prefilter lets it through, and
+whether the regex matches — then the decision the hook would print.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from cortex_hooks import confidence, location
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.api.learnings import readable_rows
+from cortex_hooks.config import Config
+from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import matching, prefilter, verdict
+from cortex_hooks.hooks import protocol
+from cortex_hooks.notes import Notes
+from cortex_hooks.scopes import close
+from cortex_hooks.store import learnings as store
+
+
+class Explained(NamedTuple):
+    tool: str
+    decision: str  # deny, ask, warn (the hook's output adds context) or none
+    output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none
+    learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
+
+
+def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
+    """What PreToolUse would decide for this tool call, from both scopes as the hook reads them."""
+    texts = {target: matching.fragments(target, tool, tool_input) for target in matching.TARGETS}
+    reports: list[dict[str, Any]] = []
+    hits: list[verdict.Hit] = []
+    scopes, skipped = db.both(databases)  # both scopes, as the hook reads them
+    try:
+        for scope in scopes:
+            config = location.config_for(scope.path, notes)
+            keys = store.keys_by_learning(scope.connection)
+            for row in readable_rows(store.select(scope.connection, "active"), notes):
+                report = _evaluate(row, tool, texts, keys.get(row["id"], set()), config)
+                report["scope"] = scope.name
+                if report["result"] == "match":
+                    blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
+                    report["effect"] = "deny" if blocks else "warn"
+                    hits.append(verdict.Hit.of(row, scope=scope.name, policy=config.policy))
+                reports.append(report)
+    finally:
+        close(scopes)
+    decided = verdict.decide(hits)
+    if skipped and decided is None:  # as the hook: a skipped scope beside no decision is a failure
+        raise CortexError("; ".join(skipped))
+    notes.extend(skipped)
+    output = protocol.pre_tool_use(decided) if decided else None
+    return Explained(tool, decided.decision if decided else "none", output, reports)
+
+
+def tool_input(command: str | None, given: str | None) -> dict[str, Any]:
+    """The tool_input of a Bash command, or a whole tool_input given as a JSON object."""
+    if command is not None:
+        return {"command": command}
+    try:
+        value = json.loads(given or "")
+    except json.JSONDecodeError as error:
+        raise CortexError(f"--input is not JSON: {error}", USAGE) from None
+    if not isinstance(value, dict):
+        raise CortexError("--input must be a JSON object (the tool_input)", USAGE)
+    return value
+
+
+def _evaluate(
+    row: Any, tool: str, texts: dict[str, list[str]], keys: set[str], config: Config
+) -> dict[str, Any]:
+    fragments = texts[row["target"]]
+    report: dict[str, Any] = {
+        "id": row["id"],
+        "anti_pattern": row["anti_pattern"],
+        "regex": row["regex"],
+        "tool_matcher": row["tool"],
+        "tool_accepted": matching.tool_accepts(row["tool"], tool),
+        "target": row["target"],
+        "text": fragments,
+        "candidate": False,
+        "confidence": confidence.as_number(row["confidence"]),
+        "auto_block": bool(row["auto_block"]),
+        "result": "not evaluated",
+        "effect": None,
+    }
+    if not row["regex"]:
+        report["result"] = "no regex: never matches"
+        return report
+    # As the hook decides: an index key present, then every stored required literal.
+    report["candidate"] = any(prefilter.present(key, fragments) for key in keys) and prefilter.satisfied(
+        row["literals"], fragments
+    )
+    if not report["tool_accepted"]:
+        report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
+        return report
+    try:
+        found = matching.evaluate(row["regex"], fragments, config.regex_timeout, config.regex_timeout_per_mib)
+    except matching.Unusable as error:
+        report["result"] = f"{error.message}: the hook skips this learning"
+        return report
+    report["result"] = "match" if found else "no match"
+    if found and not report["candidate"]:
+        report["result"] = "match, but the prefilter skips it: run `cortex-hooks doctor`"
+    return report

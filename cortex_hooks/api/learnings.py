@@ -1,0 +1,165 @@
+"""Learnings (SPEC §2.1): add, list, show, update, and pin, unpin, keep, archive, restore one."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from typing import Any, NamedTuple, TypedDict
+
+from cortex_hooks import clock, confidence
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.guard import hand_edits, pruning
+from cortex_hooks.guard.records import Learning, LearningFields
+from cortex_hooks.notes import Notes
+from cortex_hooks.store import learnings as store
+from cortex_hooks.store.connection import Transaction
+from cortex_hooks.validation import validated
+
+CHANGES = ("pin", "unpin", "keep", "archive", "restore")
+
+
+class Given(TypedDict, total=False):
+    """The fields of a learning as a person or the agent gives them (LearningFields checks them)."""
+
+    anti_pattern: str
+    correct_pattern: str
+    regex: str | None  # None: no regex (update: removes it)
+    tool: str
+    target: str
+    severity: str
+    auto_block: bool
+    pinned: bool
+    confidence: float | str  # 0.75 or "0.75"
+    context: str
+
+
+class Changed(NamedTuple):
+    """A learning after pin, unpin, keep, archive or restore."""
+
+    learning: Learning
+    change: str
+    prunes_again: bool  # restored, but old and little used: the next session start archives it again
+
+
+def add(databases: Databases, given: Given, notes: Notes) -> Learning:
+    """A new learning; without a confidence it starts at the configured start value (SPEC §3, §7)."""
+    values: dict[str, Any] = dict(given)
+    if "confidence" not in values:
+        values["confidence"] = confidence.show(db.config(databases, notes).policy.start)
+    fields: LearningFields = validated(LearningFields, values, "invalid learning")
+    now = clock.iso(clock.now())
+    with closing(db.for_writing(databases)) as connection:
+        with Transaction(connection):
+            learning_id = store.insert(connection, row_values(fields, now))
+        db.embed_written(databases, connection, "learning", [learning_id], notes)
+        return load(connection, learning_id)
+
+
+def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any]:
+    """Every column of a new learning row: the fields given, then counters and times."""
+    values: dict[str, Any] = fields.model_dump()
+    values.update(access_count=0, last_accessed=None, created_at=now, updated_at=now, archived_at=None)
+    values.update((name, value) for name, value in stored.items() if value is not None)
+    if stored.get("created_at") and not stored.get("updated_at"):
+        values["updated_at"] = values["created_at"]  # an imported old learning is not a recent one
+    return values
+
+
+def listing(databases: Databases, shown: str, notes: Notes, *, review: bool = False) -> list[Learning]:
+    """The learnings shown (active, archived or all; with `review`, only those awaiting review).
+    Not an access; a row a hand edit made unreadable is skipped and named in notes."""
+    connection = db.for_reading(databases)
+    if connection is None:
+        return []
+    with closing(connection):
+        policy = db.config(databases, notes).policy if review else None
+        return readable(store.select(connection, shown, policy), notes)
+
+
+def show(databases: Databases, learning_id: int) -> Learning:
+    """One learning; showing it counts as an access (SPEC §5)."""
+    connection = db.for_reading(databases)
+    if connection is None:
+        raise unknown("learning", learning_id)
+    with closing(connection):
+        with Transaction(connection):
+            if not store.record_access(connection, learning_id, clock.iso(clock.now())):
+                raise unknown("learning", learning_id)
+        return load(connection, learning_id)
+
+
+def update(databases: Databases, learning_id: int, changes: Given, notes: Notes) -> Learning:
+    """The learning with the fields given changed and the others as they were; `regex: None`
+    removes its regex. Without a confidence the stored one stays, decayed or not."""
+    if not changes:
+        raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
+    now = clock.iso(clock.now())
+    with closing(db.for_changing(databases, unknown("learning", learning_id))) as connection:
+        with Transaction(connection):
+            current = load(connection, learning_id)
+            kept = set(LearningFields.model_fields) - {"confidence"}
+            merged = {**current.model_dump(include=kept), **changes}
+            fields: LearningFields = validated(LearningFields, merged, "invalid learning")
+            values = fields.model_dump(exclude=None if "confidence" in changes else {"confidence"})
+            values["updated_at"] = now
+            # values hold the regex and target, so the prefilter data is derived again: an
+            # update also repairs stale data (see doctor).
+            store.update(connection, learning_id, values)
+        # its vector went with a change of its text
+        db.embed_written(databases, connection, "learning", [learning_id], notes)
+        return load(connection, learning_id)
+
+
+def change(databases: Databases, learning_id: int, what: str, notes: Notes) -> Changed:
+    """Pin, unpin, keep (the review answer: trusted again from the start value), archive (never
+    deletes) or restore one learning."""
+    instant = clock.now()
+    now = clock.iso(instant)
+    config = db.config(databases, notes)
+    with closing(db.for_changing(databases, unknown("learning", learning_id))) as connection:
+        with Transaction(connection):
+            current = load(connection, learning_id)
+            store.update(connection, learning_id, _columns(what, current, config.policy, now))
+        learning = load(connection, learning_id)
+    exempt = learning.pinned or learning.auto_block or not config.prune
+    prunes = pruning.Cutoffs(instant, config).prunes(learning.created_at, learning.access_count)
+    return Changed(learning, what, what == "restore" and not exempt and prunes)
+
+
+def _columns(what: str, current: Learning, policy: confidence.Policy, now: str) -> dict[str, Any]:
+    """The columns one of pin, unpin, keep, archive, restore sets."""
+    if what == "archive":
+        return {"archived_at": current.archived_at or now}  # archiving twice keeps the first date
+    values: dict[str, dict[str, Any]] = {
+        "pin": {"pinned": 1},
+        "unpin": {"pinned": 0},
+        "keep": {"confidence": policy.start},
+        "restore": {"archived_at": None},
+    }
+    return {**values[what], "updated_at": now}
+
+
+def readable_rows(rows: list[sqlite3.Row], notes: Notes) -> list[sqlite3.Row]:
+    """The rows the code can read; each one a hand edit made unreadable is named in notes."""
+    good, problems = hand_edits.split(rows)
+    notes.extend(problems)
+    return good
+
+
+def readable(rows: list[sqlite3.Row], notes: Notes) -> list[Learning]:
+    """The learnings of these rows, skipping (and naming) those that cannot be read."""
+    return [Learning.from_row(row) for row in readable_rows(rows, notes)]
+
+
+def load(connection: sqlite3.Connection, learning_id: int) -> Learning:
+    """One stored learning as a record; a row a hand edit made unreadable is refused, saying how
+    to mend it."""
+    row = store.get(connection, learning_id)
+    if row is None:
+        raise unknown("learning", learning_id)
+    wrong = hand_edits.problem(row)
+    if wrong is not None:
+        raise CortexError(f"learning #{learning_id} cannot be read: {wrong}; run `{hand_edits.REPAIR}`")
+    return Learning.from_row(row)

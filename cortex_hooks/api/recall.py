@@ -1,0 +1,110 @@
+"""Recall (SPEC §9.3, §12): what both scopes know about some words, best first; each result
+returned counts one access. Keyword recall never imports pydantic nor, when semantic recall is
+off, anything of the embeddings' stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cortex_hooks import clock
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import BOTH, Databases
+from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.memory.recall import KINDS, Found, query_words, ranked
+from cortex_hooks.notes import Notes
+from cortex_hooks.scopes import Scope, close
+from cortex_hooks.store import kinds, learnings, memories
+from cortex_hooks.store import recall as recall_store
+from cortex_hooks.store.connection import Transaction
+
+LIMIT = 10
+
+
+def recall(
+    databases: Databases,
+    query: str,
+    notes: Notes,
+    *,
+    limit: int = LIMIT,
+    memory_type: str | None = None,
+    kind: str | None = None,
+    scopes: tuple[str, ...] = BOTH,
+) -> list[dict[str, Any]]:
+    """The best `limit` results of the scopes asked for, as `recall --json` prints them."""
+    if limit < 1:
+        raise CortexError("--limit must be at least 1", USAGE)
+    words = query_words(query)
+    if not words:
+        raise CortexError("nothing to recall: the query has no words (only punctuation or nothing)", USAGE)
+    wanted = {kind} if kind else set(KINDS)
+    if memory_type:
+        wanted &= {"memory"}
+    opened, skipped = db.both(databases, scopes)
+    try:
+        notes.extend(skipped)
+        vector = _query_vector(databases, query, notes) if opened else None
+        results = ranked(gather(opened, words, wanted, memory_type, vector, limit=limit), limit)
+        for scope in opened:
+            _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
+    finally:
+        close(opened)
+    return results
+
+
+def gather(
+    scopes: list[Scope],
+    words: list[str],
+    wanted: set[str],
+    memory_type: str | None = None,
+    vector: tuple[str, bytes] | None = None,
+    *,
+    limit: int = LIMIT,
+) -> list[Found]:
+    """What each scope holds for a query, unranked and without counting an access: its best FTS5
+    hits (5 for each result asked for, at least recall_store.CANDIDATES: the rank score only reorders
+    near-ties), and with the query's vector the nearest items too (SPEC §12)."""
+    found: list[Found] = []
+    best = max(recall_store.CANDIDATES, 5 * limit)
+    for scope in scopes:
+        top = memories.max_in_degree(scope.connection)
+        rows = recall_store.found(scope.connection, recall_store.match(scope.connection, words), wanted, best)
+        if vector is not None:
+            from cortex_hooks.embeddings.recall import candidates
+
+            rows = candidates(scope.connection, scope.path, vector, wanted, rows)
+        found += [
+            Found(scope.name, row, top) for row in rows if not memory_type or row["type"] == memory_type
+        ]
+    return found
+
+
+def _query_vector(databases: Databases, query: str, notes: Notes) -> tuple[str, bytes] | None:
+    """The query's vector when semantic recall is on, else None: keyword recall, for which
+    nothing of the embeddings' stack is imported."""
+    from cortex_hooks.embeddings.backend import on
+
+    setting = db.embeddings(databases, notes)
+    if not on(setting):
+        return None
+    from cortex_hooks.embeddings.recall import query_vector
+
+    return query_vector(setting, query, notes)
+
+
+def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:
+    """Each returned row counts one access; a memory's `source_of` edges are listed as `linked`."""
+    now = clock.iso(clock.now())
+    ids = {kind: [result["id"] for result in results if result["kind"] == kind] for kind in KINDS}
+    with Transaction(scope.connection):
+        memories.record_access(scope.connection, ids["memory"], now)
+        for learning_id in ids["learning"]:
+            learnings.record_access(scope.connection, learning_id, now)
+        for kind in ("decision", "error"):
+            for row_id in ids[kind]:
+                kinds.record_access(scope.connection, kind + "s", row_id, now)
+    linked = memories.sources_of(scope.connection, ids["memory"])
+    for result in results:
+        result["linked"] = [
+            {"id": row["id"], "type": row["type"], "path": row["path"]}
+            for row in (linked.get(result["id"], []) if result["kind"] == "memory" else [])
+        ]

@@ -1,0 +1,33 @@
+"""The text of explain: the decision, then each learning as the hook evaluated it."""
+
+from __future__ import annotations
+
+from cortex_hooks.texts.words import clean
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.api.explain import Explained
+
+
+def explained(result: Explained, *, every: bool) -> str:
+    """The decision and the learnings for this tool (`every`: for other tools too)."""
+    shown = [report for report in result.learnings if every or report["tool_accepted"]]
+    lines = [f"Tool call: {result.tool} — the hook would: {result.decision.upper()}"]
+    if not result.learnings:
+        lines.append("No active learnings.")
+    for report in shown:
+        effect = f" -> {report['effect']}" if report["effect"] else ""
+        text = " | ".join(report["text"]) or "(nothing: this tool has no such text)"
+        lines.append(
+            f"#{report['id']}{' (global)' if report['scope'] == 'global' else ''} "
+            f"{clean(report['anti_pattern'], one_line=True)[:70]}\n"
+            f"    regex {clean(report['regex'] or '-', one_line=True)} on {report['target']}: "
+            f"{clean(text, one_line=True)[:100]}\n"
+            f"    {report['result']}{effect} (confidence {report['confidence']:.2f}"
+            f"{', auto-block' if report['auto_block'] else ''})"
+        )
+    hidden = len(result.learnings) - len(shown)
+    if hidden:
+        are = "learning is" if hidden == 1 else "learnings are"
+        lines.append(f"{hidden} {are} for other tools (--all lists them).")
+    return "\n".join(lines)

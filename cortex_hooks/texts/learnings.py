@@ -1,0 +1,82 @@
+"""The texts of learnings: the table `list` prints, one learning in full, what a change did."""
+
+from __future__ import annotations
+
+from cortex_hooks import confidence
+from cortex_hooks.texts.words import clean, times
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pydantic records, imported only to be named
+    from cortex_hooks.api.learnings import Changed
+    from cortex_hooks.guard.records import Learning
+
+_VERBS = {"pin": "Pinned", "unpin": "Unpinned", "keep": "Kept", "archive": "Archived", "restore": "Restored"}
+
+
+def flags(learning: Learning) -> str:
+    marks = []
+    if learning.auto_block:
+        marks.append("auto-block")
+    if learning.pinned:
+        marks.append("pinned")
+    if learning.archived_at:
+        marks.append("archived")
+    return ",".join(marks) or "-"
+
+
+def table(learnings: list[Learning]) -> str:
+    """One line per learning: id, confidence, flags, tool and target, anti-pattern -> correct."""
+    if not learnings:
+        return "No learnings."
+    lines = [f"{'ID':>4}  {'CONF':<4}  {'FLAGS':<20} {'TOOL/TARGET':<18} ANTI-PATTERN -> CORRECT"]
+    for learning in learnings:
+        where = f"{clean(learning.tool, one_line=True)}/{learning.target}"
+        text = (
+            f"{clean(learning.anti_pattern, one_line=True)} -> "
+            f"{clean(learning.correct_pattern, one_line=True)}"
+        )
+        lines.append(
+            f"{learning.id:>4}  {learning.confidence:.2f}  {flags(learning):<20} {where:<18} {text[:120]}"
+        )
+    return "\n".join(lines)
+
+
+def detail(learning: Learning) -> str:
+    rows = [
+        ("anti-pattern", learning.anti_pattern),
+        ("correct", learning.correct_pattern),
+        ("regex", learning.regex or "(none: never matches)"),
+        ("tool", learning.tool),
+        ("target", learning.target),
+        ("severity", learning.severity),
+        ("confidence", confidence.show(round(learning.confidence * 100))),
+        ("flags", flags(learning)),
+        ("accessed", times(learning.access_count) + f", last {learning.last_accessed or 'never'}"),
+        ("created", learning.created_at),
+        ("updated", learning.updated_at),
+        ("archived", learning.archived_at or "no"),
+        ("context", learning.context or ""),
+    ]
+    body = "\n".join(f"  {name:<13} {clean(value)}" for name, value in rows if value)
+    return f"Learning #{learning.id}\n{body}"
+
+
+def added(learning: Learning) -> str:
+    return f"Added learning #{learning.id}."
+
+
+def updated(learning: Learning) -> str:
+    return f"Updated learning #{learning.id}."
+
+
+def changed(result: Changed) -> str:
+    learning = result.learning
+    if result.change == "keep":
+        return f"Kept learning #{learning.id}: confidence back to {learning.confidence:.2f}."
+    message = f"{_VERBS[result.change]} learning #{learning.id}."
+    if result.prunes_again:
+        message += (
+            " It is old and little used, so the next session start would archive it again:"
+            f" pin it (cortex-hooks pin {learning.id}) to keep it."
+        )
+    return message

@@ -1,0 +1,28 @@
+"""The text of recall's results: one block per result, with the command that shows it in full."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cortex_hooks.memory.recall import show_command
+from cortex_hooks.texts.words import clean
+
+CUT = 300  # characters of a result's content shown
+
+
+def results(found: list[dict[str, Any]]) -> str:
+    if not found:
+        return "Nothing found."
+    blocks = []
+    for result in found:
+        what = result["kind"] if result["kind"] != "memory" else f"memory, {result['type']}"
+        head = f"#{result['id']} ({result['scope']} {what}, score {result['score']:.2f})"
+        body = clean(str(result["content"]), one_line=True)
+        lines = [head, f"  {body[:CUT]}{'…' if len(body) > CUT else ''}"]
+        lines += [
+            f"  linked: {link['type']} #{link['id']} {link['path'] or ''}".rstrip()
+            for link in result["linked"]
+        ]
+        lines.append(f"  show: {show_command(result['kind'], result['id'], result['scope'])}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -1,0 +1,44 @@
+"""The texts of pruning, the access statistics and the sessions list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cortex_hooks.api.upkeep import LABELS
+from cortex_hooks.texts.words import clean, count
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.guard.kind_records import Session
+
+
+def pruned(counts: dict[str, int], *, dry_run: bool) -> str:
+    verb = "Would archive" if dry_run else "Archived"
+    return f"{verb} " + ", ".join(count(n, kind) for kind, n in counts.items()) + "."
+
+
+def most_accessed(top: dict[str, list[dict[str, Any]]]) -> str:
+    blocks = []
+    for kind, rows in top.items():
+        lines = [f"Most accessed {kind}:"] + [
+            f"  #{row['id']:<5} {row['access_count']:>5} x  {clean(row[LABELS[kind]], one_line=True)[:80]}"
+            for row in rows
+        ]
+        blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
+    return "\n\n".join(blocks)
+
+
+def sessions(listed: list[Session]) -> str:
+    if not listed:
+        return "No sessions."
+    shown = []
+    for session in listed:
+        changes = ", ".join(f"{change.file} ({change.action})" for change in session.key_changes)
+        shown.append(
+            clean(
+                f"{session.id}  {session.source or '-'}  {session.started_at or '?'} → "
+                f"{session.ended_at or 'open'}  {session.reason or ''}\n"
+                f"    {session.summary or '(no summary)'}" + (f"\n    changed: {changes}" if changes else "")
+            )
+        )
+    return "\n".join(shown)
