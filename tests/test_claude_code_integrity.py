@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,31 @@ def test_a_lone_surrogate_never_lets_a_blocked_command_run(  # noqa: PLR0917 (fi
         if entry.get("type") == "attachment" and entry["attachment"].get("type") == "hook_non_blocking_error"
     ]
     assert [error for error in errors if error["hookEvent"] == "PreToolUse"] == []
+
+
+def test_a_deep_unknown_key_in_a_bash_input_never_lets_the_command_run(
+    claude: str, namespace: list[str], project: Path, learn: Any
+) -> None:
+    """The issue's second case. Claude Code 2.1.197 refuses an unknown key in a Bash input itself
+    (InputValidationError, before any hook): the command never runs, and no hook sees it (a deep
+    value reaches a hook through an open schema only, an MCP tool's: tests/test_unread_fields.py)."""
+    learn("--anti-pattern", "touch", "--correct", "x", "--regex", r"touch\s+ran\.flag", "--auto-block")
+    deep: Any = 1
+    for _ in range(1_000):  # the issue's depth, past the standard parser's limit
+        deep = {"a": deep}
+    turn = {
+        "tool_use": {"name": "Bash", "input": {"command": "touch ran.flag", "description": "t", "x": deep}}
+    }
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(50_000)  # this test writes the turn and reads the requests with json
+    try:
+        run = run_claude(claude, namespace, project, [turn, {"text": "Noted."}])
+    finally:
+        sys.setrecursionlimit(limit)
+    assert run.code == 0, run.explain()
+    assert not (project / "ran.flag").exists(), "the command ran"
+    result = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
+    assert result["is_error"] is True
 
 
 def test_the_shell_is_handed_u_fffd_for_a_lone_surrogate(
