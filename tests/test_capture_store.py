@@ -215,7 +215,7 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         # (14: the history)
         for trigger in ("memory_added", "memory_recalled", "memory_archived"):
             connection.execute(f"DROP TRIGGER {trigger}")
-        for table in ("learning_day", "learning_month", "memory_day", "memory_month", "verdict_call"):
+        for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("PRAGMA user_version = 11")
     listed = cli_json("list", "--db", str(path))

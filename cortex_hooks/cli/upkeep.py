@@ -23,7 +23,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     prune = commands.add_parser("prune", parents=[common], help="archive never-used old memories")
     prune.add_argument("--dry-run", action="store_true", help="report, change nothing")
     prune.set_defaults(run=run_prune)
-    stats = commands.add_parser("stats", parents=[common], help="the most accessed memories")
+    stats = commands.add_parser("stats", parents=[common], help="the most accessed memories, and the history")
+    stats.add_argument("--days", type=_days, default=7, metavar="N", help="the history's window (default 7)")
     stats.set_defaults(run=run_stats)
     snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
     snapshot.set_defaults(run=run_snapshot)
@@ -50,11 +51,22 @@ def run_prune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _days(text: str) -> int:
+    from cortex_hooks.cli.report import _days as days
+
+    return days(text)
+
+
 def run_stats(args: argparse.Namespace) -> int:
-    top: dict[str, list[dict[str, Any]]] = {kind: [] for kind in _LABELS}
+    from cortex_hooks.report import summary
+
+    top: dict[str, Any] = {kind: [] for kind in _LABELS}
+    now = clock.now()
+    window = summary.empty(now, args.days)
     connection = database.for_reading(args)
     if connection is not None:
         with closing(connection):
+            window = summary.window(connection, now, args.days)
             for kind, label in _LABELS.items():
                 top[kind] = [
                     {
@@ -66,7 +78,7 @@ def run_stats(args: argparse.Namespace) -> int:
                     for row in kinds.most_accessed(connection, kind)
                 ]
     if args.json:
-        render.emit_json(top)
+        render.emit_json({**top, "history": window})
         return 0
     blocks = []
     for kind, rows in top.items():
@@ -76,8 +88,27 @@ def run_stats(args: argparse.Namespace) -> int:
             for row in rows
         ]
         blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
+    blocks.append(_history(window))
     render.say("\n\n".join(blocks))
     return 0
+
+
+def _history(window: dict[str, Any]) -> str:
+    """The window of the history in a few lines (what `cortex_get_access_stats` says too)."""
+    guard, memory = window["learnings"], window["memories"]
+    lines = [
+        f"Last {window['days']} days (since {window['since']}): {guard['matches']} matches, "
+        f"{guard['denies']} denied, {guard['warnings']} warned; memories {memory['added']} added, "
+        f"{memory['recalled']} recalled, {memory['archived']} archived, {memory['pruned']} pruned."
+    ]
+    if window["most_matched"]:
+        lines.append("Most matched learnings:")
+    for row in window["most_matched"]:
+        lines.append(
+            f"  #{row['id']:<5} {row['matches']:>5} x  ({row['denies']} denied, {row['warnings']} warned)  "
+            f"{render.clean(row['anti_pattern'], one_line=True)[:60]}"
+        )
+    return "\n".join(lines)
 
 
 def run_snapshot(args: argparse.Namespace) -> int:

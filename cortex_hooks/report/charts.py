@@ -3,6 +3,7 @@ report.drawing draws them). Charts show numbers, days, ids and memory types: no 
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from cortex_hooks.report import values
@@ -51,12 +52,35 @@ def sparkline(since: str, today: str, review: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def spark_data(line: tuple[values.Point, ...]) -> list[dict[str, Any]]:
-    return [{"day": point.day, "c": point.confidence / 100} for point in line]
+def spark_data(line: tuple[values.Point, ...], since: str, today: str) -> list[dict[str, Any]]:
+    """A line's points, at most one per two pixels of the sparkline: the last value of each
+    stretch of days (a day's end, held), so a year stays a small drawing."""
+    first, days = (
+        date.fromisoformat(since),
+        max((date.fromisoformat(today) - date.fromisoformat(since)).days, 1),
+    )
+    buckets = SPARK_WIDTH // 2
+    kept: dict[int, values.Point] = {}
+    for point in line:
+        offset = max((date.fromisoformat(point.day) - first).days, 0)
+        kept[offset * buckets // days] = point  # a later point of the same stretch replaces it
+    points = list(kept.values())
+    if line and points[0] is not line[0]:  # where the line starts stays where it starts
+        points.insert(0, line[0])
+    return [{"day": point.day, "c": point.confidence / 100} for point in points]
+
+
+WEEKLY_AFTER = 92  # days: a longer window is drawn a bar per week
+
+
+def weeks(since: str, today: str) -> bool:
+    """Whether a window is drawn a bar per week."""
+    return (date.fromisoformat(today) - date.fromisoformat(since)).days >= WEEKLY_AFTER
 
 
 def verdicts(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str, Any] | None:
-    """Denies and warnings (asks and rewrites once there are any) per day, stacked."""
+    """Denies and warnings (asks and rewrites once there are any) per day (per week over a long
+    window), stacked."""
     kinds = [kind for kind in VERDICT_COLORS if any(day.counts[kind] for day in daily)]
     rows = [{"day": day.day, "kind": kind, "n": day.counts[kind]} for day in daily for kind in kinds]
     if not rows:
@@ -65,7 +89,7 @@ def verdicts(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str,
 
 
 def memory_activity(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str, Any] | None:
-    """Memories added, recalled, archived and pruned per day."""
+    """Memories added, recalled, archived and pruned per day (per week over a long window)."""
     kinds = [kind for kind in MEMORY_COLORS if any(day.counts[kind] for day in daily)]
     rows = [{"day": day.day, "kind": kind, "n": day.counts[kind]} for day in daily for kind in kinds]
     if not rows:
@@ -96,7 +120,7 @@ def _bars(
         "field": "day",
         "type": "temporal",
         "title": None,
-        "timeUnit": "utcyearmonthdate",
+        "timeUnit": "utcyearweek" if weeks(since, today) else "utcyearmonthdate",
         "scale": {"domain": [since, today]},
         "axis": {"format": "%b %d", "labelOverlap": "greedy", "grid": False, "tickCount": 10},
     }
@@ -105,6 +129,7 @@ def _bars(
         "type": "quantitative",
         "title": counted,
         "stack": True if stacked else None,
+        "aggregate": "sum",
         "axis": {"tickMinStep": 1, "format": "d"},
     }
     encoding: dict[str, Any] = {"x": x, "y": y, "color": color}

@@ -36,11 +36,17 @@ def draw(report: values.Report) -> Drawn | None:
         return None
     today = report.generated[:10]
     drawn = Drawn()
-    shown = {line.id: line for line in (*report.learnings, *report.review) if line.series}
+    # A line that never moved says it in words (sections.py); learnings with the same line
+    # (made the same day, never matched) share one drawing.
+    moved = [
+        line for line in (*report.learnings, *report.review) if len({p.confidence for p in line.series}) > 1
+    ]
+    distinct = list(dict.fromkeys(line.series for line in moved))
     spec = charts.sparkline(report.since, today, report.policy.review_threshold / 100)
-    lines = [charts.spark_data(line.series) for line in shown.values()]
-    images = _safely(report, "confidence lines", lambda: renderer.sparklines(spec, lines)) or []
-    drawn.sparks = dict(zip(shown, images, strict=False))
+    data = [charts.spark_data(series, report.since, today) for series in distinct]
+    images = _safely(report, "confidence lines", lambda: renderer.sparklines(spec, data)) or []
+    by_series = dict(zip(distinct, images, strict=False))
+    drawn.sparks = {line.id: by_series[line.series] for line in moved if line.series in by_series}
     specs: dict[str, tuple[Callable[[dict[str, Any]], str], dict[str, Any] | None]] = {
         "verdicts": (renderer.vega_lite, charts.verdicts(report.daily, report.since, today)),
         "memory": (renderer.vega_lite, charts.memory_activity(report.daily, report.since, today)),

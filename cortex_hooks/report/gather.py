@@ -41,6 +41,7 @@ def gather(
     lines = _lines(connection, ids, since, today.isoformat())
     calls, calls_total = store.calls(connection, week_since, TOP_CALLS)
     nodes, edges = store.connected(connection, TOP_NODES)
+    out = store.out_degrees(connection, [row["id"] for row in nodes])
     counted = (*history.COUNTS, *history.MEMORY_COUNTS)
     return values.Report(
         database=database,
@@ -53,8 +54,7 @@ def gather(
         command=command,
         options=options,
         learning_counts={**store.learning_counts(connection), "awaiting": awaiting},
-        totals=store.learning_totals(connection, since),
-        memory_totals=store.memory_totals(connection, since),
+        totals=store.totals(connection, since),
         daily=tuple(
             values.Day(row["day"], {key: row[key] for key in counted})
             for row in store.daily(connection, since)
@@ -65,12 +65,11 @@ def gather(
         calls_total=calls_total,
         proposals=_proposals(connection) if scope == "project" else None,
         memory_ages=tuple(
-            (row["type"], row["age"], row["n"])
-            for row in store.memories_by_type_and_age(connection, clock.iso(now))
+            (row["type"], row["age"], row["n"]) for row in store.memories_by_type_and_age(connection, now)
         ),
         age_labels=tuple(label for label, _ in store.AGES),
         memory_statuses=store.memory_statuses(connection),
-        nodes=tuple(_node(row) for row in nodes),
+        nodes=tuple(_node(row, out.get(row["id"], 0)) for row in nodes),
         links=tuple(values.Link(row["from_id"], row["to_id"], row["type"], row["strength"]) for row in edges),
     )
 
@@ -81,13 +80,13 @@ def _call(row: sqlite3.Row) -> values.Call:
     )
 
 
-def _node(row: sqlite3.Row) -> values.Node:
+def _node(row: sqlite3.Row, out_degree: int) -> values.Node:
     return values.Node(
         id=row["id"],
         type=row["type"],
         summary=str(row["summary"]),
         in_degree=row["in_degree"],
-        out_degree=row["out_degree"],
+        out_degree=out_degree,
         access_count=row["access_count"],
         pinned=bool(row["pinned"]),
     )
@@ -132,7 +131,16 @@ def series(
             line.insert(0, values.Point(first, opening))
     if now is not None:
         line = [point for point in line if point.day < today] + [values.Point(today, now)]
-    return tuple(line)
+    # Held values need no points of their own (the line is drawn step after step): a year of
+    # days is a handful of points where the confidence changed, and today's.
+    kept = [
+        point
+        for number, point in enumerate(line)
+        if number == 0 or point.confidence != line[number - 1].confidence
+    ]
+    if line and kept[-1] is not line[-1]:
+        kept.append(line[-1])
+    return tuple(kept)
 
 
 def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> values.Learning:

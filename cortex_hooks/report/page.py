@@ -105,7 +105,7 @@ def _cards(report: values.Report) -> str:
         ("deny", f"{totals['denies']:,}", f"denied calls · {report.days} days"),
         ("warn", f"{totals['warnings']:,}", f"warned calls · {report.days} days"),
         ("", pending, "pending proposals"),
-        ("", f"{active:,}", f"active memories · {report.memory_totals['recalled']:,} recalled"),
+        ("", f"{active:,}", f"active memories · {report.totals['recalled']:,} recalled"),
     )
     return '<div class="cards">' + "".join(
         f'<div class="card {kind}"><div class="n">{number}</div><div class="label">{label}</div></div>'

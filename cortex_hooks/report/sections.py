@@ -7,7 +7,7 @@ import html
 from collections.abc import Collection
 
 from cortex_hooks import confidence, sanitize
-from cortex_hooks.report import values
+from cortex_hooks.report import charts, values
 from cortex_hooks.report.drawing import Drawn
 from cortex_hooks.report.shown import DETAIL, escaped, instant
 
@@ -42,7 +42,7 @@ def _more(shown: int, total: int, what: str, command: str) -> str:
 
 
 def activity(report: values.Report, drawn: Drawn | None) -> str:
-    totals, memory = report.totals, report.memory_totals
+    totals = memory = report.totals
     lead = (
         f"Over the last {report.days} days: {totals['matches']:,} matches, {totals['denies']:,} denied, "
         f"{totals['warnings']:,} warned; memories {memory['added']:,} added, {memory['recalled']:,} "
@@ -51,10 +51,13 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
     parts = [f'<h2>Activity</h2><p class="lead">{e(lead)}</p>']
     if drawn is not None and (drawn.verdicts or drawn.memory):
         parts.append('<div class="panel">')
+        per = "week" if charts.weeks(report.since, report.generated[:10]) else "day"
         if drawn.verdicts:
-            parts.append("<h3>Calls denied and warned per day</h3>" + _img(drawn.verdicts, "calls per day"))
+            parts.append(
+                f"<h3>Calls denied and warned per {per}</h3>{_img(drawn.verdicts, f'calls per {per}')}"
+            )
         if drawn.memory:
-            parts.append("<h3>Memories per day</h3>" + _img(drawn.memory, "memories per day"))
+            parts.append(f"<h3>Memories per {per}</h3>{_img(drawn.memory, f'memories per {per}')}")
         parts.append("</div>")
     days = [day for day in report.daily if any(day.counts.values())][-14:]
     if days:
@@ -75,9 +78,11 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
 
 
 def _trend(line: values.Learning) -> str:
-    if len(line.series) < 2:
+    if not line.series:
         return ""
     first, last = line.series[0].confidence, line.series[-1].confidence
+    if len({point.confidence for point in line.series}) == 1:
+        return f"steady at {confidence.show(last)}"
     return f"{confidence.show(first)} → {confidence.show(last)}"
 
 

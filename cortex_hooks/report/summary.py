@@ -22,11 +22,12 @@ def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str
     """The last `days` days: every learning's matches and what they became, the memories'
     events, and the learnings matched most."""
     first = since(now, days)
+    totals = store.totals(connection, first)
     return {
         "days": days,
         "since": first,
-        "learnings": store.learning_totals(connection, first),
-        "memories": store.memory_totals(connection, first),
+        "learnings": {key: totals[key] for key in history.COUNTS},
+        "memories": {key: totals[key] for key in history.MEMORY_COUNTS},
         "most_matched": [
             {
                 "id": row["id"],

@@ -105,8 +105,7 @@ class Report:
     command: str  # how to run the CLI (`cortex-hooks`, or its full path)
     options: str  # what each command needs to reach this database (` --global`, ` --db PATH`)
     learning_counts: dict[str, int]  # active, archived, auto_block, awaiting
-    totals: dict[str, int]  # the learnings' counts over the window
-    memory_totals: dict[str, int]  # added, recalled, archived, pruned over the window
+    totals: dict[str, int]  # the scope's counts over the window (store.history COUNTS, MEMORY_COUNTS)
     daily: tuple[Day, ...]
     learnings: tuple[Learning, ...]  # the most matched in the window, then the rest up to the cap
     review: tuple[Learning, ...]  # awaiting review, the lowest confidence first

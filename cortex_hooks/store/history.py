@@ -1,6 +1,7 @@
 """SQL of the history (issue 28): per learning and UTC day its matches, what they became and its
-confidence at the day's end; per day the memories added, recalled, archived and pruned; the last
-denied or warned calls of each learning. Day rows past a year are folded into month rows.
+confidence at the day's end; per scope and day the same counts summed, and the memories added,
+recalled, archived and pruned; the last denied or warned calls of each learning. Day rows past a
+year are folded into month rows.
 
 Written only inside transactions that already write (a match's boost, a session end's decay, a
 change of confidence, the lifecycle's prune; the memory counts by triggers, schema 14): the
@@ -9,6 +10,7 @@ PreToolUse path that matches nothing never reaches this module.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping
 from datetime import date, timedelta
@@ -24,22 +26,39 @@ def day_of(instant: str) -> str:
     return instant[:10]
 
 
-def record_matches(connection: sqlite3.Connection, ids: str, denied: str | None, day: str) -> None:
-    """One match of each learning of `ids` (a JSON array) on `day`, with the confidence as it
-    stands after the boost; when the matches were a verdict (`denied` a JSON array, maybe
-    empty), a deny for those of `denied` and a warning for the others."""
+def record_matches(
+    connection: sqlite3.Connection, ids: list[int], denied: list[int] | None, day: str
+) -> None:
+    """One match of each learning of `ids` on `day`, with the confidence as it stands after the
+    boost; when the matches were a verdict (`denied` given, maybe empty: PreToolUse, not
+    capture's boost), a deny for those of `denied` and a warning for the others. The scope's day
+    sums them."""
+    matched = list(dict.fromkeys(ids))
+    blocked = set(denied or ()) & set(matched)
+    verdict = denied is not None
     connection.execute(
         """INSERT INTO learning_day (learning_id, day, matches, denies, warnings, confidence)
            SELECT c.learning_id, :day, 1, d.denied, :verdict - d.denied, c.confidence
-           FROM (SELECT DISTINCT value AS id,
-                        value IN (SELECT value FROM json_each(:denied)) AS denied
+           FROM (SELECT value AS id, value IN (SELECT value FROM json_each(:denied)) AS denied
                  FROM json_each(:ids)) AS d
                JOIN learning_confidence AS c ON c.learning_id = d.id
            WHERE typeof(c.confidence) = 'integer'
            ON CONFLICT (learning_id, day) DO UPDATE SET matches = matches + 1,
                denies = denies + excluded.denies, warnings = warnings + excluded.warnings,
                confidence = excluded.confidence""",
-        {"ids": ids, "denied": denied or "[]", "verdict": int(denied is not None), "day": day},
+        {
+            "ids": json.dumps(matched),
+            "denied": json.dumps(sorted(blocked)),
+            "verdict": int(verdict),
+            "day": day,
+        },
+    )
+    warned = len(matched) - len(blocked) if verdict else 0
+    connection.execute(
+        """INSERT INTO scope_day (day, matches, denies, warnings) VALUES (:day, :matches, :denies, :warnings)
+           ON CONFLICT (day) DO UPDATE SET matches = matches + excluded.matches,
+               denies = denies + excluded.denies, warnings = warnings + excluded.warnings""",
+        {"day": day, "matches": len(matched), "denies": len(blocked), "warnings": warned},
     )
 
 
@@ -80,7 +99,7 @@ def count_memories(connection: sqlite3.Connection, day: str, column: str, count:
     assert column in MEMORY_COUNTS, column
     if count:
         connection.execute(
-            f"""INSERT INTO memory_day (day, {column}) VALUES (:day, :count)
+            f"""INSERT INTO scope_day (day, {column}) VALUES (:day, :count)
                 ON CONFLICT (day) DO UPDATE SET {column} = {column} + excluded.{column}""",
             {"day": day, "count": count},
         )
@@ -121,17 +140,18 @@ def fold(connection: sqlite3.Connection, day: str) -> int:
         folded += connection.execute(
             "DELETE FROM learning_day WHERE day < :boundary", {"boundary": boundary}
         ).rowcount
-    oldest = connection.execute("SELECT min(day) FROM memory_day").fetchone()[0]
+    oldest = connection.execute("SELECT min(day) FROM scope_day").fetchone()[0]
     if oldest is not None and oldest < boundary:
+        counted = (*COUNTS, *MEMORY_COUNTS)
         connection.execute(
-            f"""INSERT INTO memory_month (month, {", ".join(MEMORY_COUNTS)})
-                SELECT substr(day, 1, 7), {", ".join(f"sum({c})" for c in MEMORY_COUNTS)}
-                FROM memory_day WHERE day < :boundary GROUP BY 1
+            f"""INSERT INTO scope_month (month, {", ".join(counted)})
+                SELECT substr(day, 1, 7), {", ".join(f"sum({c})" for c in counted)}
+                FROM scope_day WHERE day < :boundary GROUP BY 1
                 ON CONFLICT (month) DO UPDATE SET
-                    {", ".join(f"{c} = {c} + excluded.{c}" for c in MEMORY_COUNTS)}""",
+                    {", ".join(f"{c} = {c} + excluded.{c}" for c in counted)}""",
             {"boundary": boundary},
         )
         folded += connection.execute(
-            "DELETE FROM memory_day WHERE day < :boundary", {"boundary": boundary}
+            "DELETE FROM scope_day WHERE day < :boundary", {"boundary": boundary}
         ).rowcount
     return folded

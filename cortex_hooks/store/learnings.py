@@ -285,10 +285,9 @@ def record_matches(
            WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
         parameters,
     )
-    blocked = set(denied or ())
-    given = None if denied is None else json.dumps(sorted(blocked))
-    history.record_matches(connection, parameters["ids"], given, history.day_of(now))
+    history.record_matches(connection, ids, denied, history.day_of(now))
     if call is not None:
+        blocked = set(denied or ())
         verdicts = [(i, "deny" if i in blocked else "warn") for i in dict.fromkeys(ids)]
         history.keep_calls(connection, verdicts, call[0], call[1], now)
 

@@ -5,41 +5,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import datetime, timedelta
 
+from cortex_hooks.clock import iso
 from cortex_hooks.store.history import COUNTS, MEMORY_COUNTS
 
 
-def learning_totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
-    """Every learning's matches and what they became, summed from `since` (a day) on."""
+def totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
+    """The scope's counts summed from `since` (a day) on: matches and what they became, and the
+    memories' events."""
+    counted = (*COUNTS, *MEMORY_COUNTS)
     row = connection.execute(
-        f"SELECT {', '.join(f'coalesce(sum({c}), 0)' for c in COUNTS)} FROM learning_day WHERE day >= :since",
+        f"SELECT {', '.join(f'coalesce(sum({c}), 0)' for c in counted)} FROM scope_day WHERE day >= :since",
         {"since": since},
     ).fetchone()
-    return dict(zip(COUNTS, row, strict=True))
-
-
-def memory_totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
-    row = connection.execute(
-        f"SELECT {', '.join(f'coalesce(sum({c}), 0)' for c in MEMORY_COUNTS)} FROM memory_day "
-        "WHERE day >= :since",
-        {"since": since},
-    ).fetchone()
-    return dict(zip(MEMORY_COUNTS, row, strict=True))
+    return dict(zip(counted, row, strict=True))
 
 
 def daily(connection: sqlite3.Connection, since: str) -> list[sqlite3.Row]:
-    """Per day from `since` on: the learnings' counts summed, and the memories' (days without
-    either are absent)."""
-    learning = ", ".join(f"sum({c}) AS {c}" for c in COUNTS)
-    memory = ", ".join(MEMORY_COUNTS)
+    """The scope's days from `since` on (days without a count are absent)."""
     return connection.execute(
-        f"""WITH l AS (SELECT day, {learning} FROM learning_day WHERE day >= :since GROUP BY day),
-                m AS (SELECT day, {memory} FROM memory_day WHERE day >= :since),
-                days AS (SELECT day FROM l UNION SELECT day FROM m)
-            SELECT days.day, {", ".join(f"coalesce(l.{c}, 0) AS {c}" for c in COUNTS)},
-                {", ".join(f"coalesce(m.{c}, 0) AS {c}" for c in MEMORY_COUNTS)}
-            FROM days LEFT JOIN l ON l.day = days.day LEFT JOIN m ON m.day = days.day
-            ORDER BY days.day""",
+        f"SELECT day, {', '.join((*COUNTS, *MEMORY_COUNTS))} FROM scope_day WHERE day >= :since ORDER BY day",
         {"since": since},
     ).fetchall()
 
@@ -154,17 +140,15 @@ AGES = (  # (label, at most this many days old)
 )
 
 
-def memories_by_type_and_age(connection: sqlite3.Connection, now: str) -> list[sqlite3.Row]:
-    """Active memories counted by type and age bucket (AGES, by index), from `created_at`."""
-    cases = " ".join(
-        f"WHEN age <= {days} THEN {index}" for index, (_, days) in enumerate(AGES) if days is not None
-    )
+def memories_by_type_and_age(connection: sqlite3.Connection, now: datetime) -> list[sqlite3.Row]:
+    """Active memories counted by type and age bucket (AGES, by index), from `created_at`
+    (instants compare as text: no date function over every row)."""
+    cutoffs = {f"c{index}": iso(now - timedelta(days=days)) for index, (_, days) in enumerate(AGES) if days}
+    cases = " ".join(f"WHEN created_at >= :{name} THEN {name[1:]}" for name in cutoffs)
     return connection.execute(
         f"""SELECT type, CASE {cases} ELSE {len(AGES) - 1} END AS age, count(*) AS n
-            FROM (SELECT type, julianday(:now) - julianday(created_at) AS age FROM memory
-                  WHERE status = 'active')
-            GROUP BY type, 2 ORDER BY type, 2""",
-        {"now": now},
+            FROM memory WHERE status = 'active' GROUP BY type, 2 ORDER BY type, 2""",
+        cutoffs,
     ).fetchall()
 
 
@@ -172,16 +156,27 @@ def memory_statuses(connection: sqlite3.Connection) -> dict[str, int]:
     return dict(connection.execute("SELECT status, count(*) FROM memory GROUP BY status").fetchall())
 
 
+_NODE = "m.id, m.type, m.summary, m.in_degree, m.access_count, m.pinned"
+
+
 def connected(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
-    """The most connected active memories (in-degree, then accesses) and the edges among them."""
-    nodes = connection.execute(
-        """SELECT m.id, m.type, m.summary, m.in_degree, m.access_count, m.pinned,
-               (SELECT count(*) FROM edge AS e WHERE e.from_id = m.id) AS out_degree
-           FROM memory AS m WHERE m.status = 'active'
-               AND (m.in_degree > 0 OR EXISTS (SELECT 1 FROM edge AS e WHERE e.from_id = m.id))
-           ORDER BY m.in_degree DESC, m.access_count DESC, m.id LIMIT :limit""",
-        {"limit": limit},
+    """The most connected part of the graph: the active memories most pointed to (half the
+    `limit`, through the in-degree's index), then memories that point to them; and the edges
+    among all of these (supersedes left out), with each memory's out-degree."""
+    hubs = connection.execute(
+        f"""SELECT {_NODE} FROM memory AS m WHERE m.status = 'active' AND m.in_degree > 0
+            ORDER BY m.in_degree DESC, m.access_count DESC, m.id LIMIT :limit""",
+        {"limit": limit // 2},
     ).fetchall()
+    leaves = connection.execute(
+        f"""SELECT {_NODE} FROM memory AS m WHERE m.status = 'active' AND m.id IN (
+                SELECT from_id FROM edge WHERE to_id IN (SELECT value FROM json_each(:hubs))
+                    AND type != 'supersedes')
+                AND m.id NOT IN (SELECT value FROM json_each(:hubs))
+            ORDER BY m.access_count DESC, m.id LIMIT :limit""",
+        {"hubs": json.dumps([row["id"] for row in hubs]), "limit": limit - len(hubs)},
+    ).fetchall()
+    nodes = [*hubs, *leaves]
     ids = json.dumps([row["id"] for row in nodes])
     edges = connection.execute(
         """SELECT from_id, to_id, type, strength FROM edge
@@ -191,3 +186,12 @@ def connected(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.
         {"ids": ids},
     ).fetchall()
     return nodes, edges
+
+
+def out_degrees(connection: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
+    rows = connection.execute(
+        """SELECT from_id, count(*) FROM edge WHERE from_id IN (SELECT value FROM json_each(:ids))
+               AND type != 'supersedes' GROUP BY from_id""",
+        {"ids": json.dumps(ids)},
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}

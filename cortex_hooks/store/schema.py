@@ -57,17 +57,18 @@ _SEARCH_BACKFILL = tuple(
     if table != "memory"
 )
 
-_COUNTS = """matches INTEGER NOT NULL DEFAULT 0, denies INTEGER NOT NULL DEFAULT 0,
-    asks INTEGER NOT NULL DEFAULT 0, warnings INTEGER NOT NULL DEFAULT 0, rewrites INTEGER NOT NULL DEFAULT 0,
-    confidence INTEGER"""
-_MEMORY_COUNTS = """added INTEGER NOT NULL DEFAULT 0, recalled INTEGER NOT NULL DEFAULT 0,
+_VERDICTS = """matches INTEGER NOT NULL DEFAULT 0, denies INTEGER NOT NULL DEFAULT 0,
+    asks INTEGER NOT NULL DEFAULT 0, warnings INTEGER NOT NULL DEFAULT 0,
+    rewrites INTEGER NOT NULL DEFAULT 0"""
+_COUNTS = f"{_VERDICTS}, confidence INTEGER"
+_SCOPE_COUNTS = f"""{_VERDICTS}, added INTEGER NOT NULL DEFAULT 0, recalled INTEGER NOT NULL DEFAULT 0,
     archived INTEGER NOT NULL DEFAULT 0, pruned INTEGER NOT NULL DEFAULT 0"""
 
 
 def _counted(column: str, day: str) -> str:
     """A trigger statement counting one memory event on the day the row itself names (no clock
     in SQL: a hand edit in the sqlite3 shell fires it too)."""
-    return f"""INSERT INTO memory_day (day, {column}) VALUES (substr({day}, 1, 10), 1)
+    return f"""INSERT INTO scope_day (day, {column}) VALUES (substr({day}, 1, 10), 1)
                ON CONFLICT (day) DO UPDATE SET {column} = {column} + 1"""
 
 
@@ -77,8 +78,9 @@ _HISTORY = (
     "CREATE INDEX learning_day_by_day ON learning_day (day)",
     f"""CREATE TABLE learning_month (learning_id INTEGER NOT NULL, month TEXT NOT NULL, {_COUNTS},
         PRIMARY KEY (learning_id, month)) WITHOUT ROWID""",
-    f"CREATE TABLE memory_day (day TEXT PRIMARY KEY, {_MEMORY_COUNTS}) WITHOUT ROWID",
-    f"CREATE TABLE memory_month (month TEXT PRIMARY KEY, {_MEMORY_COUNTS}) WITHOUT ROWID",
+    # the whole scope's day: every learning's counts summed, and the memories' events
+    f"CREATE TABLE scope_day (day TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
+    f"CREATE TABLE scope_month (month TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
     """CREATE TABLE verdict_call (
         id INTEGER PRIMARY KEY,
         learning_id INTEGER NOT NULL,
@@ -97,9 +99,9 @@ _HISTORY = (
         WHEN new.status = 'archived' AND old.status IS NOT 'archived' BEGIN
         {_counted("archived", "coalesce(new.archived_at, new.updated_at)")}; END""",
     # what the memories themselves tell of the past: when each was added, and archived
-    """INSERT INTO memory_day (day, added)
+    """INSERT INTO scope_day (day, added)
        SELECT substr(created_at, 1, 10), count(*) FROM memory WHERE true GROUP BY 1""",
-    """INSERT INTO memory_day (day, archived)
+    """INSERT INTO scope_day (day, archived)
        SELECT substr(archived_at, 1, 10), count(*) FROM memory WHERE status = 'archived'
            AND archived_at IS NOT NULL GROUP BY 1
        ON CONFLICT (day) DO UPDATE SET archived = excluded.archived""",
