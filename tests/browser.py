@@ -86,7 +86,7 @@ def visit(path: Path, *, width: int = 1280, height: int = 900, dark: bool = Fals
             browser.close()
 
 
-def screenshot(page: Path, target: Path, *, height: int = 2400) -> None:
+def screenshot(page: Path, target: Path, *, height: int = 1800) -> None:
     """The top of the page, as a person first sees it and scrolls on, as a PNG."""
     with visit(page, width=1280, height=height) as seen:
         seen.page.screenshot(path=str(target), full_page=False)

@@ -37,6 +37,8 @@ LEARNINGS = [  # (anti-pattern, correct pattern, regex, options)
     ("curl | sh from the internet", "download, read, then run", r"curl [^|]*\|\s*(?:ba)?sh\b",
      ["--auto-block", "--severity", "high"]),
     ("git commit --no-verify", "let the pre-commit hooks run", r"git commit\b.*--no-verify", []),
+    ("chmod -R 777 to fix a permission error", "chown to the service user, then chmod 750",
+     r"chmod -R 777\b", ["--confidence", "0.42"]),
 ]  # fmt: skip
 # What the agent ran on each day (a fortnight): some calls trip learnings, most do not.
 CALLS = [

@@ -8,10 +8,8 @@ from contextlib import closing
 from typing import Any
 
 from cortex_hooks import clock, location
-from cortex_hooks.cli import database, render
+from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import CortexError
-
-MAX_DAYS = 3650
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -26,19 +24,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     report.add_argument("--open", action="store_true", help="open it in the web browser")
     report.add_argument(
-        "--days", type=_days, default=30, metavar="N", help="the history's window (default 30)"
+        "--days", type=options.days, default=30, metavar="N", help="the history's window (default 30)"
     )
     report.set_defaults(run=run)
-
-
-def _days(text: str) -> int:
-    try:
-        days = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
-    if not 1 <= days <= MAX_DAYS:
-        raise argparse.ArgumentTypeError(f"--days must lie in 1..{MAX_DAYS}")
-    return days
 
 
 def _options(args: argparse.Namespace) -> str:

@@ -24,7 +24,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     prune.add_argument("--dry-run", action="store_true", help="report, change nothing")
     prune.set_defaults(run=run_prune)
     stats = commands.add_parser("stats", parents=[common], help="the most accessed memories, and the history")
-    stats.add_argument("--days", type=_days, default=7, metavar="N", help="the history's window (default 7)")
+    stats.add_argument(
+        "--days", type=options.days, default=7, metavar="N", help="the history's window (default 7)"
+    )
     stats.set_defaults(run=run_stats)
     snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
     snapshot.set_defaults(run=run_snapshot)
@@ -49,12 +51,6 @@ def run_prune(args: argparse.Namespace) -> int:
         verb = "Would archive" if args.dry_run else "Archived"
         render.say(f"{verb} " + ", ".join(render.count(n, kind) for kind, n in counts.items()) + ".")
     return 0
-
-
-def _days(text: str) -> int:
-    from cortex_hooks.cli.report import _days as days
-
-    return days(text)
 
 
 def run_stats(args: argparse.Namespace) -> int:

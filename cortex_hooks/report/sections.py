@@ -71,7 +71,13 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
             for day in reversed(days)
         ]
         heads = ["day", "matches", "denied", "warned", "added", "recalled", "archived", "pruned"]
-        parts.append(_table("The latest days with activity", heads, rows, set(range(1, 8))))
+        table = _table("The latest days with activity", heads, rows, set(range(1, 8)))
+        charted = drawn is not None and (drawn.verdicts or drawn.memory)
+        # with the charts drawn, the numbers are a click away; without them, they are the view
+        parts.append(
+            f'<details class="days"{"" if charted else " open"}><summary>The latest days in numbers</summary>'
+            f"{table}</details>"
+        )
     else:
         parts.append('<p class="empty">No history in this window yet.</p>')
     return "".join(parts)
@@ -109,13 +115,13 @@ def _learning_row(report: values.Report, line: values.Learning, drawn: Drawn | N
         f" · {escaped(line.tool, 40)} · {escaped(line.severity, 20)}</div></td>"
         f'<td class="num"><span class="conf">{value}</span></td><td>{shown}</td>'
         f'<td class="num">{counts["denies"]:,}</td><td class="num">{counts["warnings"]:,}</td>'
-        f'<td class="when">{instant(line.last_match or "—")}</td><td>{review}</td>'
-        f'<td><div class="cmds">{commands}</div></td></tr>'
+        f'<td class="when">{instant(line.last_match or "—")}</td>'
+        f'<td>{review}<div class="cmds">{commands}</div></td></tr>'
     )
 
 
 _LEARNING_HEADS = ["id", "action", "anti-pattern", "confidence", "line", "denied", "warned", "last match",
-                   "status", "act"]  # fmt: skip
+                   "status, command"]  # fmt: skip
 
 
 def learnings(report: values.Report, drawn: Drawn | None) -> str:
