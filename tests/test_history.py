@@ -104,6 +104,40 @@ def test_a_call_that_matches_nothing_writes_nothing(db: Path) -> None:
     assert scope(db) == []
 
 
+NO_MATCH_IMPORTS = """
+import atexit, os, sys
+watched = ("cortex_hooks.store.history", "cortex_hooks.hooks.kept_call", "cortex_hooks.capture.redact")
+def report(): print(sorted(name for name in watched if name in sys.modules), file=sys.stderr, flush=True)
+atexit.register(report)
+leave = os._exit
+os._exit = lambda status: (atexit.unregister(report), report(), leave(status))
+from cortex_hooks.hooks import pre_tool_use
+sys.exit(pre_tool_use.main())
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "imported"), [("git status", "[]"), ("git push --force", "['cortex_hooks")]
+)
+def test_the_history_is_imported_by_a_match_only(db: Path, command: str, imported: str) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    add("force push", r"git push --force", "--auto-block")
+    done = subprocess.run(
+        [sys.executable, "-c", NO_MATCH_IMPORTS],
+        input=json.dumps(bash(command)),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORTEX_DB": str(db)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(imported)
+
+
 def test_kept_calls_are_redacted_one_line_and_cut(db: Path) -> None:
     add("curl with a token", r"curl ")
     secret = "ghp_" + "a1B2c3D4" * 5

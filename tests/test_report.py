@@ -251,6 +251,12 @@ def test_the_stats_carry_the_history(db: Path) -> None:
     assert window["most_matched"][0]["confidence"] == 0.8
     human = cli("stats", env={"CORTEX_NOW": NOW}).stdout
     assert "Last 7 days (since 2026-11-15): 1 matches, 1 denied, 0 warned" in human
+    from cortex_hooks.cli import _dispatch
+    from cortex_hooks.mcp import tools
+
+    said, failed = tools.call("cortex_get_access_stats", {}, _dispatch)  # the agent reads the same
+    assert not failed
+    assert "Last 7 days (since 2026-11-15): 1 matches, 1 denied, 0 warned" in said
 
 
 @pytest.mark.parametrize(
