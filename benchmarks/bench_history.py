@@ -93,11 +93,16 @@ def main() -> int:
         # no global database, no user configuration: the hooks read this database alone
         quiet = {**os.environ, "HOME": str(work), "CORTEX_GLOBAL_DB": str(work / "none" / "global.db"),
                  "CORTEX_EMBEDDINGS": "off"}  # fmt: skip
-        print(
-            "| case | baseline ms | before ms | after ms | before ratio | after ratio | after/before | goal |",
-            end="",
+        heads = (
+            "case",
+            "baseline ms",
+            "before ms",
+            "after ms",
+            "before ratio",
+            "after ratio",
+            "after/before",
         )
-        print(" result |")
+        print("| " + " | ".join((*heads, "goal", "result")) + " |")
         print("|---" * (len(heads) + 2) + "|")
         met = True
         for name, hook, payload, writes, (measure, goal) in CASES:
