@@ -13,7 +13,8 @@ _READ = LIMIT * 4  # what is redacted: a secret that begins within LIMIT is seen
 def text(texts: dict[str, list[str]]) -> str:
     """A call as the learnings read it (cortex_hooks.guard.matching.fragments by target): its path
     if it has one, then its content (a Bash command, the text written, or the compact input)."""
-    path = texts["path"][0] if texts["path"] else ""
-    content = " ".join(texts["content"]) if texts["content"] else texts["input"][0]
+    path = texts["path"][0][:_READ] if texts["path"] else ""
+    fragments = texts["content"] or texts["input"]
+    content = " ".join(fragment[:_READ] for fragment in fragments[:4])  # a Write of megabytes: its start
     shown = f"{path}: {content}" if path else content
     return sanitize.line(redact(shown[:_READ]), LIMIT)
