@@ -745,7 +745,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
             "payload": _bash(DENY_COMMAND),
             "db": "10000",
-            "goal": ("ratio", 12.0),
+            "goal": ("ratio", 5.0),  # issue 28: with the history written, still at most 5x
             "expect": "deny",
         },
         {

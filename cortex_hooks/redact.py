@@ -38,7 +38,7 @@ _TOKENS = (
     r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{40,}|GR1348941[\w-]{20,}|_gitlab_session=[0-9a-z]{32}",
     r"gl(?:pat|dt|ft|imt|ptt|rt|soat|cbt|ffct|agent|oas)-[\w.-]{20,}",  # GitLab
     r"xox[abposre]-[\w-]{8,}|xoxe\.xox[bp]-[\w-]{20,}|xapp-\d-[A-Za-z0-9-]{20,}",  # Slack
-    r"sk-ant-(?:api|admin|sid)\d\d-[\w-]{20,}|sk-(?:proj|svcacct|admin)-[\w-]{20,}",  # Anthropic, OpenAI
+    r"sk-ant-[\w-]{16,}|sk-(?:proj|svcacct|admin)-[\w-]{20,}",  # Anthropic, OpenAI
     r"sk-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,}|pplx-[A-Za-z0-9]{48}|hf_[A-Za-z]{34}|api_org_[A-Za-z]{34}",
     r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{24,}",  # Stripe
     r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}|eyJ[\w-]{16,}\.[\w-]{16,}\.[\w-]{16,}",  # JWT

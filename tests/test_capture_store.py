@@ -226,9 +226,15 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         ):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("DROP TABLE capture_note")
-        # and what came after capture (13: the keys' copy of the tool matcher; 14: the guard file)
+        # and what came after capture (13: the keys' copy of the tool matcher)
         connection.execute("DROP TRIGGER learning_tool_keyed")
         connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
+        # (14: the history)
+        for trigger in ("memory_added", "memory_recalled", "memory_archived"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
+            connection.execute(f"DROP TABLE {table}")
+        # (15: the guard file)
         for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
             connection.execute(f"DROP TRIGGER {trigger}")
         connection.execute("DROP TABLE guard_state")

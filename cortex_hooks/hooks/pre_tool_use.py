@@ -66,7 +66,7 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
             continue
         rows = _candidates(scope.connection, call.tool_name, texts, short, outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
-            hits += _match(scope, rows, texts, outcome)
+            hits += _match(scope, rows, call.tool_name, texts, outcome)
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
@@ -102,11 +102,17 @@ def _unreadable(row: sqlite3.Row) -> str:
 
 
 def _match(
-    scope: Scope, rows: list[sqlite3.Row], texts: dict[str, list[str]], outcome: pipeline.Outcome
+    scope: Scope,
+    rows: list[sqlite3.Row],
+    tool_name: str,
+    texts: dict[str, list[str]],
+    outcome: pipeline.Outcome,
 ) -> list[Any]:
-    """Run one scope's candidates' regexes and record its matches in one transaction; its hits."""
+    """Run one scope's candidates' regexes and record its matches in one transaction, with what
+    each verdict will be (guard.verdict.blocks, pure) for the history; its hits."""
     from cortex_hooks import clock, location
     from cortex_hooks.guard import hand_edits, verdict
+    from cortex_hooks.hooks import kept_call
 
     config = location.config_for(scope.path)
     named = "global learning" if scope.is_global else "learning"
@@ -122,12 +128,14 @@ def _match(
     if not matched:
         return []
     connection, now, policy = scope.connection, clock.iso(clock.now()), config.policy
+    call = (tool_name, kept_call.text(texts))
     try:
         with Transaction(connection):
             # read inside the transaction: the gate is judged on the confidence before this boost
             readable, unreadable = hand_edits.split(store.matched(connection, matched))
             hits = [verdict.Hit.of(row, scope=scope.name, policy=policy) for row in readable]
-            store.record_matches(connection, [hit.id for hit in hits], now, policy)
+            denied = [hit.id for hit in hits if verdict.blocks(hit)]
+            store.record_matches(connection, [hit.id for hit in hits], now, policy, denied=denied, call=call)
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
@@ -146,7 +154,16 @@ def _match(
             )
             for row in readable
         ]
-        pending.append(scope.path, "match", ids=[hit.id for hit in hits], now=now)
+        denied = [hit.id for hit in hits if verdict.blocks(hit)]
+        pending.append(
+            scope.path,
+            "match",
+            ids=[hit.id for hit in hits],
+            denied=denied,
+            tool=call[0],
+            call=call[1],
+            now=now,
+        )
         outcome.notes.append(pending.kept_note(scope.name, "boost"))
     outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
     return hits

@@ -59,6 +59,55 @@ _SEARCH_BACKFILL = tuple(
 
 _MASKED = re.escape("[REDACTED]")  # what a regex built from redacted text held
 _ANY_VALUE = ".+?"  # what stands for a secret in a regex (capture.regex_synthesis.SECRET)
+_VERDICTS = """matches INTEGER NOT NULL DEFAULT 0, denies INTEGER NOT NULL DEFAULT 0,
+    asks INTEGER NOT NULL DEFAULT 0, warnings INTEGER NOT NULL DEFAULT 0,
+    rewrites INTEGER NOT NULL DEFAULT 0"""
+_COUNTS = f"{_VERDICTS}, confidence INTEGER"
+_SCOPE_COUNTS = f"""{_VERDICTS}, added INTEGER NOT NULL DEFAULT 0, recalled INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0, pruned INTEGER NOT NULL DEFAULT 0"""
+
+
+def _counted(column: str, day: str) -> str:
+    """A trigger statement counting one memory event on the day the row itself names (no clock
+    in SQL: a hand edit in the sqlite3 shell fires it too)."""
+    return f"""INSERT INTO scope_day (day, {column}) VALUES (substr({day}, 1, 10), 1)
+               ON CONFLICT (day) DO UPDATE SET {column} = {column} + 1"""
+
+
+_HISTORY = (
+    f"""CREATE TABLE learning_day (learning_id INTEGER NOT NULL, day TEXT NOT NULL, {_COUNTS},
+        PRIMARY KEY (learning_id, day)) WITHOUT ROWID""",
+    "CREATE INDEX learning_day_by_day ON learning_day (day)",
+    f"""CREATE TABLE learning_month (learning_id INTEGER NOT NULL, month TEXT NOT NULL, {_COUNTS},
+        PRIMARY KEY (learning_id, month)) WITHOUT ROWID""",
+    # the whole scope's day: every learning's counts summed, and the memories' events
+    f"CREATE TABLE scope_day (day TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
+    f"CREATE TABLE scope_month (month TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
+    """CREATE TABLE verdict_call (
+        id INTEGER PRIMARY KEY,
+        learning_id INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('deny', 'ask', 'warn', 'rewrite')),
+        tool TEXT NOT NULL,
+        call TEXT NOT NULL
+    )""",
+    "CREATE INDEX verdict_call_of ON verdict_call (learning_id, id)",
+    f"""CREATE TRIGGER memory_added AFTER INSERT ON memory BEGIN
+        {_counted("added", "new.created_at")}; END""",
+    f"""CREATE TRIGGER memory_recalled AFTER UPDATE OF access_count ON memory
+        WHEN new.access_count > old.access_count AND new.last_accessed IS NOT NULL BEGIN
+        {_counted("recalled", "new.last_accessed")}; END""",
+    f"""CREATE TRIGGER memory_archived AFTER UPDATE OF status ON memory
+        WHEN new.status = 'archived' AND old.status IS NOT 'archived' BEGIN
+        {_counted("archived", "coalesce(new.archived_at, new.updated_at)")}; END""",
+    # what the memories themselves tell of the past: when each was added, and archived
+    """INSERT INTO scope_day (day, added)
+       SELECT substr(created_at, 1, 10), count(*) FROM memory WHERE true GROUP BY 1""",
+    """INSERT INTO scope_day (day, archived)
+       SELECT substr(archived_at, 1, 10), count(*) FROM memory WHERE status = 'archived'
+           AND archived_at IS NOT NULL GROUP BY 1
+       ON CONFLICT (day) DO UPDATE SET archived = excluded.archived""",
+)
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first).
@@ -374,12 +423,19 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHEN new.tool IS NOT old.tool BEGIN
             UPDATE learning_key SET tool = new.tool WHERE learning_id = new.id; END""",
     ),
-    # 14 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
-    # a session's summary held its first prompt verbatim, capture's redactor missed password
-    # options (`sshpass -p`, `mysql -p…`). cortex_redacted is cortex_hooks.redact.redact (registered
-    # by migrate). A successful call that becomes a duplicate is kept once; a scan's tail that held
-    # a secret is dropped (it costs the context of one scan). A proposal or a learning built from
-    # redacted text had `\[REDACTED\]` in its regex, which never matches: it stands for any value now.
+    # 14: the history (issue 28), what `report` and `stats` read. Per learning and UTC day its
+    # matches, what they became, and its confidence at the day's end, written by the transactions
+    # that change them (store.history); per day the memories added, recalled, archived and pruned.
+    # Day rows older than a year are folded into month rows (store.history.fold). The last few
+    # denied or warned calls of each learning, redacted, show what tripped it.
+    _HISTORY,
+    # 15 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
+    # a session's summary held its first prompt verbatim; capture's redactor, which the history's
+    # kept calls used too, missed password options (`sshpass -p`, `mysql -p…`). cortex_redacted is
+    # cortex_hooks.redact.redact (registered by migrate). A successful call that becomes a duplicate
+    # is kept once; a scan's tail that held a secret is dropped (it costs the context of one scan).
+    # A proposal or a learning built from redacted text had `\[REDACTED\]` in its regex, which
+    # never matches: it stands for any value now. And the guard file (below).
     (
         "UPDATE session SET summary = cortex_redacted(summary) WHERE summary IS NOT NULL",
         """UPDATE proposal SET anti_pattern = cortex_redacted(anti_pattern),
@@ -390,6 +446,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHERE cortex_redacted(command) IS NOT command""",
         "DELETE FROM capture_success WHERE cortex_redacted(command) IS NOT command",
         "UPDATE capture_scan SET tail = '[]' WHERE cortex_redacted(tail) IS NOT tail",
+        "UPDATE verdict_call SET call = cortex_redacted(call)",  # the history's kept calls (14)
         f"""UPDATE proposal SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
             WHERE instr(regex, '{_MASKED}') > 0""",
         f"""UPDATE learning SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
