@@ -337,7 +337,7 @@ def run_forget(args: argparse.Namespace) -> int:
     if connection is None:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     with closing(connection):
-        found = recall_store.found(connection, recall_store.match(connection, words), {"memory"})
+        found = recall_store.found(connection, recall_store.query(connection, words), {"memory"})
     if not found:
         raise CortexError(f"no memory matches {args.match!r}", USAGE)
     best = float(str(found[0]["relevance"]))

@@ -1,5 +1,5 @@
 """CLI recall (SPEC §9.3): what both scopes know about some words, best first; each result
-returned counts one access."""
+returned counts one access (`--peek`: none, and nothing is written)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     only = recall.add_mutually_exclusive_group()
     only.add_argument("--project-only", action="store_const", dest="scopes", const=("project",))
     only.add_argument("--global-only", action="store_const", dest="scopes", const=("global",))
+    recall.add_argument(
+        "--peek", action="store_true", help="read only: the results count no access (benchmarks, replays)"
+    )
     options.json_flag(recall)
     recall.set_defaults(run=run_recall, scopes=("project", "global"))
 
@@ -55,7 +58,8 @@ def run_recall(args: argparse.Namespace) -> int:
         vector = query_vector(database.embeddings(args), args.query) if scopes else None
         results = ranked(gather(scopes, words, wanted, args.type, vector, limit=args.limit), args.limit)
         for scope in scopes:
-            _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
+            mine = [result for result in results if result["scope"] == scope.name]
+            _count_and_link(scope, mine, count=not args.peek)
     finally:
         close(scopes)
     if args.json:
@@ -81,7 +85,7 @@ def gather(
     best = max(recall_store.CANDIDATES, 5 * limit)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        rows = recall_store.found(scope.connection, recall_store.match(scope.connection, words), wanted, best)
+        rows = recall_store.found(scope.connection, recall_store.query(scope.connection, words), wanted, best)
         if vector is not None:
             from cortex_hooks.embeddings.recall import candidates
 
@@ -105,17 +109,19 @@ def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
     return embedded(setting, query)
 
 
-def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:
-    """Each returned row counts one access; a memory's `source_of` edges are listed as `linked`."""
+def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool = True) -> None:
+    """Each returned row counts one access (not with --peek); a memory's `source_of` edges are
+    listed as `linked`."""
     now = clock.iso(clock.now())
     ids = {kind: [result["id"] for result in results if result["kind"] == kind] for kind in KINDS}
-    with Transaction(scope.connection):
-        memories.record_access(scope.connection, ids["memory"], now)
-        for learning_id in ids["learning"]:
-            learnings.record_access(scope.connection, learning_id, now)
-        for kind in ("decision", "error"):
-            for row_id in ids[kind]:
-                kinds.record_access(scope.connection, kind + "s", row_id, now)
+    if count:
+        with Transaction(scope.connection):
+            memories.record_access(scope.connection, ids["memory"], now)
+            for learning_id in ids["learning"]:
+                learnings.record_access(scope.connection, learning_id, now)
+            for kind in ("decision", "error"):
+                for row_id in ids[kind]:
+                    kinds.record_access(scope.connection, kind + "s", row_id, now)
     linked = memories.sources_of(scope.connection, ids["memory"])
     for result in results:
         result["linked"] = [

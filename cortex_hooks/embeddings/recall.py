@@ -1,5 +1,6 @@
 """Hybrid recall's candidates (SPEC §12): FTS5 hits and the nearest items by cosine above the
-model's floor, each with its cosine; and the query's vector, or None for keyword recall.
+model's floor, each with its cosine and the scope's keyword weight; and the query's vector, or
+None for keyword recall.
 
 `query_vector` and `candidates` are what the CLI calls cold and the MCP server warm (the model
 and each database's vectors stay loaded in the process: see backend and index).
@@ -18,6 +19,9 @@ from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
 NEAREST = 50  # candidates by cosine, per database
+# The best cosine minus the fifth best below which the keywords count in full (memory.recall):
+# chosen on the labelled sets of benchmarks/quality (MiniLM; a plateau from about 0.05 to 0.10).
+SPREAD = 0.07
 
 
 def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
@@ -49,7 +53,8 @@ def candidates(
     vectors = index.of(connection, path, model)
     if not vectors.keys:  # nothing embedded with this model yet (`embed` fills it): keyword recall
         return hits
-    lookup, best = index.nearest(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
+    lookup, best, spread = index.search(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
+    weight = keyword_weight(spread)
     have = {(row["kind"], row["id"]) for row in hits}
     wanted: dict[str, dict[int, float]] = {}
     for kind, item_id in best:
@@ -60,4 +65,12 @@ def candidates(
     found = hits + extra[:NEAREST]
     for row in found:
         row["cosine"] = lookup(str(row["kind"]), int(str(row["id"]))) or 0.0
+        row["keyword_weight"] = weight
     return found
+
+
+def keyword_weight(spread: float) -> float:
+    """How much the keywords count beside the cosine in one scope (memory.recall): 1 while the
+    five nearest items by meaning lie within SPREAD of each other (meaning cannot tell them
+    apart), falling with the square of SPREAD / spread as the nearest stands out."""
+    return min(1.0, (SPREAD / spread) ** 2) if spread > SPREAD else 1.0
