@@ -35,6 +35,8 @@ def recalled(query: str, *args: str) -> list[int]:
         ("is eu-west-1 up?", ["is", "eu", "west", "1", "up", "eu west 1"]),
         ("Use UTC, use utc", ["use", "utc"]),  # distinct words, case-folded; no phrase of one word
         ("test_checkout_flow fails", ["test", "checkout", "flow", "fails", "test checkout flow"]),
+        ("Caroline's self-portrait", ["caroline", "s", "self", "portrait"]),  # no identifier
+        ("HBR-1423 and CS:GO", ["hbr", "1423", "and", "cs", "go", "hbr 1423", "cs go"]),
         ("!!!", []),
     ],
 )
@@ -50,6 +52,7 @@ def test_the_words_and_phrases_of_a_query(query: str, expected: list[str]) -> No
         ({"relevance": 3.0, "cosine": 0.5, "keyword_weight": 1.0}, 0.5 + KEYWORD_CAP),  # capped
         ({"relevance": 0.8, "cosine": 0.5, "keyword_weight": 0.25}, 0.7),
         ({"relevance": 0.0, "cosine": 0.3, "keyword_weight": 1.0}, 0.3),  # found by meaning only
+        ({"relevance": 0.8, "cosine": 0.5, "keyword_weight": 0.25, "exact": True}, 1.3),  # an identifier
     ],
 )
 def test_the_relevance_of_a_found_row(row: dict[str, object], expected: float) -> None:

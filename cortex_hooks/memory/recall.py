@@ -6,7 +6,8 @@ Relevance, from the found rows' signals (chosen on three labelled sets: benchmar
 - semantic recall (rows that carry a `cosine`): the cosine plus that share, capped at
   KEYWORD_CAP, times the scope's keyword weight (embeddings.recall.keyword_weight): 1 when the
   nearest items by meaning are bunched together (the meaning cannot tell them apart, the words
-  can), less when one stands out by meaning. Exact keywords and identifiers hold most of the query
+  can), less when one stands out by meaning — and 1 whatever the spread for a query holding an
+  identifier (`orders.v2`, `eu-west-1`). Exact keywords and identifiers hold most of the query
   and so come first; a question worded unlike its answer is decided by its meaning.
 The rank score (memory.rank) only breaks near-ties: it moves a relevance by at most RANK_TIEBREAK
 (each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). The score shown
@@ -27,12 +28,22 @@ MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct 
 
 
 def query_words(text: str) -> list[str]:
-    """The distinct words of a query, in order, then each identifier of several words as a phrase
-    (`orders.v2` → "orders v2", which must match whole): quotes, operators and punctuation are no
-    syntax."""
+    """The distinct words of a query, in order, then each identifier as a phrase (`orders.v2` →
+    "orders v2", which only a row holding it whole matches): quotes, operators and punctuation
+    are no syntax."""
     words = list(dict.fromkeys(word.casefold() for word in WORD.findall(text)))[:MAX_WORDS]
-    phrases = (" ".join(word.casefold() for word in WORD.findall(token)) for token in text.split())
-    return words + [phrase for phrase in dict.fromkeys(phrases) if " " in phrase][: MAX_WORDS // 4]
+    phrases = (_identifier(token) for token in text.split())
+    return words + [phrase for phrase in dict.fromkeys(phrases) if phrase][: MAX_WORDS // 4]
+
+
+def _identifier(token: str) -> str | None:
+    """An identifier's words joined by spaces: a token of several words that holds a digit or
+    joins them with `.`, `_`, `/` or `:` (`eu-west-1`, `orders.v2`, `test_checkout_flow`); None
+    for anything else (`self-portrait`, `Caroline's`)."""
+    parts = WORD.findall(token)
+    if len(parts) < 2 or not any(mark in token for mark in "0123456789._/:"):
+        return None
+    return " ".join(part.casefold() for part in parts)
 
 
 class Found:
@@ -51,7 +62,8 @@ def relevance(row: dict[str, object]) -> float:
     keywords = float(str(row["relevance"]))
     if "cosine" not in row:
         return keywords
-    weight = float(str(row.get("keyword_weight", 1.0)))
+    # An identifier in the query (store.recall.Query.exact): the words decide in full.
+    weight = 1.0 if row.get("exact") else float(str(row.get("keyword_weight", 1.0)))
     return float(str(row["cosine"])) + weight * min(KEYWORD_CAP, keywords)
 
 

@@ -48,15 +48,19 @@ class Query(NamedTuple):
 
     text: str  # the FTS5 query: each word and phrase quoted (never FTS syntax)
     weight: float  # the sum of its words' IDF: bm25 / weight is the share of the query an item holds
+    exact: bool = False  # it holds a phrase (an identifier): its rows are marked `exact`
 
 
 def found(
     connection: sqlite3.Connection, match: Query | str, kinds: set[str], best: int = CANDIDATES
 ) -> list[dict[str, object]]:
     """The active rows of these kinds among the `best` hits of an FTS5 query, each with its kind
-    and its bm25 relevance (higher is better; over the query's weight for a Query), best first.
+    and its bm25 relevance (higher is better; over the query's weight for a Query, and marked
+    `exact` when the Query is), best first.
     bm25 scores the newest BUDGET rows the query finds, never more (see `query`)."""
-    text, weight = (match.text, match.weight) if isinstance(match, Query) else (match, 1.0)
+    text, weight, exact = (
+        (match.text, match.weight, match.exact) if isinstance(match, Query) else (match, 1.0, False)
+    )
     hits = connection.execute(
         "SELECT rowid, -bm25(search) AS relevance FROM search WHERE search MATCH :match "
         "AND rowid >= :floor AND rowid % 8 IN (SELECT value FROM json_each(:kinds)) "
@@ -73,6 +77,8 @@ def found(
         wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = relevance / weight
     results = rows(connection, wanted)
     results.sort(key=lambda result: -float(str(result["relevance"])))
+    for result in results if exact else ():
+        result["exact"] = True
     return results
 
 
@@ -151,7 +157,7 @@ def query(connection: sqlite3.Connection, words: list[str]) -> Query:
         every = _rarest(words, counts, newest)
     size = _index_rows(connection)
     weight = sum(_idf(size, counts[word]) for word in words if " " not in word)
-    return Query(every, weight or 1.0)
+    return Query(every, weight or 1.0, any(" " in word for word in words))
 
 
 def _idf(size: int, holding: float) -> float:
