@@ -26,6 +26,16 @@ MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 BATCH = 32
 
 
+def import_stack() -> None:
+    """Import what the model runs on (an ImportError is LocalModel's to report)."""
+    try:
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    except ImportError:
+        pass
+
+
 class LocalModel:
     model_id = MODEL_ID
 

@@ -15,7 +15,7 @@ import threading
 from cortex_hooks.embeddings import index
 from cortex_hooks.embeddings.backend import embedder, model_id
 from cortex_hooks.embeddings.model import VoyageError
-from cortex_hooks.embeddings.vectors import thresholds
+from cortex_hooks.embeddings.vectors import MINILM, thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
@@ -41,12 +41,14 @@ def query_vector(setting: str, query: str) -> tuple[str, bytes] | None:
 
 
 class Pending:
-    """A query's vector computed in a thread of its own: in a cold process the model's loading
+    """A query's vector computed in a thread of its own: in a cold process the model's session
     and the query's embedding (onnxruntime and the HTTP call release the GIL) overlap the FTS5
-    query and the reading of the stored vectors. `result` waits for it."""
+    query and the reading of the stored vectors. Importing the model's stack holds the GIL, so
+    the caller waits for `imported` before it reads the vectors; `result` waits for the vector."""
 
     def __init__(self, setting: str, query: str, model: str) -> None:
         self.model = model  # the model id, known without loading the model
+        self.imported = threading.Event()
         self._vector: tuple[str, bytes] | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(setting, query), daemon=True)
@@ -54,9 +56,16 @@ class Pending:
 
     def _run(self, setting: str, query: str) -> None:
         try:
+            if self.model == MINILM:
+                from cortex_hooks.embeddings.local import import_stack
+
+                import_stack()
+            self.imported.set()
             self._vector = query_vector(setting, query)
         except BaseException as error:  # re-raised by result(), in the caller's thread
             self._error = error
+        finally:
+            self.imported.set()
 
     def result(self) -> tuple[str, bytes] | None:
         """(model id, vector), or None when the query could not be embedded (said on stderr)."""
@@ -83,6 +92,8 @@ def candidates(
     `cosine` (0.0 for an item without a vector of this model: not embedded yet) and the scope's
     keyword weight. A database with no vector of this model, or a query that could not be
     embedded, gives its hits as they are: keyword recall."""
+    if isinstance(vector, Pending):
+        vector.imported.wait()
     vectors = index.of(connection, path, vector.model if isinstance(vector, Pending) else vector[0])
     # Waited for even when unused: a query that could not be embedded is said on stderr.
     resolved = vector.result() if isinstance(vector, Pending) else vector
