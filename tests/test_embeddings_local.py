@@ -62,6 +62,17 @@ def test_padding_in_a_batch_does_not_change_a_vector() -> None:
     assert together == pytest.approx(alone, abs=1e-4)
 
 
+def test_batches_run_side_by_side_and_keep_each_text_in_its_place() -> None:
+    """`embed` sorts texts by length into batches of 32 and runs two at a time: every vector
+    still comes back in its text's place, as the text alone gives it."""
+    from cortex_hooks.embeddings.local import BATCH
+
+    texts = [f"note {number}: " + "word " * (number % 7) for number in range(2 * BATCH + 5)]
+    together = embed(*texts)
+    for position in (0, 6, BATCH, 2 * BATCH + 4):
+        assert together[position] == pytest.approx(embed(texts[position])[0], abs=1e-4)
+
+
 def test_a_model_file_that_is_not_the_pinned_one_is_refused(
     local: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

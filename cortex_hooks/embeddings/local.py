@@ -24,6 +24,7 @@ SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # t
 TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 BATCH = 32
+WORKERS = 2  # batches embedded at once (at most one per core)
 
 
 def import_stack() -> None:
@@ -73,10 +74,9 @@ class LocalModel:
         levels = self._onnxruntime.GraphOptimizationLevel
         options = self._onnxruntime.SessionOptions()
         options.log_severity_level = 3  # no warnings on stderr
-        # One short query: a thread of its own. Batches (`embed`, the writes of an import): a
-        # thread per core, which does not spin while it waits (a loaded machine starves spinners).
-        options.intra_op_num_threads = min(2, os.cpu_count() or 1) if optimized else 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # One thread per run (a short query gains nothing from more, and on a loaded 2-core
+        # machine two threads were several times slower): `embed` runs batches side by side.
+        options.intra_op_num_threads = 1
         options.graph_optimization_level = levels.ORT_ENABLE_ALL if optimized else levels.ORT_DISABLE_ALL
         return self._onnxruntime.InferenceSession(
             str(self._path), options, providers=["CPUExecutionProvider"]
@@ -94,12 +94,20 @@ class LocalModel:
         if self._calls or len(texts) > 1:
             self.warm()
         self._calls += 1
-        # Texts of about the same length share a batch: a batch is padded to its longest text.
+        # Texts of about the same length share a batch (a batch is padded to its longest text);
+        # batches run on a thread per core, each on one onnxruntime thread (a session runs
+        # concurrently, and releases the GIL): no synchronisation per operator, no spinning.
         order = sorted(range(len(texts)), key=lambda position: len(texts[position]))
+        chunks = [order[start : start + BATCH] for start in range(0, len(texts), BATCH)]
         blobs: list[bytes] = [b""] * len(texts)
-        for start in range(0, len(texts), BATCH):
-            chosen = order[start : start + BATCH]
-            for position, blob in zip(chosen, self._batch([texts[p] for p in chosen]), strict=True):
+        workers = min(len(chunks), os.cpu_count() or 1, WORKERS)
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                done = list(pool.map(lambda chunk: self._batch([texts[p] for p in chunk]), chunks))
+        else:
+            done = [self._batch([texts[p] for p in chunk]) for chunk in chunks]
+        for chunk, vectors in zip(chunks, done, strict=True):
+            for position, blob in zip(chunk, vectors, strict=True):
                 blobs[position] = blob
         return blobs
 
