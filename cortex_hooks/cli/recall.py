@@ -1,5 +1,5 @@
 """CLI recall (SPEC §9.3): what both scopes know about some words, best first; each result
-returned counts one access (`--peek`: none, and nothing is written)."""
+returned counts one access (`--peek`: none, and recall writes nothing)."""
 
 from __future__ import annotations
 
