@@ -234,7 +234,7 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
             connection.execute(f"DROP TRIGGER {trigger}")
         for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
             connection.execute(f"DROP TABLE {table}")
-        # (15: the guard file)
+        # (16: the guard file)
         for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
             connection.execute(f"DROP TRIGGER {trigger}")
         connection.execute("DROP TABLE guard_state")

@@ -333,6 +333,6 @@ def test_a_tool_call_goes_through_the_library_never_the_cli(project: Path) -> No
     )
     assert completed.stdout.decode().splitlines() == [
         "('Remembered memory #1 (context, project).', False)",
-        "#1 (project memory, context, score 0.92)",
+        "#1 (project memory, context, score 0.67)",
         "[]",
     ]
