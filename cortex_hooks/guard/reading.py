@@ -1,0 +1,67 @@
+"""A Bash command as a learning's regex sees it (SPEC §13): read by the command reader once, the
+first time a regex needs it, and searched simple command by simple command, where a match that
+begins inside data (a quoted word, a here-string) is no match.
+
+Nothing here is imported by a call that matches no learning: the prefilter decides that on the
+raw string (guard.prefilter.loosen), so the reader is only loaded, and the command only read,
+once a candidate is left.
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cortex_hooks.guard.shell import Reading
+
+
+class BashCommand:
+    """A Bash `command`, read when first asked (guard.shell.read); cached for every learning."""
+
+    __slots__ = ("_reading", "raw")
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self._reading: Reading | None = None
+
+    @property
+    def reading(self) -> Reading:
+        if self._reading is None:
+            from cortex_hooks.guard import shell
+
+            self._reading = shell.read(self.raw)
+        return self._reading
+
+
+def locate(compiled: Any, command: BashCommand, base_timeout: float, timeout_per_mib: float) -> int | None:
+    """The index of the first simple command of `command` in which the pattern matches outside
+    data, or None; TimeoutError past a budget that grows with the text (as matching.search)."""
+    reading = command.reading
+    size = sum(len(simple.text) for simple in reading.commands)
+    deadline = time.monotonic() + base_timeout + timeout_per_mib * size / 1_048_576
+    for index, simple in enumerate(reading.commands):
+        if _found(compiled, simple.text, simple.data, deadline):
+            return index
+    return None
+
+
+def _found(compiled: Any, text: str, data: tuple[tuple[int, int], ...], deadline: float) -> bool:
+    """Whether a match begins outside every data span: after a match that begins inside one,
+    the search goes on from the span's end (every match beginning inside it is no match)."""
+    position = 0
+    while position <= len(text):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        found = compiled.search(text, position, timeout=left)
+        if found is None:
+            return False
+        start = found.start()
+        inside = next((end for low, end in data if low <= start < end), None)
+        if inside is None:
+            return True
+        position = inside
+    return False
