@@ -344,9 +344,7 @@ def test_version_12_keys_gain_their_learnings_tool_and_nothing_is_lost(db: Path)
         assert connection.execute("SELECT * FROM learning_confidence").fetchall() == confidence_before
         keys_after = connection.execute("SELECT key, learning_id FROM learning_key ORDER BY 1, 2").fetchall()
         tools = dict(connection.execute("SELECT DISTINCT learning_id, tool FROM learning_key").fetchall())
-    # version 14 adds the loosened keys (b) a Bash command is looked up with; the others stay
-    assert [key for key in keys_after if key[0][0] != "b"] == keys_before
-    assert {key[0][0] for key in keys_after} - {key[0][0] for key in keys_before} <= {"b"}
+    assert keys_after == keys_before
     assert tools == {number: learning[0] for number, learning in enumerate(V12_LEARNINGS, 1)}
     assert keys_with_another_tool(db) == []
     # each learning decides the calls its matcher accepts, and only those

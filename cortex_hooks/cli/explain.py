@@ -2,7 +2,8 @@
 
 The answer to "my rule never fires": for every learning it says whether the tool matcher
 accepts the tool, which text the regex runs on, whether the prefilter lets it through, and
-whether the regex matches — then the decision the hook would print.
+whether the regex matches — then the decision the hook would print. A Bash command is shown as
+the simple commands the command reader read it as (SPEC §13), with the one each learning matched.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     tool_input = _tool_input(args)
     texts = {target: matching.fragments(target, args.tool, tool_input) for target in matching.TARGETS}
+    subjects = {target: matching.subject(target, args.tool, texts[target]) for target in texts}
     reports: list[dict[str, Any]] = []
     hits: list[verdict.Hit] = []
     scopes, skipped = database.both(args)  # both scopes, as the hook reads them
@@ -46,7 +48,7 @@ def run_explain(args: argparse.Namespace) -> int:
             config = location.config_for(scope.path)
             keys = store.keys_by_learning(scope.connection)
             for row in readable_rows(store.select(scope.connection, "active")):
-                report = _evaluate(row, args.tool, texts, keys.get(row["id"], set()), config)
+                report = _evaluate(row, args.tool, (texts, subjects), keys.get(row["id"], set()), config)
                 report["scope"] = scope.name
                 if report["result"] == "match":
                     blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
@@ -62,11 +64,28 @@ def run_explain(args: argparse.Namespace) -> int:
         render.note(note)
     output = protocol.pre_tool_use(decided) if decided else None
     decision = decided.decision if decided else "none"
+    read_as = _read_as(subjects["content"])
     if args.json:
-        render.emit_json({"tool": args.tool, "decision": decision, "output": output, "learnings": reports})
+        render.emit_json(
+            {
+                "tool": args.tool,
+                "decision": decision,
+                "output": output,
+                "read_as": read_as,
+                "learnings": reports,
+            }
+        )
     else:
-        render.say(_human(args, decision, reports))
+        render.say(_human(args, decision, reports, read_as))
     return 0
+
+
+def _read_as(subject: Any) -> list[str] | None:
+    """The simple commands a Bash command was read as (None for other tools); a command the
+    reader could not read is shown whole, as it is matched."""
+    if isinstance(subject, list):
+        return None
+    return subject.reading.texts()
 
 
 def _tool_input(args: argparse.Namespace) -> dict[str, Any]:
@@ -82,9 +101,11 @@ def _tool_input(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _evaluate(
-    row: Any, tool: str, texts: dict[str, list[str]], keys: set[str], config: Config
+    row: Any, tool: str, given: tuple[dict[str, Any], dict[str, Any]], keys: set[str], config: Config
 ) -> dict[str, Any]:
+    texts, subjects = given
     fragments = texts[row["target"]]
+    letter, looked = prefilter.lookup(row["target"], tool, fragments)
     report: dict[str, Any] = {
         "id": row["id"],
         "anti_pattern": row["anti_pattern"],
@@ -98,42 +119,54 @@ def _evaluate(
         "auto_block": bool(row["auto_block"]),
         "result": "not evaluated",
         "effect": None,
+        "matched_command": None,
     }
     if not row["regex"]:
         report["result"] = "no regex: never matches"
         return report
     # As the hook decides: an index key present, then every stored required literal.
-    report["candidate"] = any(prefilter.present(key, fragments) for key in keys) and prefilter.satisfied(
-        row["literals"], fragments
-    )
+    report["candidate"] = any(
+        prefilter.present(key, looked) for key in keys if key[0] == letter
+    ) and prefilter.satisfied(row["literals"], looked, loose=letter == prefilter.LOOSE)
     if not report["tool_accepted"]:
         report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
         return report
     try:
-        found = matching.evaluate(row["regex"], fragments, config.regex_timeout, config.regex_timeout_per_mib)
+        subject = subjects[row["target"]]
+        where = matching.where(row["regex"], subject, config.regex_timeout, config.regex_timeout_per_mib)
     except matching.Unusable as error:
         report["result"] = f"{error.message}: the hook skips this learning"
         return report
+    found = where is not None
+    if found and not isinstance(subject, list):
+        report["matched_command"] = subject.reading.commands[where].text
     report["result"] = "match" if found else "no match"
     if found and not report["candidate"]:
         report["result"] = "match, but the prefilter skips it: run `cortex-hooks doctor`"
     return report
 
 
-def _human(args: argparse.Namespace, decision: str, reports: list[dict[str, Any]]) -> str:
+def _human(
+    args: argparse.Namespace, decision: str, reports: list[dict[str, Any]], read_as: list[str] | None
+) -> str:
     shown = [report for report in reports if args.all or report["tool_accepted"]]
     lines = [f"Tool call: {args.tool} — the hook would: {decision.upper()}"]
+    if read_as is not None:
+        lines.append(f"Read as {render.count(len(read_as), 'simple commands')}:")
+        lines += [f"  {render.clean(text, one_line=True)[:100]}" for text in read_as]
     if not reports:
         lines.append("No active learnings.")
     for report in shown:
         effect = f" -> {report['effect']}" if report["effect"] else ""
         text = " | ".join(report["text"]) or "(nothing: this tool has no such text)"
+        matched = report["matched_command"]
+        where = f" in `{render.clean(matched, one_line=True)[:80]}`" if matched is not None else ""
         lines.append(
             f"#{report['id']}{' (global)' if report['scope'] == 'global' else ''} "
             f"{render.clean(report['anti_pattern'], one_line=True)[:70]}\n"
             f"    regex {render.clean(report['regex'] or '-', one_line=True)} on {report['target']}: "
             f"{render.clean(text, one_line=True)[:100]}\n"
-            f"    {report['result']}{effect} (confidence {report['confidence']:.2f}"
+            f"    {report['result']}{where}{effect} (confidence {report['confidence']:.2f}"
             f"{', auto-block' if report['auto_block'] else ''})"
         )
     hidden = len(reports) - len(shown)

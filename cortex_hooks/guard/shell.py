@@ -113,11 +113,13 @@ class _Reader:
             return values[index]
 
         here = anchor if anchor is not None else words[0].start
-        program = _program(words, texts, value)
+        program, wrapper = _program(words, texts, value)
         if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
             return  # `}`, `fi`, `done`: no command
         indices = _arguments(words, program + 1)
         self._emit(*_canonical(words, texts, value, program), depth, here)
+        if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
+            self._emit(*_canonical(words, texts, value, wrapper), depth, here)
         stdin_shell, echoed = False, None
         if program < len(words):
             name = programs.basename(value(program))
@@ -205,10 +207,11 @@ class _Sink:
         self.reader.heredoc(command, start, end, quoted, self.depth)
 
 
-def _program(words: list[scan.Word], texts: list[str], value: _Value) -> int:
-    """The index of the program word: past assignments, redirections, reserved words and
-    wrappers (with their options); len(words) when there is none."""
-    index, count = 0, len(words)
+def _program(words: list[scan.Word], texts: list[str], value: _Value) -> tuple[int, int | None]:
+    """The index of the program word — past assignments, redirections, reserved words and
+    wrappers (with their options); len(words) when there is none — and that of the first
+    wrapper, if there is one."""
+    index, count, wrapper = 0, len(words), None
     while index < count:
         word = words[index]
         if word.kind != scan.WORD:
@@ -223,9 +226,10 @@ def _program(words: list[scan.Word], texts: list[str], value: _Value) -> int:
             continue
         following = programs.after_wrapper(programs.basename(current), value, index, count)
         if following is None:
-            return index
+            return index, wrapper
+        wrapper = index if wrapper is None else wrapper
         index = following
-    return count
+    return count, wrapper
 
 
 def _arguments(words: list[scan.Word], start: int) -> list[int]:
