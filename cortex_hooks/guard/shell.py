@@ -32,13 +32,22 @@ TEXT_FACTOR = 4  # the canonical texts may total this many times the command (pl
 class Simple:
     """One simple command: its canonical text and the (start, end) spans of it that are data."""
 
-    __slots__ = ("data", "depth", "order", "text")
+    __slots__ = ("data", "depth", "order", "text", "wrapped")
 
-    def __init__(self, text: str, data: tuple[tuple[int, int], ...], depth: int, order: tuple[int, ...]):
+    def __init__(
+        self,
+        text: str,
+        data: tuple[tuple[int, int], ...],
+        depth: int,
+        order: tuple[int, ...],
+        *,
+        wrapped: bool = False,
+    ) -> None:
         self.text = text
         self.data = data
         self.depth = depth  # 0: in the command itself; 1: in a `bash -c` string of it; …
         self.order = order
+        self.wrapped = wrapped  # the same command again, as written from its first wrapper
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
@@ -54,7 +63,8 @@ class Reading:
         self.raw = raw
 
     def texts(self) -> list[str]:
-        return [command.text for command in self.commands]
+        """The canonical text of each simple command (not their forms with wrappers)."""
+        return [command.text for command in self.commands if not command.wrapped]
 
 
 def read(command: str) -> Reading:
@@ -94,12 +104,14 @@ class _Reader:
             return
         scan.scan(source, start, end, _Sink(self, depth, anchor), self.budget, body=body)
 
-    def _emit(self, text: str, data: tuple[tuple[int, int], ...], depth: int, anchor: int) -> None:
+    def _emit(
+        self, text: str, data: tuple[tuple[int, int], ...], depth: int, anchor: int, *, wrapped: bool = False
+    ) -> None:
         self.text_left -= len(text)
         if self.text_left < 0:
             raise scan.Exhausted
         self.sequence += 1
-        self.found.append(Simple(text, data, depth, (anchor, depth, self.sequence)))
+        self.found.append(Simple(text, data, depth, (anchor, depth, self.sequence), wrapped=wrapped))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -119,7 +131,7 @@ class _Reader:
         indices = _arguments(words, program + 1)
         self._emit(*_canonical(words, texts, value, program), depth, here)
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
-            self._emit(*_canonical(words, texts, value, wrapper), depth, here)
+            self._emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
         stdin_shell, echoed = False, None
         if program < len(words):
             name = programs.basename(value(program))
