@@ -53,6 +53,7 @@ MODULES = {
     "doctor": "doctor",
     "mcp": "mcp",
     **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
+    "packs": "packs",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

@@ -124,6 +124,9 @@ def _evaluate(
     if not row["regex"]:
         report["result"] = "no regex: never matches"
         return report
+    if row["muted"]:  # as the hook's candidate query: a muted pack learning is never tried
+        report["result"] = f"muted in this scope: never matches (cortex-hooks packs unmute {row['slug']})"
+        return report
     # As the hook decides: an index key present, then every stored required literal.
     report["candidate"] = any(
         prefilter.present(key, looked) for key in keys if key[0] == letter

@@ -151,9 +151,9 @@ class _Reader:
             if operand is not None:
                 text = value(operand)
                 self.read(text, 0, len(text), depth=depth + 1, anchor=here)
-            for index in indices:
-                if command.words[index - 1].kind == scan.HERESTRING and stdin_shell:
-                    text = value(index)
+            for index, word in enumerate(command.words[:-1]):
+                if word.kind == scan.HERESTRING and stdin_shell:
+                    text = value(index + 1)
                     self.read(text, 0, len(text), depth=depth + 1, anchor=here)
             return stdin_shell, None
         if name == "eval":
