@@ -32,7 +32,7 @@ TEXT_FACTOR = 4  # the canonical texts may total this many times the command (pl
 class Simple:
     """One simple command: its canonical text and the (start, end) spans of it that are data."""
 
-    __slots__ = ("data", "depth", "order", "text", "wrapped")
+    __slots__ = ("data", "depth", "order", "pipeline", "text", "wrapped")
 
     def __init__(
         self,
@@ -42,12 +42,14 @@ class Simple:
         order: tuple[int, ...],
         *,
         wrapped: bool = False,
+        pipeline: bool = False,
     ) -> None:
         self.text = text
         self.data = data
         self.depth = depth  # 0: in the command itself; 1: in a `bash -c` string of it; …
         self.order = order
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
+        self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
@@ -63,8 +65,9 @@ class Reading:
         self.raw = raw
 
     def texts(self) -> list[str]:
-        """The canonical text of each simple command (not their forms with wrappers)."""
-        return [command.text for command in self.commands if not command.wrapped]
+        """The canonical text of each simple command (not their forms with wrappers, nor the
+        pipelines they make)."""
+        return [command.text for command in self.commands if not (command.wrapped or command.pipeline)]
 
 
 def read(command: str) -> Reading:
@@ -100,18 +103,26 @@ class _Reader:
         self, source: str, start: int, end: int, *, depth: int, anchor: int | None, body: bool = False
     ) -> None:
         if depth > MAX_DEPTH:  # too deep to read: what would run is matched as it is
-            self._emit(source[start:end], (), depth, anchor if anchor is not None else start)
+            self.emit(source[start:end], (), depth, anchor if anchor is not None else start)
             return
         scan.scan(source, start, end, _Sink(self, depth, anchor), self.budget, body=body)
 
-    def _emit(
-        self, text: str, data: tuple[tuple[int, int], ...], depth: int, anchor: int, *, wrapped: bool = False
+    def emit(
+        self,
+        text: str,
+        data: tuple[tuple[int, int], ...],
+        depth: int,
+        anchor: int,
+        *,
+        wrapped: bool = False,
+        pipeline: bool = False,
     ) -> None:
         self.text_left -= len(text)
         if self.text_left < 0:
             raise scan.Exhausted
         self.sequence += 1
-        self.found.append(Simple(text, data, depth, (anchor, depth, self.sequence), wrapped=wrapped))
+        order = (anchor, depth, self.sequence)
+        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -129,9 +140,9 @@ class _Reader:
         if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
             return  # `}`, `fi`, `done`: no command
         indices = _arguments(words, program + 1)
-        self._emit(*_canonical(words, texts, value, program), depth, here)
+        self.emit(*_canonical(words, texts, value, program), depth, here)
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
-            self._emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
+            self.emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
         stdin_shell, echoed = False, None
         if program < len(words):
             name = programs.basename(value(program))
@@ -217,6 +228,14 @@ class _Sink:
 
     def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool) -> None:
         self.reader.heredoc(command, start, end, quoted, self.depth)
+
+    def pipeline(self, source: str, words: list[scan.Word]) -> None:
+        """A pipeline of several commands is matched as written too (a learning of `curl … |
+        sh` spans two commands): its text from its first word to its last, quoted spans data."""
+        start = words[0].start
+        data = tuple((low - start, high - start) for word in words for low, high in word.quoted)
+        anchor = self.anchor if self.anchor is not None else start
+        self.reader.emit(source[start : words[-1].end], data, self.depth, anchor, pipeline=True)
 
 
 def _program(words: list[scan.Word], texts: list[str], value: _Value) -> tuple[int, int | None]:

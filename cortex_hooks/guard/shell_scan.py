@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     class Sink(Protocol):
         def finished(self, command: Command) -> None: ...
         def heredoc(self, command: Command, start: int, end: int, quoted: bool) -> None: ...
+        def pipeline(self, source: str, words: list[Word]) -> None: ...
 
 
 # Word kinds
@@ -78,7 +79,7 @@ class Exhausted(Exception):
 
 
 class _Frame:
-    __slots__ = ("command", "depth", "kind", "piping", "start", "word")
+    __slots__ = ("command", "depth", "kind", "piped", "piping", "start", "word")
 
     def __init__(self, kind: int, source: str, start: int) -> None:
         self.kind = kind
@@ -87,6 +88,7 @@ class _Frame:
         self.command = Command(source)
         self.word: Word | None = None
         self.piping: Command | None = None  # the command before a `|`, for the next one
+        self.piped: list[list[Word]] = []  # the words of each command of the pipeline so far
 
 
 def scan(
@@ -169,8 +171,13 @@ class _Scanner:
             if self.budget.commands < 0:
                 raise Exhausted
             self.sink.finished(command)
+            frame.piped.append(command.words)
         frame.piping = command if piped and command.words else None
         frame.command = Command(self.source)
+        if not piped:
+            if len(frame.piped) > 1:  # `curl … | sh`: the whole pipeline, as written
+                self.sink.pipeline(self.source, [word for words in frame.piped for word in words])
+            frame.piped = []
 
     def _command_step(self, frame: _Frame, position: int) -> int:
         source = self.source
