@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 TARGET_LETTER = {"content": "c", "path": "p", "input": "i", "raw": "c"}
 LOOSE = "b"  # the letter of loosened keys: a Bash command's content and raw learnings
-_LOOSENED = str.maketrans("", "", "'\"\\$ \t\n\r\x0b\x0c")
+_LOOSENED = str.maketrans("", "", "'\"\\$ \t\n\r\x0b\x0c\x00")
 GRAM = 4  # four characters: at 10,000 learnings far fewer chance hits than three, for little more work
 SCAN_ABOVE = 4096  # longer texts are checked key by key instead of gram by gram
 

@@ -28,7 +28,7 @@ WORD, REDIRECT, HEREDOC, HERESTRING = 0, 1, 2, 3
 TOP, PAREN, SUBST, PROC, TICK, BODY, DQUOTE, PARAM, ARITH = range(9)
 _COMMAND_FRAMES = (TOP, PAREN, SUBST, PROC, TICK, BODY)
 
-_PLAIN = re.compile(r"[^ \t\n'\"\\$`<>&|;()]+")
+_PLAIN = re.compile(r"[^ \t\n\x00'\"\\$`<>&|;()]+")
 _IN_DQUOTE = re.compile(r'[^"\\$`]+')
 _IN_PARAM = re.compile(r"[^}\"'\\$`{]+")
 _IN_ARITH = re.compile(r"[^()$`]+")
@@ -182,7 +182,7 @@ class _Scanner:
     def _command_step(self, frame: _Frame, position: int) -> int:
         source = self.source
         char = source[position]
-        if char == " " or char == "\t":
+        if char in " \t\x00":  # a NUL ends a word: bash never sees past it in one
             self._end_word(frame, position)
             return position + 1
         if char == "\n":
