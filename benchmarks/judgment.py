@@ -51,7 +51,9 @@ def cases(path: Path) -> list[Case]:
         with open(name, "rb") as stream:
             for case in tomllib.load(stream).get("case", []):
                 if "command" in case:
-                    found.append((case["command"], (case.get("expected") or case.get("expected_decision")) == "deny"))
+                    found.append(
+                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                    )
     return found
 
 
@@ -104,14 +106,28 @@ def hook_score(learnings: list[dict[str, Any]], corpus: list[Case], work: str) -
     ]
     source = os.path.join(work, "learnings.json")
     Path(source).write_text(json.dumps(records))
-    subprocess.run([str(scripts / "cortex-hooks"), "import", source], env=env, check=True, capture_output=True)
-    result = {"safe": 0, "safe_denied": 0, "destructive": 0, "destructive_denied": 0, "errors": 0, "slowest_ms": 0.0}
+    subprocess.run(
+        [str(scripts / "cortex-hooks"), "import", source], env=env, check=True, capture_output=True
+    )
+    result = {
+        "safe": 0,
+        "safe_denied": 0,
+        "destructive": 0,
+        "destructive_denied": 0,
+        "errors": 0,
+        "slowest_ms": 0.0,
+    }
     for command, bad in corpus:
         payload = {"session_id": "judgment", "hook_event_name": "PreToolUse", "cwd": work,
                    "tool_name": "Bash", "tool_input": {"command": command}}  # fmt: skip
         started = time.perf_counter()
         done = subprocess.run(
-            [str(scripts / "cortex-pre-tool-use")], input=json.dumps(payload), env=env, capture_output=True, text=True
+            [str(scripts / "cortex-pre-tool-use")],
+            input=json.dumps(payload),
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         result["slowest_ms"] = max(result["slowest_ms"], (time.perf_counter() - started) * 1000)
         if done.returncode != 0 or done.stderr:
@@ -123,9 +139,72 @@ def hook_score(learnings: list[dict[str, Any]], corpus: list[Case], work: str) -
     return result
 
 
+def _goal(corpus: str, learnings: str, target: str, found: dict[str, Any]) -> tuple[str, str, bool]:
+    """(goal, verdict, passed) of one row."""
+    goal = GOALS.get((corpus, learnings, target))
+    if goal is None:
+        return "—", "—", True
+    most, fewest = goal
+    ok = found["safe_denied"] <= most * found["safe"] + 1e-9
+    ok = ok and (fewest is None or found["destructive_denied"] >= fewest * found["destructive"] - 1e-9)
+    text = f"≤ {most:.1%} safe" + (f", ≥ {fewest:.1%} caught" if fewest else "")
+    return text, "PASS" if ok else "FAIL", ok
+
+
+def _table(sets: dict[str, list[dict[str, Any]]], corpora: dict[str, list[Case]], show: bool) -> bool:
+    """The in-process figures; whether every goal was met."""
+    print("| learnings | corpus | reading | safe denied | destructive denied | goal | result |")
+    print("|---|---|---|---|---|---|---|")
+    passed = True
+    for name, learnings in sets.items():
+        for corpus_name, corpus in corpora.items():
+            if name == "careful" and corpus_name.startswith("pack"):
+                continue
+            for target in ("raw", "content") if name == "careful" else ("content",):
+                found = score(learnings, corpus, target)
+                goal, verdict, ok = _goal(corpus_name, name, target, found)
+                passed = passed and ok
+                share = found["safe_denied"] / max(found["safe"], 1)
+                reading = "raw string" if target == "raw" else "read (§13)"
+                print(
+                    f"| {name} | {corpus_name} | {reading} "
+                    f"| {found['safe_denied']}/{found['safe']} ({share:.1%}) "
+                    f"| {found['destructive_denied']}/{found['destructive']} | {goal} | {verdict} |"
+                )
+                for command in found["false_positives"] if show else []:
+                    print(f"    safe, denied: {command!r}")
+                for command in found["misses"] if show else []:
+                    print(f"    destructive, allowed: {command!r}")
+    return passed
+
+
+def _hook_table(sets: dict[str, list[dict[str, Any]]], corpora: dict[str, list[Case]]) -> bool:
+    """The figures through the installed hook (careful: dcg and agent commands; packs: dcg);
+    whether no call failed the hook."""
+    print("Through the installed cortex-pre-tool-use (a process per command):")
+    print("| learnings | corpus | safe denied | destructive denied | hook errors | slowest ms |")
+    print("|---|---|---|---|---|---|")
+    passed = True
+    runs = [("careful", "dcg"), ("careful", "agent commands"), ("core packs", "dcg")]
+    for name, corpus_name in runs:
+        if corpus_name not in corpora:
+            continue
+        with tempfile.TemporaryDirectory(prefix="cortex-judgment-") as work:
+            found = hook_score(sets[name], corpora[corpus_name], work)
+        print(
+            f"| {name} | {corpus_name} | {found['safe_denied']}/{found['safe']} "
+            f"| {found['destructive_denied']}/{found['destructive']} | {found['errors']} "
+            f"| {found['slowest_ms']:.0f} |"
+        )
+        passed = passed and not found["errors"]
+    return passed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--hook", action="store_true", help="through the installed hook, a process per command")
+    parser.add_argument(
+        "--hook", action="store_true", help="also through the installed hook, a process per command"
+    )
     parser.add_argument("--show", action="store_true", help="list the commands judged wrongly")
     args = parser.parse_args(argv)
     dcg = dcg_folder()
@@ -136,51 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"judgment: dcg's corpus not found at {dcg} (CORTEX_DCG_CORPUS): skipped", file=sys.stderr)
     sets = {"careful": careful(), "core packs": core_packs()}
-    print("| learnings | corpus | reading | safe denied | destructive denied | goal | result |")
-    print("|---|---|---|---|---|---|---|")
-    failed = False
-    for name, learnings in sets.items():
-        for corpus_name, corpus in corpora.items():
-            if name == "careful" and corpus_name.startswith("pack"):
-                continue
-            for target in ("raw", "content") if name == "careful" else ("content",):
-                found = score(learnings, corpus, target)
-                goal = GOALS.get((corpus_name, name, target))
-                verdict, goal_text = "—", "—"
-                if goal is not None:
-                    most, fewest = goal
-                    ok = found["safe_denied"] <= most * found["safe"] + 1e-9
-                    ok = ok and (fewest is None or found["destructive_denied"] >= fewest * found["destructive"] - 1e-9)
-                    verdict, failed = ("PASS" if ok else "FAIL"), failed or not ok
-                    goal_text = f"≤ {most:.1%} safe" + (f", ≥ {fewest:.1%} caught" if fewest else "")
-                print(
-                    f"| {name} | {corpus_name} | {'raw string' if target == 'raw' else 'read (§13)'} "
-                    f"| {found['safe_denied']}/{found['safe']} ({found['safe_denied'] / max(found['safe'], 1):.1%}) "
-                    f"| {found['destructive_denied']}/{found['destructive']} | {goal_text} | {verdict} |"
-                )
-                if args.show:
-                    for command in found["false_positives"]:
-                        print(f"    safe, denied: {command!r}")
-                    for command in found["misses"]:
-                        print(f"    destructive, allowed: {command!r}")
+    passed = _table(sets, corpora, args.show)
     if args.hook:
         print()
-        print("Through the installed cortex-pre-tool-use (a process per command):")
-        print("| learnings | corpus | safe denied | destructive denied | hook errors | slowest ms |")
-        print("|---|---|---|---|---|---|")
-        for name, learnings in sets.items():
-            for corpus_name, corpus in corpora.items():
-                if corpus_name != "dcg" and not (name == "careful") == (corpus_name == "agent commands"):
-                    continue
-                with tempfile.TemporaryDirectory(prefix="cortex-judgment-") as work:
-                    found = hook_score(learnings, corpus, work)
-                print(
-                    f"| {name} | {corpus_name} | {found['safe_denied']}/{found['safe']} "
-                    f"| {found['destructive_denied']}/{found['destructive']} | {found['errors']} "
-                    f"| {found['slowest_ms']:.0f} |"
-                )
-                failed = failed or bool(found["errors"])
-    return 1 if failed else 0
+        passed = _hook_table(sets, corpora) and passed
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

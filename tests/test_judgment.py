@@ -17,7 +17,9 @@ from support import cli, cli_json, run
 from cortex_hooks.guard import matching, packs, shared
 
 CORPORA = Path(__file__).parent / "corpora"
-DCG = Path(os.environ.get("CORTEX_DCG_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpora" / "dcg")
+DCG = Path(
+    os.environ.get("CORTEX_DCG_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpora" / "dcg"
+)
 needs_dcg = pytest.mark.skipif(not DCG.is_dir(), reason=f"dcg's corpus is not at {DCG} (CORTEX_DCG_CORPUS)")
 
 
@@ -28,7 +30,9 @@ def cases(path: Path) -> list[tuple[str, bool]]:
         with open(name, "rb") as stream:
             for case in tomllib.load(stream).get("case", []):
                 if "command" in case:
-                    found.append((case["command"], (case.get("expected") or case.get("expected_decision")) == "deny"))
+                    found.append(
+                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                    )
     return found
 
 
@@ -45,7 +49,9 @@ def denied(learnings: list[shared.SharedLearning], command: str, target: str) ->
     return any(matching.evaluate(record.regex, subject, 1.0, 1.0) for record in learnings)
 
 
-def figures(learnings: list[shared.SharedLearning], corpus: list[tuple[str, bool]], target: str = "content") -> dict[str, Any]:
+def figures(
+    learnings: list[shared.SharedLearning], corpus: list[tuple[str, bool]], target: str = "content"
+) -> dict[str, Any]:
     safe = [command for command, bad in corpus if not bad]
     bad = [command for command, bad in corpus if bad]
     return {
@@ -153,7 +159,9 @@ def test_bad_input_through_the_installed_hook_never_fails_it(command: str, db: P
 
 def test_the_packs_through_the_installed_hook_agree_with_the_evaluator(db: Path) -> None:
     cli_json("packs", "enable", "core")
-    for command, bad in cases(CORPORA / "pack_core_git.toml")[::7] + cases(CORPORA / "pack_core_filesystem.toml")[::7]:
+    for command, bad in (
+        cases(CORPORA / "pack_core_git.toml")[::7] + cases(CORPORA / "pack_core_filesystem.toml")[::7]
+    ):
         result = hook(command, db.parent)
         assert result.code == 0, (command, result.stderr)
         assert ('"permissionDecision": "deny"' in result.stdout) is bad, command

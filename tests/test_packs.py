@@ -48,17 +48,24 @@ def test_packs_lists_what_ships_and_nothing_is_enabled_by_itself(db: Path) -> No
 
 def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None:
     dry = cli_json("packs", "enable", "core", "--dry-run")
-    assert [item["added"] for item in dry] == [len(packs.load("core.filesystem")), len(packs.load("core.git"))]
+    assert [item["added"] for item in dry] == [
+        len(packs.load("core.filesystem")),
+        len(packs.load("core.git")),
+    ]
     assert not db.exists()
     cli_json("packs", "enable", "core")
     rows = pack_rows(db)
     assert set(rows) == {record.id for name in packs.names() for record in packs.load(name)}
-    assert all(row["pinned"] == 1 and row["auto_block"] == 1 and row["confidence"] == 70 for row in rows.values())
+    assert all(
+        row["pinned"] == 1 and row["auto_block"] == 1 and row["confidence"] == 70 for row in rows.values()
+    )
     assert rows["core.git:reset-hard"]["pack"] == "core.git"
     assert denies("cd repo && git reset --hard", db.parent)  # blocks from the start
     assert not denies("git commit -m 'never git reset --hard'", db.parent)
     again = cli_json("packs", "enable", "core.git")
-    assert again == [{"pack": "core.git", "scope": "project", "dry_run": False, "added": 0, "updated": 0, "archived": 0}]
+    assert again == [
+        {"pack": "core.git", "scope": "project", "dry_run": False, "added": 0, "updated": 0, "archived": 0}
+    ]
     listed = {item["name"]: item for item in cli_json("packs")}
     assert listed["core.git"]["project"] is True
 
@@ -69,15 +76,27 @@ def test_a_new_pack_version_updates_by_slug_and_keeps_the_users_state(db: Path) 
     cli_json("packs", "mute", "core.git:stash-drop")
     with closing(sqlite3.connect(db)) as connection, connection:  # as an older version wrote them
         connection.execute("UPDATE pack SET digest = 'older'")
-        connection.execute("UPDATE learning SET regex = 'never-matches', anti_pattern = 'old' WHERE slug = 'core.git:reset-hard'")
+        connection.execute(
+            "UPDATE learning SET regex = 'never-matches', anti_pattern = 'old'"
+            " WHERE slug = 'core.git:reset-hard'"
+        )
         connection.execute("UPDATE learning SET regex = 'never' WHERE slug = 'core.git:stash-drop'")
         connection.execute(
-            "INSERT INTO learning (anti_pattern, correct_pattern, regex, tool, target, severity, auto_block, pinned,"
-            " access_count, created_at, updated_at, slug, pack) VALUES ('gone', 'x', 'gone', 'Bash', 'content',"
-            " 'high', 1, 1, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'core.git:retired', 'core.git')"
+            "INSERT INTO learning (anti_pattern, correct_pattern, regex, tool, target, severity, auto_block,"
+            " pinned, access_count, created_at, updated_at, slug, pack) VALUES ('gone', 'x', 'gone', 'Bash',"
+            " 'content', 'high', 1, 1, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'core.git:retired',"
+            " 'core.git')"
         )
     before = pack_rows(db)
-    start = run("cortex-session-start", stdin={"session_id": "s2", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(db.parent)})
+    start = run(
+        "cortex-session-start",
+        stdin={
+            "session_id": "s2",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            "cwd": str(db.parent),
+        },
+    )
     assert start.code == 0, start.stderr
     after = pack_rows(db)
     reset = after["core.git:reset-hard"]
@@ -86,7 +105,9 @@ def test_a_new_pack_version_updates_by_slug_and_keeps_the_users_state(db: Path) 
     assert after["core.git:stash-drop"]["muted"] == 1  # muted stays muted
     assert after["core.git:retired"]["archived_at"] is not None  # gone from the pack: archived
     with closing(sqlite3.connect(db)) as connection:
-        assert connection.execute("SELECT digest FROM pack").fetchone()[0] == packs.digest(packs.text("core.git"))
+        assert connection.execute("SELECT digest FROM pack").fetchone()[0] == packs.digest(
+            packs.text("core.git")
+        )
     assert denies("git reset --hard", db.parent)
 
 
@@ -96,7 +117,9 @@ def test_muting_is_per_scope_and_unmute_gives_it_back(db: Path, tmp_path: Path) 
     assert cli("packs", "mute", "core.git:stash-clear").code == 0
     assert cli_json("packs", "show", "core.git")["learnings"][-1]["muted"] in (True, False)
     with closing(sqlite3.connect(db)) as connection:
-        assert connection.execute("SELECT muted FROM learning WHERE slug = 'core.git:stash-clear'").fetchone() == (1,)
+        assert connection.execute(
+            "SELECT muted FROM learning WHERE slug = 'core.git:stash-clear'"
+        ).fetchone() == (1,)
     assert denies("git stash clear", db.parent)  # the global scope's copy still blocks
     cli_json("packs", "mute", "core.git:stash-clear", "--global")
     assert not denies("git stash clear", db.parent)
@@ -130,7 +153,9 @@ def test_an_unknown_pack_is_refused_with_the_names(name: str) -> None:
     assert "core.git" in result.stderr
 
 
-def test_install_names_the_packs_and_install_packs_core_enables_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_install_names_the_packs_and_install_packs_core_enables_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)

@@ -42,9 +42,15 @@ def word(draw: st.DrawFn) -> str:
 @st.composite
 def simple(draw: st.DrawFn) -> str:
     words = draw(st.lists(word(), min_size=1, max_size=5))
-    spaces = draw(st.lists(st.sampled_from([" ", "  ", "\t", " \\\n "]), min_size=len(words), max_size=len(words)))
+    spaces = draw(
+        st.lists(st.sampled_from([" ", "  ", "\t", " \\\n "]), min_size=len(words), max_size=len(words))
+    )
     body = "".join(space + text for space, text in zip(spaces, words, strict=True)).lstrip()
-    prefix = draw(st.sampled_from(["", "sudo ", "env A=1 ", "FOO='a b' ", "nice -n 5 ", "command ", "xargs -0 ", "/usr/bin/"]))
+    prefix = draw(
+        st.sampled_from(
+            ["", "sudo ", "env A=1 ", "FOO='a b' ", "nice -n 5 ", "command ", "xargs -0 ", "/usr/bin/"]
+        )
+    )
     return prefix + body
 
 
@@ -82,11 +88,13 @@ def reader_matches(pattern: str, text: str) -> bool:
 
 @BOUNDED
 @given(command(), st.data())
-@example("\"git\" reset   --hard", None)
+@example('"git" reset   --hard', None)
 @example("sudo   git\t'reset' \\\n --hard", None)
 @example("bash -c 'git  reset --hard'", None)
 @example("echo $'rm' -rf", None)
-def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(text: str, data: st.DataObject | None) -> None:
+def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
+    text: str, data: st.DataObject | None
+) -> None:
     reading = shell.read(text)
     assume(reading.commands)
     for simple_command in reading.commands:
@@ -95,7 +103,11 @@ def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(text: st
             start = data.draw(st.integers(0, len(piece)))
             piece = piece[start : start + data.draw(st.integers(1, 12))]
         assume(piece.strip())
-        for pattern in (regex.escape(piece), "(?i)" + regex.escape(piece.upper()), r"\s+".join(map(regex.escape, piece.split()))):
+        for pattern in (
+            regex.escape(piece),
+            "(?i)" + regex.escape(piece.upper()),
+            r"\s+".join(map(regex.escape, piece.split())),
+        ):
             if reader_matches(pattern, text):
                 assert is_candidate(pattern, "content", [text], "Bash"), (pattern, text)
                 assert is_candidate(pattern, "content", ["x" * 5000 + "\n" + text], "Bash"), (pattern, text)

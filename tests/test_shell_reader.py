@@ -44,7 +44,10 @@ def data_of(command: str) -> list[str]:
         ("echo $(git reset --hard)", ["git reset --hard", "echo $(git reset --hard)"]),
         ("echo `rm -rf x`", ["rm -rf x", "echo `rm -rf x`"]),
         ('echo "today: $(date)"', ["date", 'echo "today: $(date)"']),
-        ("diff <(git show HEAD:a) <(cat a)", ["git show HEAD:a", "cat a", "diff <(git show HEAD:a) <(cat a)"]),
+        (
+            "diff <(git show HEAD:a) <(cat a)",
+            ["git show HEAD:a", "cat a", "diff <(git show HEAD:a) <(cat a)"],
+        ),
         ("bash -c 'git reset --hard'", ["bash -c 'git reset --hard'", "git reset --hard"]),
         ('sh -ec "rm -rf x; ls"', ['sh -ec "rm -rf x; ls"', "rm -rf x", "ls"]),
         ("eval 'git  stash clear'", ["eval 'git  stash clear'", "git stash clear"]),
@@ -56,7 +59,10 @@ def data_of(command: str) -> list[str]:
         ("cat <<EOF > f\n$(rm -rf x)\nEOF", ["cat << EOF > f", "rm -rf x"]),
         ("cat <<-EOF\n\tgit reset --hard\n\tEOF\nls", ["cat <<- EOF", "ls"]),
         ("find . -name '*.o' -exec rm -f {} \\;", ["find . -name '*.o' -exec rm -f {} \\;", "rm -f {}"]),
-        ('python3 -c "import os; os.system(\'rm -rf x\')"', ['python3 -c "import os; os.system(\'rm -rf x\')"', "rm -rf x"]),
+        (
+            "python3 -c \"import os; os.system('rm -rf x')\"",
+            ["python3 -c \"import os; os.system('rm -rf x')\"", "rm -rf x"],
+        ),
         ("ls # git reset --hard", ["ls"]),
         ("# git reset --hard\nls", ["ls"]),
         ("if git diff --quiet; then git push -f; fi", ["git diff --quiet", "git push -f"]),
@@ -157,7 +163,8 @@ def test_a_command_past_the_budget_is_matched_raw() -> None:
 
 def test_the_heredoc_of_a_commit_message_is_data() -> None:
     command = "git commit -m \"$(cat <<'EOF'\nStop rm -rf\n\nEOF\n)\" && git push -f"
-    assert sorted(read(command)) == sorted([command.split(" && ")[0], "cat << 'EOF'", "git push -f"])
+    commit = command.split(" && ", maxsplit=1)[0]
+    assert sorted(read(command)) == sorted([commit, "cat << 'EOF'", "git push -f"])
     assert not denies("rm -rf", command)
     assert denies("git push -f", command)
 
@@ -174,7 +181,8 @@ def test_no_input_crashes_the_reader(command: str) -> None:
 
 PROGRAMS = st.sampled_from(["git", "/usr/bin/git", '"git"', "\\git"])
 GIT = st.sampled_from(
-    ["reset --hard", "reset --hard HEAD~2", "clean -fdx", "clean -f -d", "push --force origin main", "push -f",
+    ["reset --hard", "reset --hard HEAD~2", "clean -fdx", "clean -f -d", "push --force origin main",
+     "push -f",
      "stash drop", "stash clear", "branch -D old", "checkout -- .", "checkout -f main"]
 )  # fmt: skip
 RM = st.tuples(
@@ -211,5 +219,11 @@ def test_data_is_never_a_command_and_wrappers_never_hide_one(command: str) -> No
         f"grep -- {quoted} f",
     ):
         assert not packs_deny(data), data
-    for run in (f"sudo {command}", f"env X=1 {command}", f"bash -c {quoted}", f"cd d && {command}", f"({command})"):
+    for run in (
+        f"sudo {command}",
+        f"env X=1 {command}",
+        f"bash -c {quoted}",
+        f"cd d && {command}",
+        f"({command})",
+    ):
         assert packs_deny(run), run

@@ -10,7 +10,11 @@ def split(command: str) -> list[str]:
     from cortex_hooks.guard import shell
 
     reading = shell.read(command)
-    return [simple.text for simple in reading.commands if simple.depth == 0 and not (simple.wrapped or simple.pipeline)]
+    return [
+        simple.text
+        for simple in reading.commands
+        if simple.depth == 0 and not (simple.wrapped or simple.pipeline)
+    ]
 
 
 def words(segment: str) -> list[str]:

@@ -85,7 +85,8 @@ def _read_as(subject: Any) -> list[str] | None:
     reader could not read is shown whole, as it is matched."""
     if isinstance(subject, list):
         return None
-    return subject.reading.texts()
+    texts: list[str] = subject.reading.texts()
+    return texts
 
 
 def _tool_input(args: argparse.Namespace) -> dict[str, Any]:

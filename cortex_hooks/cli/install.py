@@ -101,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
     for plan in plans:
         if plan.changed:
             _apply(plan)
-    _report(args, plans, project_database, _packs(args, dry_run=False))
+    enabled = _packs(args, dry_run=False)
+    _report(args, plans, project_database, enabled)
+    if args.action == "install" and not args.json:
+        for line in _pack_lines(enabled):
+            render.say(line)
     return 0
 
 
@@ -319,6 +323,3 @@ def _report(
     if project_database is not None:
         state = "created" if project_database["created"] else "in place"
         render.say(f"Database {render.clean(project_database['path'])}: {state}.")
-    if args.action == "install":
-        for line in _pack_lines(enabled):
-            render.say(line)

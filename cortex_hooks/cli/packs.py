@@ -43,7 +43,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def _states(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Per shipped pack: enabled in the project and in the global scope, and what is muted."""
-    found = {name: {"project": False, "global": False, "muted": []} for name in packs.names()}
+    found: dict[str, dict[str, Any]] = {
+        name: {"project": False, "global": False, "muted": []} for name in packs.names()
+    }
     scopes, _skipped = database.both(args)
     try:
         for scope in scopes:
@@ -51,7 +53,9 @@ def _states(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
                 if name in found:
                     found[name][scope.name] = True
                     found[name]["muted"] += [
-                        slug for slug, row in store.learnings_of(scope.connection, name).items() if row["muted"]
+                        slug
+                        for slug, row in store.learnings_of(scope.connection, name).items()
+                        if row["muted"]
                     ]
     finally:
         for scope in scopes:
@@ -61,9 +65,7 @@ def _states(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     states = _states(args)
-    listed = [
-        {"name": name, "learnings": len(packs.load(name)), **state} for name, state in states.items()
-    ]
+    listed = [{"name": name, "learnings": len(packs.load(name)), **state} for name, state in states.items()]
     if args.json:
         render.emit_json(listed)
         return 0
@@ -82,11 +84,11 @@ def run_show(args: argparse.Namespace) -> int:
     (name,) = _one(args.name)
     records = packs.load(name)
     state = _states(args)[name]
-    shown = [
-        {**record.model_dump(mode="json"), "muted": record.id in state["muted"]} for record in records
-    ]
+    shown = [{**record.model_dump(mode="json"), "muted": record.id in state["muted"]} for record in records]
     if args.json:
-        render.emit_json({"name": name, "project": state["project"], "global": state["global"], "learnings": shown})
+        render.emit_json(
+            {"name": name, "project": state["project"], "global": state["global"], "learnings": shown}
+        )
         return 0
     lines = [f"{name}: {render.count(len(records), 'learnings')}"]
     for item in shown:
@@ -122,7 +124,7 @@ def enable(args: argparse.Namespace, name: str, *, dry_run: bool) -> dict[str, A
             summary.update(added=len(plan.added), updated=len(plan.updated), archived=len(plan.archived))
             if dry_run:
                 return summary
-            added = store.apply(connection, name, plan, packs.digest(content), now, start)
+            added = store.apply(connection, name, plan, digest=packs.digest(content), now=now, start=start)
         database.embed_written(args, connection, "learning", added)
     return summary
 
@@ -145,7 +147,7 @@ def run_enable(args: argparse.Namespace) -> int:
 
 def run_disable(args: argparse.Namespace) -> int:
     now = clock.iso(clock.now())
-    summaries = []
+    summaries: list[dict[str, Any]] = []
     for name in packs.expand(args.name):
         connection = database.for_reading(args)
         archived = 0
@@ -160,17 +162,16 @@ def run_disable(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(summaries)
     else:
-        render.say(
-            "\n".join(
-                f"Disabled {item['pack']} ({item['scope']}): {render.count(item['archived'], 'learnings')} archived."
-                for item in summaries
-            )
-        )
+        for item in summaries:
+            count = render.count(int(item["archived"]), "learnings")
+            render.say(f"Disabled {item['pack']} ({item['scope']}): {count} archived.")
     return 0
 
 
 def run_mute(args: argparse.Namespace) -> int:
-    missing = CortexError(f"no pack learning {args.slug!r} in this scope (cortex-hooks packs show NAME)", USAGE)
+    missing = CortexError(
+        f"no pack learning {args.slug!r} in this scope (cortex-hooks packs show NAME)", USAGE
+    )
     connection = database.for_changing(args, missing)
     with closing(connection), Transaction(connection):
         if not store.set_muted(connection, args.slug, args.muted, clock.iso(clock.now())):
@@ -181,4 +182,3 @@ def run_mute(args: argparse.Namespace) -> int:
     else:
         render.say(f"{word} {args.slug} ({database.scope(args)}).")
     return 0
-

@@ -12,6 +12,7 @@ from cortex_hooks.errors import USAGE, CortexError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from cortex_hooks.guard.shared import SharedLearning
 
@@ -24,7 +25,9 @@ DECLARED = ("anti_pattern", "correct_pattern", "regex", "tool", "target", "sever
 def names() -> list[str]:
     """The packs this version ships, by name (`core.git`, `core.filesystem`)."""
     folder = resources.files("cortex_hooks.guard").joinpath("packs")
-    return sorted(item.name.removesuffix(".jsonl") for item in folder.iterdir() if item.name.endswith(".jsonl"))
+    return sorted(
+        item.name.removesuffix(".jsonl") for item in folder.iterdir() if item.name.endswith(".jsonl")
+    )
 
 
 def expand(name: str) -> list[str]:
@@ -39,7 +42,9 @@ def expand(name: str) -> list[str]:
 def text(name: str) -> str:
     if name not in names():
         raise CortexError(f"no pack named {name!r} (packs: {', '.join(names())})", USAGE)
-    return resources.files("cortex_hooks.guard").joinpath("packs", f"{name}.jsonl").read_text(encoding="utf-8")
+    return (
+        resources.files("cortex_hooks.guard").joinpath("packs", f"{name}.jsonl").read_text(encoding="utf-8")
+    )
 
 
 def digest(content: str) -> str:
@@ -85,7 +90,7 @@ class Plan:
         return len(self.added) + len(self.updated) + len(self.archived)
 
 
-def plan(records: list[SharedLearning], stored: Mapping[str, Mapping[str, object]]) -> Plan:
+def plan(records: list[SharedLearning], stored: Mapping[str, Any]) -> Plan:
     """The plan that brings a scope's learnings of one pack (`stored`, rows by slug) to `records`."""
     found = Plan()
     wanted = {record.id for record in records}

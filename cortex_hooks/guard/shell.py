@@ -75,7 +75,7 @@ def read(command: str) -> Reading:
     try:
         reader = _Reader(len(command))
         reader.read(command, 0, len(command), depth=0, anchor=None)
-    except Exception:  # noqa: BLE001 — past the budget, or a bug: the raw string is matched
+    except Exception:  # past the budget, or a bug: the raw string is matched
         return Reading([Simple(command, (), 0, (0,))], raw=True)
     found = sorted(reader.found, key=lambda simple: simple.order)
     return Reading(found, raw=False)
@@ -146,7 +146,7 @@ class _Reader:
         stdin_shell, echoed = False, None
         if program < len(words):
             name = programs.basename(value(program))
-            stdin_shell, echoed = self._runs_again(command, name, indices, value, depth, here)
+            stdin_shell, echoed = self._runs_again(command, name, indices, value, depth=depth, here=here)
         command.facts = _Facts(depth, stdin_shell, echoed)
         piped = command.piped_from
         if stdin_shell and piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
@@ -154,7 +154,7 @@ class _Reader:
             self.read(text, 0, len(text), depth=depth + 1, anchor=here)
 
     def _runs_again(
-        self, command: scan.Command, name: str, indices: list[int], value: _Value, depth: int, here: int
+        self, command: scan.Command, name: str, indices: list[int], value: _Value, *, depth: int, here: int
     ) -> tuple[bool, str | None]:
         """Read again what this command has the shell run; (reads stdin as a shell, echoed text)."""
         if name in programs.SHELLS:

@@ -191,26 +191,8 @@ class _Scanner:
         if char == "#" and frame.word is None:
             newline = source.find("\n", position, self.end)
             return self.end if newline < 0 else newline
-        if char == "\\":
-            if source.startswith("\n", position + 1):
-                if frame.word is not None:
-                    frame.word.joined = True
-                return position + 2
-            self._word(frame, position)
-            return min(position + 2, self.end)
-        if char == "'":
-            word = self._word(frame, position)
-            close = source.find("'", position + 1, self.end)
-            stop = self.end if close < 0 else close + 1
-            word.quoted.append((position, stop))
-            return stop
-        if char == '"':
-            self._word(frame, position)
-            self.frames.append(_Frame(DQUOTE, source, position))
-            return position + 1
-        if char == "$":
-            word = self._word(frame, position)
-            return self._dollar(word, position)
+        if char in "\\'\"$":
+            return self._quoting(frame, char, position)
         if char == "`":
             if frame.kind == TICK:
                 self._end_command(frame, position, piped=False)
@@ -238,6 +220,27 @@ class _Scanner:
         stop = found.end() if found else position + 1
         self._word(frame, position)
         return stop
+
+    def _quoting(self, frame: _Frame, char: str, position: int) -> int:
+        """A backslash, a quote or a `$` in a command: part of a word, maybe a quoted span."""
+        source = self.source
+        if char == "\\":
+            if source.startswith("\n", position + 1):
+                if frame.word is not None:
+                    frame.word.joined = True
+                return position + 2
+            self._word(frame, position)
+            return min(position + 2, self.end)
+        word = self._word(frame, position)
+        if char == "'":
+            close = source.find("'", position + 1, self.end)
+            stop = self.end if close < 0 else close + 1
+            word.quoted.append((position, stop))
+            return stop
+        if char == '"':
+            self.frames.append(_Frame(DQUOTE, source, position))
+            return position + 1
+        return self._dollar(word, position)
 
     def _dollar(self, word: Word, position: int) -> int:
         source = self.source

@@ -21,9 +21,11 @@ def enabled(connection: sqlite3.Connection) -> dict[str, str]:
 def learnings_of(connection: sqlite3.Connection, name: str) -> dict[str, sqlite3.Row]:
     """This scope's learnings of one pack (archived ones too), by slug."""
     rows = connection.execute(
-        "SELECT l.*, c.confidence FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"
-        " WHERE l.slug IS NOT NULL AND (l.pack = :pack OR substr(l.slug, 1, length(:pack) + 1) = :pack || ':')"
-        " ORDER BY l.slug",
+        """SELECT l.*, c.confidence FROM learning AS l
+               LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
+           WHERE l.slug IS NOT NULL
+               AND (l.pack = :pack OR substr(l.slug, 1, length(:pack) + 1) = :pack || ':')
+           ORDER BY l.slug""",
         {"pack": name},
     ).fetchall()
     return {row["slug"]: row for row in rows}
@@ -54,10 +56,14 @@ def add(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
     return learnings.insert(connection, values)
 
 
-def redeclare(connection: sqlite3.Connection, learning_id: int, declared: Mapping[str, object], now: str) -> None:
+def redeclare(
+    connection: sqlite3.Connection, learning_id: int, declared: Mapping[str, object], now: str
+) -> None:
     """A pack learning takes its pack's new declaration; its state (hits, confidence, muted)
     stays. An archived one (its pack was disabled) comes back."""
-    learnings.update(connection, learning_id, {**declared, "pinned": 1, "updated_at": now, "archived_at": None})
+    learnings.update(
+        connection, learning_id, {**declared, "pinned": 1, "updated_at": now, "archived_at": None}
+    )
 
 
 def archive(connection: sqlite3.Connection, ids: list[int], now: str) -> None:
@@ -74,7 +80,9 @@ def set_muted(connection: sqlite3.Connection, slug: str, muted: bool, now: str) 
     return cursor.rowcount == 1
 
 
-def apply(connection: sqlite3.Connection, name: str, plan: Plan, digest: str, now: str, start: int) -> list[int]:
+def apply(
+    connection: sqlite3.Connection, name: str, plan: Plan, *, digest: str, now: str, start: int
+) -> list[int]:
     """Carry out a guard.packs.Plan for one pack, inside the caller's write transaction; the pack
     is then recorded as enabled, from the file of this `digest`. The ids of the learnings added."""
     from cortex_hooks.guard import packs

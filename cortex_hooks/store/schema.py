@@ -59,12 +59,13 @@ _SEARCH_BACKFILL = tuple(
 )
 
 
-
 def _allow_raw_target(connection: sqlite3.Connection) -> None:
     """Rebuild `learning` with `raw` among the targets its CHECK allows (SQLite cannot alter a
     CHECK): the table as it stands — whatever columns earlier versions added — copied whole,
     with its indexes and triggers made again from their own SQL."""
-    (sql,) = connection.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'learning'").fetchone()
+    (sql,) = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'learning'"
+    ).fetchone()
     old = "CHECK (target IN ('content', 'path', 'input'))"
     if old not in sql:  # already widened (or never checked): nothing to do
         return

@@ -26,7 +26,11 @@ def stale(connection: sqlite3.Connection) -> list[str]:
     from cortex_hooks.guard import packs  # only where packs are enabled: it reads package data
 
     shipped = set(packs.names())
-    return [name for name, digest in enabled.items() if name in shipped and packs.digest(packs.text(name)) != digest]
+    return [
+        name
+        for name, digest in enabled.items()
+        if name in shipped and packs.digest(packs.text(name)) != digest
+    ]
 
 
 def refresh(scope: Scope, now: datetime, start: int) -> list[str]:
@@ -40,5 +44,6 @@ def refresh(scope: Scope, now: datetime, start: int) -> list[str]:
     with Transaction(scope.connection):
         for name in stale(scope.connection):  # again, inside the transaction: another process may have
             plan = packs.plan(packs.load(name), store.learnings_of(scope.connection, name))
-            store.apply(scope.connection, name, plan, packs.digest(packs.text(name)), clock.iso(now), start)
+            digest = packs.digest(packs.text(name))
+            store.apply(scope.connection, name, plan, digest=digest, now=clock.iso(now), start=start)
     return names
