@@ -13,6 +13,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from cortex_hooks.guard.shell import Reading
@@ -42,10 +43,32 @@ def locate(compiled: Any, command: BashCommand, base_timeout: float, timeout_per
     reading = command.reading
     size = sum(len(simple.text) for simple in reading.commands)
     deadline = time.monotonic() + base_timeout + timeout_per_mib * size / 1_048_576
+    holds = _literals(compiled.pattern)
     for index, simple in enumerate(reading.commands):
-        if _found(compiled, simple.text, simple.data, deadline):
+        # The pattern's required literals first (guard.prefilter: plain substring tests, sound):
+        # of a 5,000-command chain, only the few that could match meet the regex.
+        if holds(simple.text) and _found(compiled, simple.text, simple.data, deadline):
             return index
     return None
+
+
+def _literals(pattern: str) -> Callable[[str], bool]:
+    """Whether a text holds every literal a match of `pattern` must contain."""
+    from cortex_hooks.guard import prefilter
+
+    clauses = prefilter.requirements(pattern)
+    if not clauses:
+        return lambda text: True
+    folds = any(folded for clause in clauses for _, folded in clause)
+
+    def holds(text: str) -> bool:
+        lowered = text.lower() if folds else text
+        return all(
+            any((literal in lowered) if folded else (literal in text) for literal, folded in clause)
+            for clause in clauses
+        )
+
+    return holds
 
 
 def _found(compiled: Any, text: str, data: tuple[tuple[int, int], ...], deadline: float) -> bool:

@@ -280,6 +280,11 @@ def _canonical(
     words: list[scan.Word], texts: list[str], value: _Value, program: int
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The text a regex sees, and its data spans."""
+    if program < len(words) and all(
+        not word.quoted and not word.joined and word.kind == scan.WORD for word in words
+    ):
+        if not _expands(texts[program]):  # the common case: plain words, nothing quoted
+            return " ".join([programs.basename(value(program)), *texts[program + 1 :]]), ()
     parts: list[str] = []
     data: list[tuple[int, int]] = []
     offset = 0
@@ -305,7 +310,9 @@ def _canonical(
 
 def _expands(text: str) -> bool:
     """Whether a word holds an expansion (`$x`, `$(…)`, backticks): then it is shown as written."""
-    return "`" in text or any(
+    if "`" in text:
+        return True
+    return "$" in text and any(
         text[at + 1 : at + 2] not in ("'", '"') for at, char in enumerate(text) if char == "$"
     )
 

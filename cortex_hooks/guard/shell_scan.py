@@ -35,6 +35,7 @@ _IN_ARITH = re.compile(r"[^()$`]+")
 _IN_BODY = re.compile(r"[^\\$`]+")
 _REDIRECTION = re.compile(r"&>>?|\d*(?:<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)")
 _FD = re.compile(r"\d+|\{\w+\}")
+_BLANKS = re.compile(r"[ \t]*")
 
 
 class Word:
@@ -211,7 +212,8 @@ class _Scanner:
             piped = char == "|" and not source.startswith("||", position)
             self._end_command(frame, position, piped=piped)
             two = source[position : position + 2]
-            return position + (2 if two in ("&&", "||", ";;", ";&", "|&") else 1)
+            stop = position + (2 if two in ("&&", "||", ";;", ";&", "|&") else 1)
+            return _BLANKS.match(source, stop, self.end).end()  # type: ignore[union-attr]
         if char == "(":
             return self._open_paren(frame, position)
         if char == ")":
@@ -219,6 +221,9 @@ class _Scanner:
         found = _PLAIN.match(source, position, self.end)
         stop = found.end() if found else position + 1
         self._word(frame, position)
+        if stop < self.end and source[stop] in " \t":  # the word ends at a blank: one step, not two
+            self._end_word(frame, stop)
+            return _BLANKS.match(source, stop, self.end).end()  # type: ignore[union-attr]
         return stop
 
     def _quoting(self, frame: _Frame, char: str, position: int) -> int:
