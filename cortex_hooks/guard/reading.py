@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from cortex_hooks.guard.shell import Reading
+    from cortex_hooks.guard.shell import Reading, Simple
 
 
 class BashCommand:
@@ -39,17 +39,44 @@ class BashCommand:
 
 def locate(compiled: Any, command: BashCommand, base_timeout: float, timeout_per_mib: float) -> int | None:
     """The index of the first simple command of `command` in which the pattern matches outside
-    data, or None; TimeoutError past a budget that grows with the text (as matching.search)."""
+    data, or None; TimeoutError past a budget that grows with the text, as matching.search's:
+    each search has the timeout of its own text, and all of them together twenty times the base
+    (time spent searching: a pathological pattern over a 5,000-command chain is stopped within a
+    second, not 250)."""
     reading = command.reading
-    size = sum(len(simple.text) for simple in reading.commands)
-    deadline = time.monotonic() + base_timeout + timeout_per_mib * size / 1_048_576
     holds = _literals(compiled.pattern)
+    size = sum(len(simple.text) for simple in reading.commands)
+    budget = [20 * base_timeout + timeout_per_mib * size / 1_048_576]
     for index, simple in enumerate(reading.commands):
         # The pattern's required literals first (guard.prefilter: plain substring tests, sound):
         # of a 5,000-command chain, only the few that could match meet the regex.
-        if holds(simple.text) and _found(compiled, simple.text, simple.data, deadline):
+        if holds(simple.text) and _found(compiled, simple, base_timeout, timeout_per_mib, budget):
             return index
     return None
+
+
+def _found(
+    compiled: Any, simple: Simple, base_timeout: float, timeout_per_mib: float, budget: list[float]
+) -> bool:
+    """Whether a match begins outside every data span: after a match that begins inside one,
+    the search goes on from the span's end (every match beginning inside it is no match)."""
+    text, data = simple.text, simple.data
+    own = base_timeout + timeout_per_mib * len(text) / 1_048_576
+    position = 0
+    while position <= len(text):
+        if budget[0] <= 0:
+            raise TimeoutError
+        started = time.monotonic()
+        found = compiled.search(text, position, timeout=own)
+        budget[0] -= time.monotonic() - started
+        if found is None:
+            return False
+        start = found.start()
+        inside = next((end for low, end in data if low <= start < end), None)
+        if inside is None:
+            return True
+        position = inside
+    return False
 
 
 def _literals(pattern: str) -> Callable[[str], bool]:
@@ -69,22 +96,3 @@ def _literals(pattern: str) -> Callable[[str], bool]:
         )
 
     return holds
-
-
-def _found(compiled: Any, text: str, data: tuple[tuple[int, int], ...], deadline: float) -> bool:
-    """Whether a match begins outside every data span: after a match that begins inside one,
-    the search goes on from the span's end (every match beginning inside it is no match)."""
-    position = 0
-    while position <= len(text):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        found = compiled.search(text, position, timeout=left)
-        if found is None:
-            return False
-        start = found.start()
-        inside = next((end for low, end in data if low <= start < end), None)
-        if inside is None:
-            return True
-        position = inside
-    return False

@@ -280,11 +280,9 @@ def _canonical(
     words: list[scan.Word], texts: list[str], value: _Value, program: int
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The text a regex sees, and its data spans."""
-    if program < len(words) and all(
-        not word.quoted and not word.joined and word.kind == scan.WORD for word in words
-    ):
-        if not _expands(texts[program]):  # the common case: plain words, nothing quoted
-            return " ".join([programs.basename(value(program)), *texts[program + 1 :]]), ()
+    plain = all(not word.quoted and not word.joined and word.kind == scan.WORD for word in words)
+    if plain and program < len(words) and not _expands(texts[program]):  # the common case
+        return " ".join([programs.basename(value(program)), *texts[program + 1 :]]), ()
     parts: list[str] = []
     data: list[tuple[int, int]] = []
     offset = 0
