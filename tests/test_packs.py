@@ -68,6 +68,10 @@ def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None
     ]
     listed = {item["name"]: item for item in cli_json("packs")}
     assert listed["core.git"]["project"] is True
+    cli("add", "--anti-pattern", "my own rule", "--correct", "x", "--regex", "y", "--auto-block")
+    snapshot = cli("snapshot").stdout
+    assert "NEVER: my own rule" in snapshot
+    assert "git reset --hard" not in snapshot  # a pack's rules explain themselves when they deny
 
 
 def test_a_new_pack_version_updates_by_slug_and_keeps_the_users_state(db: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -227,3 +228,49 @@ def test_data_is_never_a_command_and_wrappers_never_hide_one(command: str) -> No
         f"({command})",
     ):
         assert packs_deny(run), run
+
+
+def _imported_by_the_hook(command: str, db: Any) -> list[str]:
+    """Which of the reader's modules, `regex` and pydantic a PreToolUse process imported."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    watched = ["cortex_hooks.guard.shell", "cortex_hooks.guard.reading", "regex", "pydantic"]
+    program = (
+        "import atexit, os, sys\n"
+        f"def report(): print([name for name in {watched!r} if name in sys.modules], file=sys.stderr)\n"
+        "atexit.register(report)\n"
+        "leave = os._exit\n"
+        "os._exit = lambda status: (atexit.unregister(report), report(), leave(status))\n"
+        "from cortex_hooks.hooks import pre_tool_use\n"
+        "sys.exit(pre_tool_use.main())\n"
+    )
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(db.parent), "tool_name": "Bash",
+               "tool_input": {"command": command}}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORTEX_DB": str(db)},
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[str] = eval(done.stderr.strip().splitlines()[-1])
+    return found
+
+
+def test_the_no_match_path_never_reads_the_command(db: Any) -> None:
+    from support import cli
+
+    assert cli("packs", "enable", "core").code == 0
+    quoted = 'cd proj && python3 -m pytest -q "tests/test x.py" 2>&1 | tail -n 20'
+    assert _imported_by_the_hook(quoted, db) == []
+    assert _imported_by_the_hook("git reset --hard", db) == [
+        "cortex_hooks.guard.shell",
+        "cortex_hooks.guard.reading",
+        "regex",
+    ]

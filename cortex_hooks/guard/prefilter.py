@@ -133,6 +133,23 @@ def text_keys(letter: str, fragments: Sequence[str]) -> list[str]:
     return sorted(found)
 
 
+def present_keys(keys: Iterable[str], fragments: Sequence[str]) -> list[str]:
+    """The keys that occur in the texts (`present`), each text lowered once for all the folded
+    keys rather than once per key: over a long text that is most of the work."""
+    lowered: list[str] | None = None
+    found = []
+    for key in keys:
+        if key[1] == "*":
+            found.append(key)
+        elif key[1] == "~":
+            lowered = lowered if lowered is not None else [fragment.lower() for fragment in fragments]
+            if any(key[2:] in fragment for fragment in lowered):
+                found.append(key)
+        elif any(key[2:] in fragment for fragment in fragments):
+            found.append(key)
+    return found
+
+
 def present(key: str, fragments: Iterable[str]) -> bool:
     """Whether one key occurs in the texts: the check for texts too long to cut into grams."""
     if key[1] == "*":

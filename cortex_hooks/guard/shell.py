@@ -128,6 +128,13 @@ class _Reader:
         """A simple command ended: its canonical text, and what it runs again."""
         source, words = command.source, command.words
         texts = [source[word.start : word.end] for word in words]
+        if _plain(words, texts):  # the common case, quickly: as written, nothing to read again
+            first = programs.basename(texts[0])
+            self.emit(
+                " ".join([first, *texts[1:]]), (), depth, anchor if anchor is not None else words[0].start
+            )
+            command.facts = _PLAIN
+            return
         values: dict[int, str] = {}
 
         def value(index: int) -> str:
@@ -213,6 +220,23 @@ class _Reader:
             self.read(command.source, start, end, depth=facts.depth + 1, anchor=anchor)
         elif not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
             self.read(command.source, start, end, depth=depth, anchor=anchor, body=True)
+
+
+_PLAIN = _Facts(0, stdin_shell=False, echoed=None)
+_SPECIAL = frozenset(
+    programs.RESERVED | programs.SHELLS | programs.WRAPPERS | {"eval", "find", "echo", "printf"}
+)
+
+
+def _plain(words: list[scan.Word], texts: list[str]) -> bool:
+    """A command of plain words whose program neither wraps, nor runs, nor echoes another."""
+    first = texts[0]
+    if "=" in first or "\\" in first or "$" in first or "`" in first:
+        return False
+    name = programs.basename(first)
+    if name in _SPECIAL or programs.is_interpreter(name):
+        return False
+    return all(word.kind == scan.WORD and not word.quoted and not word.joined for word in words)
 
 
 class _Sink:

@@ -40,6 +40,9 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
 }
 
 
+WRAPPERS = frozenset(_WRAPPERS)
+
+
 def basename(value: str) -> str:
     """A program named by a path, named by its base name (`/usr/bin/git` → `git`)."""
     return value.rsplit("/", 1)[-1] if "/" in value.rstrip("/") else value

@@ -177,7 +177,6 @@ def _lookup_keys(connection: sqlite3.Connection, looked: dict[str, list[str]], s
         key
         for letter, fragments in looked.items()
         if sum(map(len, fragments)) > prefilter.SCAN_ABOVE
-        for key in store.keys_of_target(connection, letter)
-        if prefilter.present(key, fragments)
+        for key in prefilter.present_keys(store.keys_of_target(connection, letter), fragments)
     ]
     return json.dumps([*json.loads(short), *long]) if long else short
