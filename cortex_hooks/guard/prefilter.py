@@ -70,6 +70,14 @@ def _keys(clauses: list[Clause] | None, letter: str) -> list[str]:
     return sorted({letter + ("~" if folded else "=") + _rarest(text) for text, folded in best})
 
 
+_LOOSE_LITERALS: dict[str, str] = {}  # learnings share literals (`git push `): loosened once
+
+
+def _loose_literal(text: str) -> str:
+    found = _LOOSE_LITERALS[text] = text.translate(_LOOSENED) or ""
+    return found
+
+
 def loosen(text: str) -> str:
     """A text without quotes, backslashes, `$` and whitespace (see the module docstring)."""
     return text.translate(_LOOSENED)
@@ -105,11 +113,14 @@ def satisfied(stored: str | None, fragments: Sequence[str], *, loose: bool = Fal
         return True
     clauses: list[list[list[Any]]] = json.loads(stored)
     if loose:
-        clauses = [
-            clause
-            for clause in ([[loosen(text), folded] for text, folded in clause] for clause in clauses)
-            if all(text for text, _ in clause)
-        ]
+        kept = []
+        for clause in clauses:
+            loosened = [
+                [_LOOSE_LITERALS.get(text) or _loose_literal(text), folded] for text, folded in clause
+            ]
+            if all(text for text, _ in loosened):  # a literal of only quotes or blanks says nothing
+                kept.append(loosened)
+        clauses = kept
     for fragment in fragments:
         lowered = fragment.lower() if any(folded for clause in clauses for _, folded in clause) else ""
         if all(

@@ -15,7 +15,7 @@ RESERVED = frozenset(
 )
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh"})
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-_INTERPRETER = re.compile(r"(?:python|pypy)[0-9.]*|node(?:js)?|ruby|perl|php|deno|bun")
+_INTERPRETERS = frozenset({"python", "pypy", "node", "nodejs", "ruby", "perl", "php", "deno", "bun"})
 _CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-r", "--eval", "-p", "--print"})
 
 # A wrapper: (short options that take a value, long options that take a value, positionals).
@@ -105,7 +105,8 @@ def shell_operand(values: Callable[[int], str], indices: list[int]) -> tuple[int
 
 
 def is_interpreter(name: str) -> bool:
-    return _INTERPRETER.fullmatch(name) is not None
+    """`python3.12`, `node`, `perl`…: a program that runs inline code (`-c`, `-e`)."""
+    return name.rstrip("0123456789.") in _INTERPRETERS
 
 
 def code_argument(values: Callable[[int], str], indices: list[int]) -> int | None:
@@ -116,12 +117,12 @@ def code_argument(values: Callable[[int], str], indices: list[int]) -> int | Non
     return None
 
 
-_SHELL_OUT = re.compile(
+_SHELL_OUT = (  # compiled when first needed (functools.cache): the deny path rarely does
     r"(?P<call>\b(?:system|popen|exec|execSync|spawnSync|execFileSync|check_output|check_call|call|run"
     r"|Popen|getoutput|getstatusoutput|shell_exec|passthru|proc_open)\s*\(\s*)"
     r"|(?P<delimited>(?:%x|\bqx\s*)[({\[/])|(?P<tick>`)"
 )
-_STRING = re.compile(r"""(['"])((?:\\.|(?!\1).)*)\1""", re.DOTALL)
+_STRING = r"""(['"])((?:\\.|(?!\1).)*)\1"""
 _CLOSER = {"(": ")", "{": "}", "[": "]", "/": "/", "`": "`"}
 
 
@@ -130,12 +131,12 @@ def shell_outs(code: str) -> list[str]:
     first string argument, Ruby's and Perl's backticks, `%x( )` and `qx( )`. (A list of words,
     `run(["rm", "-rf", d])`, is not joined: the text read must be a stretch of the command.)"""
     found: list[str] = []
-    for match in _SHELL_OUT.finditer(code):
+    for match in re.finditer(_SHELL_OUT, code):
         if match.group("call") is None:
             close = code.find(_CLOSER[match.group(0)[-1]], match.end())
             found.append(code[match.end() : close if close >= 0 else len(code)])
             continue
-        string = _STRING.match(code, match.end())
+        string = re.compile(_STRING, re.DOTALL).match(code, match.end())
         if string is not None:
             found.append(string.group(2))
     return found
