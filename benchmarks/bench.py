@@ -52,7 +52,7 @@ HEREDOC_COMMAND = (
     + "EOF\n"
     + DENY_COMMAND
 )
-CHAIN_COMMAND = " && ".join(f"test -f build/step_{number}.done" for number in range(4_999)) + " && " + DENY_COMMAND
+CHAIN_COMMAND = " && ".join([*(f"test -f build/step_{number}.done" for number in range(4_999)), DENY_COMMAND])
 MEMORY_GOAL_MIB = 50.0
 TIMES, DASH = "\u00d7", "\u2013"
 

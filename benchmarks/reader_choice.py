@@ -65,7 +65,8 @@ class TreeSitterReader:
         return found
 
     def _command(self, node: Any, source: bytes, depth: int) -> list[shell.Simple]:
-        words = [child for child in node.children if child.type not in ("variable_assignment", "file_redirect")]
+        skipped = ("variable_assignment", "file_redirect")
+        words = [child for child in node.children if child.type not in skipped]
         if not words:
             return []
         texts = [word.text.decode(errors="replace") for word in words]
@@ -89,7 +90,8 @@ class TreeSitterReader:
             offset += len(text) + 1
         found = [shell.Simple(" ".join(parts), tuple(data), depth, (0,))]
         if name in shell_programs.SHELLS and depth < shell.MAX_DEPTH:
-            operand, _stdin = shell_programs.shell_operand(values.__getitem__, list(range(index + 1, len(words))))
+            arguments = list(range(index + 1, len(words)))
+            operand, _stdin = shell_programs.shell_operand(values.__getitem__, arguments)
             if operand is not None:
                 found += self.read(values[operand], depth + 1)
         return found
@@ -143,7 +145,10 @@ def main() -> int:
         "stdlib (guard.shell)": lambda command: shell.read(command).commands,
         "tree-sitter-bash": tree_sitter.read,
     }
-    corpora = {"dcg": judgment.cases(judgment.dcg_folder()), "agent commands": judgment.cases(judgment.CORPORA / "agent_commands.toml")}
+    corpora = {
+        "dcg": judgment.cases(judgment.dcg_folder()),
+        "agent commands": judgment.cases(judgment.CORPORA / "agent_commands.toml"),
+    }
     sets = {"careful": judgment.careful(), "core packs": judgment.core_packs()}
     print("| reader | learnings | corpus | safe denied | destructive denied |")
     print("|---|---|---|---|---|")
@@ -152,9 +157,13 @@ def main() -> int:
             for corpus_name, corpus in corpora.items():
                 wrong, caught = figures(reader, learnings, corpus)
                 safe = sum(1 for _, bad in corpus if not bad)
-                print(f"| {reader_name} | {set_name} | {corpus_name} | {wrong}/{safe} | {caught}/{len(corpus) - safe} |")
+                row = f"{wrong}/{safe} | {caught}/{len(corpus) - safe}"
+                print(f"| {reader_name} | {set_name} | {corpus_name} | {row} |")
     print()
-    ts = "import tree_sitter, tree_sitter_bash; tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"
+    ts = (
+        "import tree_sitter, tree_sitter_bash;"
+        " tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"
+    )
     print("| import (median over a bare interpreter) | ms |")
     print("|---|---|")
     print(f"| cortex_hooks.guard.shell | {import_ms('import cortex_hooks.guard.shell'):.1f} |")
@@ -171,7 +180,8 @@ def main() -> int:
     print("| read | stdlib ms | tree-sitter ms |")
     print("|---|---|---|")
     for name, command in cases.items():
-        print(f"| {name} | {read_ms(readers['stdlib (guard.shell)'], command)} | {read_ms(tree_sitter.read, command)} |")
+        ours, theirs = read_ms(readers["stdlib (guard.shell)"], command), read_ms(tree_sitter.read, command)
+        print(f"| {name} | {ours} | {theirs} |")
     return 0
 
 

@@ -101,7 +101,10 @@ def test_core_packs_on_their_own_corpora(corpus: str) -> None:
 
 @pytest.mark.parametrize("name", packs.names())
 def test_a_pack_file_is_valid_and_canonical(name: str) -> None:
+    import pack_sources
+
     text = packs.text(name)
+    assert text == pack_sources.build()[name]  # edit tests/pack_sources.py, then run it
     records = shared.read(text, name)
     assert shared.dump(records) == text  # keys sorted, lines sorted by id, a final newline
     assert all(record.id.startswith(name + ":") for record in records)
