@@ -21,14 +21,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_list)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     show = actions.add_parser("show", parents=[common], help="a pack's learnings and their state here")
-    show.add_argument("name", metavar="NAME")
+    show.add_argument("name", metavar="NAME", help="a pack, e.g. core.git")
     show.set_defaults(run=run_show)
     enable = actions.add_parser("enable", parents=[common], help="add a pack's learnings to this scope")
     enable.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
     enable.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
     enable.set_defaults(run=run_enable)
     disable = actions.add_parser("disable", parents=[common], help="archive a pack's learnings here")
-    disable.add_argument("name", metavar="NAME")
+    disable.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
     disable.set_defaults(run=run_disable)
     for name, muted, help_text in (
         ("mute", True, "one pack learning never matches in this scope"),
