@@ -226,18 +226,23 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         ):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("DROP TABLE capture_note")
-        # and what came after capture (13: the keys' copy of the tool matcher)
+        # and what came after capture, the newest first (17: the guard file)
+        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        connection.execute("DROP TABLE guard_state")
+        # (13: the keys' copy of the tool matcher)
         connection.execute("DROP TRIGGER learning_tool_keyed")
         connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
+        # (16: pack learnings' columns and the pack table)
+        connection.execute("DROP INDEX learning_slug")
+        for column in ("slug", "pack", "muted"):
+            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
+        connection.execute("DROP TABLE pack")
         # (14: the history)
         for trigger in ("memory_added", "memory_recalled", "memory_archived"):
             connection.execute(f"DROP TRIGGER {trigger}")
         for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
             connection.execute(f"DROP TABLE {table}")
-        # (16: the guard file)
-        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
-            connection.execute(f"DROP TRIGGER {trigger}")
-        connection.execute("DROP TABLE guard_state")
         connection.execute("PRAGMA user_version = 11")
     listed = cli_json("list", "--db", str(path))
     assert [row["anti_pattern"] for row in listed] == ["a"]

@@ -161,7 +161,10 @@ def version_before(path: Path) -> None:
         connection.execute("BEGIN")
         for statements in schema.MIGRATIONS[: SCHEMA_VERSION - 1]:
             for statement in statements:
-                connection.execute(statement)
+                if isinstance(statement, str):
+                    connection.execute(statement)
+                else:
+                    statement(connection)
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
         connection.execute("COMMIT")
 
@@ -183,7 +186,7 @@ def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path) -> None:
             """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, target, auto_block,
                    created_at, updated_at) VALUES (1, 'captured', 'b', :regex, 'Bash', 'content', 0,
                    '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z')""",
-            {"regex": r"PGPASSWORD=\[REDACTED\]\s+psql"},
+            {"regex": r"mysql\s+-u\s+root\s+-p\[REDACTED\]\s"},
         )
         connection.execute("INSERT INTO learning_confidence (learning_id, confidence) VALUES (1, 70)")
     assert cli("list").code == 0  # any command opens it: the migration runs
@@ -194,7 +197,7 @@ def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path) -> None:
         assert password not in stored
     (old,) = [session for session in cli_json("sessions", "list") if session["id"] == "old"]
     assert old["summary"] == "use [REDACTED] and sshpass -p [REDACTED] ssh host"
-    command = {"command": f"PGPASSWORD={PASSWORDS[2]} psql -h db"}
+    command = {"command": f"mysql -u root -p{PASSWORDS[1]} shop"}
     warned = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash", tool_input=command))
     assert "captured" in warned.stdout  # its regex now stands for any value where the mask was
 

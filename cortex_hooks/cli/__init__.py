@@ -54,6 +54,7 @@ MODULES = {
     "mcp": "mcp",
     **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
     "report": "report",
+    "packs": "packs",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

@@ -65,7 +65,7 @@ def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     if not required:  # update: an empty --regex is refused, so removing one is said out loud
         regex.add_argument("--no-regex", action="store_true", help="remove the regex (never matches)")
     parser.add_argument("--tool", metavar="MATCHER", help="Claude Code tool matcher (default *)")
-    parser.add_argument("--target", help="content (default), path or input")
+    parser.add_argument("--target", help="content (default), raw, path or input")
     parser.add_argument("--severity", help="low, medium (default), high or critical")
     parser.add_argument(
         "--auto-block", action="store_true", default=None, help="deny matching calls once trusted"

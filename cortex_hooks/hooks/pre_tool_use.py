@@ -57,16 +57,22 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
+    # What the prefilter looks up per key letter: content and raw share theirs (a Bash command's
+    # loosened, see prefilter.lookup), so each text is cut into grams once.
+    looked = dict(
+        prefilter.lookup(target, call.tool_name, texts[target]) for target in ("content", "path", "input")
+    )
     outcome = pipeline.Outcome()
-    short = _text_keys(texts)
+    short = _text_keys(looked)
     hits: list[Any] = []
     for scope in scopes:
         if scope.connection is None:  # held unreadable by another process: its guard file decides
             hits += _guarded(scope, call.tool_name, texts, outcome)
             continue
-        rows = _candidates(scope.connection, call.tool_name, texts, short, outcome.problems)
+        rows = _candidates(scope.connection, call.tool_name, texts, (looked, short), outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
-            hits += _match(scope, rows, call.tool_name, texts, outcome)
+            subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
+            hits += _match(scope, rows, outcome, tool_name=call.tool_name, texts=texts, subjects=subjects)
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
@@ -80,19 +86,24 @@ def _candidates(
     connection: sqlite3.Connection,
     tool_name: str,
     texts: dict[str, list[str]],
-    short: str,
+    looked: tuple[dict[str, list[str]], str],
     problems: list[str],
 ) -> list[sqlite3.Row]:
-    """The learnings the prefilter and the tool matcher let through, without compiling a regex."""
+    """The learnings the prefilter and the tool matcher let through, without compiling a regex;
+    `looked`: the texts by key letter and the keys of the short ones."""
     rows: list[sqlite3.Row] = []
-    for row in store.candidates(connection, _lookup_keys(connection, texts, short), tool_name):
+    for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
         if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
-        elif matching.tool_accepts(row["tool"], tool_name) and prefilter.satisfied(
-            row["literals"], texts[row["target"]]
-        ):
+        elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts):
             rows.append(row)
     return rows
+
+
+def _satisfied(row: sqlite3.Row, tool_name: str, texts: dict[str, list[str]]) -> bool:
+    """The learning's required literals, in its target's text as the prefilter looked it up."""
+    letter, fragments = prefilter.lookup(row["target"], tool_name, texts[row["target"]])
+    return prefilter.satisfied(row["literals"], fragments, loose=letter == prefilter.LOOSE)
 
 
 def _unreadable(row: sqlite3.Row) -> str:
@@ -104,12 +115,15 @@ def _unreadable(row: sqlite3.Row) -> str:
 def _match(
     scope: Scope,
     rows: list[sqlite3.Row],
+    outcome: pipeline.Outcome,
+    *,
     tool_name: str,
     texts: dict[str, list[str]],
-    outcome: pipeline.Outcome,
+    subjects: dict[str, Any],
 ) -> list[Any]:
-    """Run one scope's candidates' regexes and record its matches in one transaction, with what
-    each verdict will be (guard.verdict.blocks, pure) for the history; its hits."""
+    """Run one scope's candidates' regexes on what each target reads (`subjects`: a Bash command
+    as the shell reads it) and record its matches in one transaction, with what each verdict will
+    be (guard.verdict.blocks, pure) for the history, and the call as written (`texts`); its hits."""
     from cortex_hooks import clock, location
     from cortex_hooks.guard import hand_edits, verdict
     from cortex_hooks.hooks import kept_call
@@ -120,7 +134,7 @@ def _match(
     for row in rows:
         try:
             if matching.evaluate(
-                row["regex"], texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
             ):
                 matched.append(row["id"])
         except matching.Unusable as error:
@@ -176,6 +190,7 @@ def _guarded(
     each judged at its confidence there plus the boosts still pending, each boost kept for later."""
     from cortex_hooks import clock, confidence, location
     from cortex_hooks.guard import verdict
+    from cortex_hooks.hooks import kept_call
     from cortex_hooks.store import pending
 
     config = location.config_for(scope.path)
@@ -186,7 +201,10 @@ def _guarded(
             continue
         try:
             found = matching.evaluate(
-                row["regex"], texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+                row["regex"],
+                matching.subject(row["target"], tool_name, texts[row["target"]]),  # as _match reads it
+                config.regex_timeout,
+                config.regex_timeout_per_mib,
             )
         except matching.Unusable as error:
             outcome.problems.append(f"learning #{row['id']} skipped: {error.message}")
@@ -198,28 +216,36 @@ def _guarded(
                     before = confidence.boosted(before, config.policy)
             hits.append(verdict.Hit.of(row, before, scope=scope.name, policy=config.policy))  # type: ignore[arg-type]
     if hits:
-        pending.append(scope.path, "match", ids=[hit.id for hit in hits], now=clock.iso(clock.now()))
+        denied = [hit.id for hit in hits if verdict.blocks(hit)]
+        pending.append(
+            scope.path,
+            "match",
+            ids=[hit.id for hit in hits],
+            denied=denied,
+            tool=tool_name,
+            call=kept_call.text(texts),
+            now=clock.iso(clock.now()),
+        )
     outcome.notes.append(f"{scope.name} database held by another process: decided from its guard file")
     return hits
 
 
-def _text_keys(texts: dict[str, list[str]]) -> str:
+def _text_keys(looked: dict[str, list[str]]) -> str:
     """The prefilter keys short texts could satisfy (see cortex_hooks.guard.prefilter), as the JSON
     the candidate query reads: made once for every scope."""
     keys: list[str] = []
-    for target, fragments in texts.items():
+    for letter, fragments in looked.items():
         if sum(map(len, fragments)) <= prefilter.SCAN_ABOVE:
-            keys += prefilter.text_keys(target, fragments)
+            keys += prefilter.text_keys(letter, fragments)
     return json.dumps(keys)
 
 
-def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]], short: str) -> str:
+def _lookup_keys(connection: sqlite3.Connection, looked: dict[str, list[str]], short: str) -> str:
     """The keys of short texts, and those of one database's keys that a long text holds."""
     long = [
         key
-        for target, fragments in texts.items()
+        for letter, fragments in looked.items()
         if sum(map(len, fragments)) > prefilter.SCAN_ABOVE
-        for key in store.keys_of_target(connection, prefilter.TARGET_LETTER[target])
-        if prefilter.present(key, fragments)
+        for key in prefilter.present_keys(store.keys_of_target(connection, letter), fragments)
     ]
     return json.dumps([*json.loads(short), *long]) if long else short

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 
-Target = Literal["content", "path", "input"]
+Target = Literal["content", "path", "input", "raw"]
 Severity = Literal["low", "medium", "high", "critical"]
 Kind = Literal["memory", "learning", "decision", "error", "todo"]
 

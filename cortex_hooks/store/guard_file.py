@@ -77,7 +77,7 @@ def after_commit(connection: sqlite3.Connection) -> None:
 # hook leaves it out of its decision.
 _BLOCKING = f"""SELECT {", ".join(f"l.{field}" for field in FIELDS[:-1])}, c.confidence
     FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
-    WHERE l.auto_block AND l.archived_at IS NULL AND typeof(c.confidence) = 'integer'
+    WHERE l.auto_block AND l.archived_at IS NULL AND NOT l.muted AND typeof(c.confidence) = 'integer'
         AND {" AND ".join(f"typeof(l.{field}) = 'text'" for field in FIELDS[1:-1])} ORDER BY l.id"""
 
 

@@ -29,7 +29,11 @@ COLUMNS = (
     "updated_at",
     "archived_at",
     "context",
+    "slug",
+    "pack",
+    "muted",
 )
+_OPTIONAL = {"slug": None, "pack": None, "muted": 0}  # what a learning given without them has
 
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
@@ -67,7 +71,7 @@ def insert(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
     placeholders = ", ".join(f":{column}" for column in _TEXT_COLUMNS)
     cursor = connection.execute(
         f"INSERT INTO learning ({', '.join(_TEXT_COLUMNS)}) VALUES ({placeholders})",
-        {column: values[column] for column in _TEXT_COLUMNS},
+        {column: values[column] if column in values else _OPTIONAL[column] for column in _TEXT_COLUMNS},
     )
     learning_id = cursor.lastrowid
     assert learning_id is not None
@@ -225,7 +229,7 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
            FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
                JOIN learning AS l ON l.id = k.learning_id
-           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL
+           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL AND NOT l.muted
            ORDER BY l.id""",
         {"keys": keys},
     ).fetchall()
@@ -256,7 +260,7 @@ def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]
     """The matched learnings as they are now, inside the write transaction, before their boost."""
     return connection.execute(
         f"""{_ROWS} WHERE l.id IN (SELECT value FROM json_each(:ids)) AND l.archived_at IS NULL
-           ORDER BY l.id""",
+               AND NOT l.muted ORDER BY l.id""",
         {"ids": json.dumps(ids)},
     ).fetchall()
 

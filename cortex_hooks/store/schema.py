@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
@@ -110,9 +111,38 @@ _HISTORY = (
        ON CONFLICT (day) DO UPDATE SET archived = excluded.archived""",
 )
 
+
+def _allow_raw_target(connection: sqlite3.Connection) -> None:
+    """Rebuild `learning` with `raw` among the targets its CHECK allows (SQLite cannot alter a
+    CHECK): the table as it stands — whatever columns earlier versions added — copied whole,
+    with its indexes and triggers made again from their own SQL."""
+    (sql,) = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'learning'"
+    ).fetchone()
+    old = "CHECK (target IN ('content', 'path', 'input'))"
+    if old not in sql:  # already widened (or never checked): nothing to do
+        return
+    attached = [
+        row[0]
+        for row in connection.execute(
+            """SELECT sql FROM sqlite_master WHERE tbl_name = 'learning' AND type IN ('index', 'trigger')
+               AND sql IS NOT NULL ORDER BY type, name"""
+        )
+    ]
+    columns = ", ".join(f'"{row[1]}"' for row in connection.execute("PRAGMA table_info(learning)"))
+    widened = sql.replace(old, "CHECK (target IN ('content', 'path', 'input', 'raw'))")
+    connection.execute(widened.replace("CREATE TABLE learning", "CREATE TABLE learning_widened", 1))
+    connection.execute(f"INSERT INTO learning_widened ({columns}) SELECT {columns} FROM learning")
+    connection.execute("DROP TABLE learning")
+    connection.execute("ALTER TABLE learning_widened RENAME TO learning")
+    for statement in attached:
+        connection.execute(statement)
+
+
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
-# by one inside the migration's transaction (executescript() would commit first).
-MIGRATIONS: list[tuple[str, ...]] = [
+# by one inside the migration's transaction (executescript() would commit first); a function
+# among them is called with the connection, inside the same transaction.
+MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
     (
         """CREATE TABLE learning (
             id INTEGER PRIMARY KEY,
@@ -441,7 +471,25 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE VIRTUAL TABLE search_vocabulary USING fts5vocab(search, 'row')",
         *_SEARCH_FILLS.values(),
     ),
-    # 16 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
+    # 16: the command reader and packs (SPEC §13, §14). Target `raw` (the raw Bash command, as
+    # every learning was matched before), and shipped pack learnings: each keyed by its stable
+    # slug (`core.git:reset-hard`), with the pack it came from; `muted` is a user's per-scope
+    # word on one (it never matches while muted, and a new pack version keeps it muted). `pack`
+    # is what this scope enabled, with the digest of the pack file its learnings were written
+    # from. The prefilter's keys are derived again (loosened keys for Bash, guard.prefilter).
+    (
+        _allow_raw_target,
+        "ALTER TABLE learning ADD COLUMN slug TEXT",
+        "ALTER TABLE learning ADD COLUMN pack TEXT",
+        "ALTER TABLE learning ADD COLUMN muted INTEGER NOT NULL DEFAULT 0 CHECK (muted IN (0, 1))",
+        "CREATE UNIQUE INDEX learning_slug ON learning (slug) WHERE slug IS NOT NULL",
+        """CREATE TABLE pack (
+            name TEXT PRIMARY KEY,
+            digest TEXT NOT NULL,
+            enabled_at TEXT NOT NULL
+        ) WITHOUT ROWID""",
+    ),
+    # 17 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
     # a session's summary held its first prompt verbatim; capture's redactor, which the history's
     # kept calls used too, missed password options (`sshpass -p`, `mysql -p…`). cortex_redacted is
     # cortex_hooks.redact.redact (registered by migrate). A successful call that becomes a duplicate
@@ -474,7 +522,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
         """CREATE TRIGGER learning_guarded AFTER INSERT ON learning WHEN new.auto_block BEGIN
             UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
         """CREATE TRIGGER learning_reguarded AFTER UPDATE OF anti_pattern, correct_pattern, regex, tool,
-            target, severity, auto_block, archived_at ON learning WHEN new.auto_block OR old.auto_block
+            target, severity, auto_block, archived_at, muted ON learning WHEN new.auto_block OR old.auto_block
             BEGIN UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
         """CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN old.auto_block BEGIN
             UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
@@ -518,7 +566,10 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         version = user_version(connection)
         for statements in MIGRATIONS[version:]:
             for statement in statements:
-                connection.execute(statement)
+                if isinstance(statement, str):
+                    connection.execute(statement)
+                else:
+                    statement(connection)
         if version < SCHEMA_VERSION:
             learnings.derive_all(connection)  # the prefilter data of this version, for every row
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
