@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from cortex_hooks.errors import CortexError
+from cortex_hooks.errors import USAGE, CortexError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,6 +71,35 @@ def project_root() -> str:
         here = parent
 
 
+def install_project() -> str:
+    """The folder `install` wires: the one Claude Code will start in (SPEC §19).
+
+    Claude Code reads `.claude/settings.json` of the folder it starts in (never of a git root
+    above it) and names that folder CLAUDE_PROJECT_DIR, where the hooks then look for the
+    database. So install wires CLAUDE_PROJECT_DIR when set, else the working directory, and
+    refuses a working directory that lies inside another project (the root the CLI would pick),
+    naming both: guessing either one could leave the other unguarded without a word.
+    """
+    explicit = os.environ.get("CLAUDE_PROJECT_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    here, root = os.getcwd(), project_root()
+    if root == here:
+        return here
+    import shlex
+
+    names = (DIRECTORY, ".git", ".claude")
+    marker = next((name for name in names if os.path.lexists(os.path.join(root, name))), "a marker")
+    raise CortexError(
+        f"{here} lies inside the project {root} (it holds {marker}), but Claude Code reads "
+        ".claude/settings.json of the folder it starts in and its hooks use that folder's "
+        f"database: to guard Claude Code started in {root}, run `cd {shlex.quote(root)} && "
+        f"cortex-hooks install`; started here, run `CLAUDE_PROJECT_DIR={shlex.quote(here)} "
+        "cortex-hooks install`",
+        USAGE,
+    )
+
+
 def config_path(database: str) -> str:
     """The config file of a database: `config.toml` beside it."""
     return os.path.join(os.path.dirname(os.path.abspath(database)), CONFIG_FILENAME)
@@ -93,6 +122,11 @@ def config_for(database: str, notes: Notes | None = None) -> Config:
 def pending_path(database: str) -> str:
     """Where writes a hook could not make under another process's lock wait (store.pending)."""
     return database + ".pending"
+
+
+def guard_path(database: str) -> str:
+    """What a deny needs, readable without SQLite's lock (store.guard_file)."""
+    return database + ".guard"
 
 
 def create_private(path: str) -> None:

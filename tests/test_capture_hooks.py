@@ -287,7 +287,7 @@ def test_the_claude_child_is_guarded_against_recursion(monkeypatch: pytest.Monke
     from cortex_hooks.capture import drafting
 
     monkeypatch.setenv("CLAUDECODE", "1")
-    argv = drafting.command("claude", "word this")
+    argv = drafting.command("claude")
     assert argv[argv.index("--setting-sources") + 1] == ""
     assert "--no-session-persistence" in argv
     assert argv[argv.index("--max-turns") + 1] == "1"

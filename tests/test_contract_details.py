@@ -118,14 +118,13 @@ def test_a_configured_start_applies_to_new_and_imported_learnings(db: Path, tmp_
 @pytest.mark.parametrize(
     "changes",
     [
-        {"session_id": None},
-        {"hook_event_name": None},
+        {"hook_event_name": None},  # (no session id is no problem: the decision does not read it)
         {"tool_input": {"command": 5}},
         {"tool_name": "Write", "tool_input": {"file_path": "/a", "content": ["x"]}},
         {"tool_name": "MultiEdit", "tool_input": {"file_path": "/a", "edits": "x"}},
         {"tool_name": "Edit", "tool_input": {"file_path": 7, "new_string": "x"}},
     ],
-    ids=["no-session", "no-event", "command-int", "content-list", "edits-str", "path-int"],
+    ids=["no-event", "command-int", "content-list", "edits-str", "path-int"],
 )
 def test_pre_tool_use_refuses_missing_and_mistyped_fields(db: Path, changes: dict[str, object]) -> None:
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--regex", ".", "--auto-block")

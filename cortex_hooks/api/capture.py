@@ -62,7 +62,7 @@ def scan(
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise CortexError(f"cannot read transcript {transcript}: {reason}", USAGE) from None
-        proposed = [] if dry_run else [record(connection, pid) for pid in outcome.proposed]
+        proposed = outcome.records  # on a dry run too: what the run would propose (issue 23.9)
     return Scanned(outcome, proposed)
 
 
