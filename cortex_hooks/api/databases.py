@@ -3,6 +3,7 @@ opened for reading, for writing or for a change to one row, and the configuratio
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from typing import NamedTuple
 
@@ -25,6 +26,7 @@ class Databases(NamedTuple):
     project: str
     user: str
     scope: str = "project"  # "project" or "global"
+    named: tuple[bool, bool] = (False, False)  # each path named (--db, CORTEX_DB …), not found
 
     @property
     def path(self) -> str:
@@ -42,12 +44,21 @@ def find(db: str | None = None, global_db: str | None = None, *, global_scope: b
         location.cli_database(db),
         location.global_database(global_db),
         "global" if global_scope else "project",
+        (bool(db or os.environ.get("CORTEX_DB")), bool(global_db or os.environ.get("CORTEX_GLOBAL_DB"))),
     )
 
 
-def for_writing(databases: Databases) -> sqlite3.Connection:
-    """The database acted on, created (private to the user) when it does not exist yet."""
-    return open_database(databases.path, create=True)
+def for_writing(databases: Databases, notes: Notes) -> sqlite3.Connection:
+    """The database acted on, created (private to the user) when it does not exist yet: one the
+    caller did not name (found from the project, or the user's default) is said where, in
+    notes, so that a write never silently picks a place."""
+    path = databases.path
+    existed = os.path.exists(path)
+    connection = open_database(path, create=True)
+    named = databases.named[1] if databases.scope == "global" else databases.named[0]
+    if not existed and not named:
+        notes.add(f"created the {databases.scope} database {path}")
+    return connection
 
 
 def for_reading(databases: Databases) -> sqlite3.Connection | None:

@@ -81,7 +81,7 @@ def remember(databases: Databases, memory: Given, notes: Notes, *, record: bool 
     fields = given.checked(dict(memory), "invalid memory")
     now = clock.iso(clock.now())
     vector = vector_of(db.embeddings(databases, notes), fields, notes)
-    with closing(db.for_writing(databases)) as connection:
+    with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
             memory_id = store.insert(connection, new_row(fields, now))
             if vector is not None:
