@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import re
 import sys
@@ -20,6 +19,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         invalid = re.fullmatch(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)", message)
         if invalid is not None:
+            import difflib  # only for a mistake: a command that parses pays nothing for it
+
             choices = re.findall(r"'([^']*)'", invalid[3])
             meant = difflib.get_close_matches(invalid[2], choices, n=1, cutoff=0.6)
             if meant:
@@ -47,6 +48,8 @@ class _Parser(argparse.ArgumentParser):
             option = re.fullmatch(r"(--?[A-Za-z][\w-]*)(=.*)?", word)
             if option is None or any(name.startswith(option[1]) for name in known):
                 continue
+            import difflib  # only for an option this parser does not know
+
             meant = difflib.get_close_matches(option[1], known, n=1, cutoff=0.7)
             if meant:
                 raise CortexError(
