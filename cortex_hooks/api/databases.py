@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import NamedTuple
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
@@ -20,13 +19,19 @@ if TYPE_CHECKING:
 BOTH = ("project", "global")
 
 
-class Databases(NamedTuple):
-    """The project's database, the user-global one, and the scope a call acts on."""
+class Databases:
+    """The project's database, the user-global one, and the scope a call acts on. (A plain class:
+    a NamedTuple's creation would cost every command's start a millisecond.)"""
 
-    project: str
-    user: str
-    scope: str = "project"  # "project" or "global"
-    named: tuple[bool, bool] = (False, False)  # each path named (--db, CORTEX_DB …), not found
+    __slots__ = ("named", "project", "scope", "user")
+
+    def __init__(
+        self, project: str, user: str, scope: str = "project", named: tuple[bool, bool] = (False, False)
+    ) -> None:
+        self.project = project
+        self.user = user
+        self.scope = scope  # "project" or "global"
+        self.named = named  # each path named (--db, CORTEX_DB …) rather than found
 
     @property
     def path(self) -> str:
@@ -34,7 +39,7 @@ class Databases(NamedTuple):
         return self.user if self.scope == "global" else self.project
 
     def acting_on(self, scope: str) -> Databases:
-        return self._replace(scope=scope)
+        return Databases(self.project, self.user, scope, self.named)
 
 
 def find(db: str | None = None, global_db: str | None = None, *, global_scope: bool = False) -> Databases:
