@@ -45,6 +45,14 @@ REPO = os.path.dirname(HERE)
 SIZES = (10, 1_000, 10_000)
 NO_MATCH_COMMAND = "cd /home/dev/proj && python3 -m pytest -q tests/test_smoke.py 2>&1 | tail -n 20"
 DENY_COMMAND = "git push --force origin main"
+# Issue 24: commands the reader must read whole before the denied segment at their end.
+HEREDOC_COMMAND = (
+    "cat > docs/notes.md <<'EOF'\n"
+    + "A line of the notes: `git push --force` and rm -rf / are quoted here, never run.\n" * 12_800
+    + "EOF\n"
+    + DENY_COMMAND
+)
+CHAIN_COMMAND = " && ".join([*(f"test -f build/step_{number}.done" for number in range(4_999)), DENY_COMMAND])
 MEMORY_GOAL_MIB = 50.0
 TIMES, DASH = "\u00d7", "\u2013"
 
@@ -671,7 +679,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
                 "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
                 "payload": _bash(NO_MATCH_COMMAND),
                 "db": str(size),
-                "goal": ("ratio", 3.0 if size == 10_000 else 2.5),
+                "goal": ("ratio", 2.5),  # issue 24: the no-match path never reads the command
                 "expect": "silent",
             }
         )
@@ -745,7 +753,28 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
             "payload": _bash(DENY_COMMAND),
             "db": "10000",
-            "goal": ("ratio", 12.0),
+            "goal": (
+                "ratio",
+                5.0,
+            ),  # issues 24 and 28: the command reader's import and reading, and the history, included
+            "expect": "deny",
+        },
+        {
+            "name": "PreToolUse, a 1 MB heredoc command, then a denied one",
+            "size": 10,
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(HEREDOC_COMMAND),
+            "db": "10",
+            "goal": ("seconds", 0.15),
+            "expect": "deny",
+        },
+        {
+            "name": "PreToolUse, a 5,000-segment chain ending in a denied one",
+            "size": 10,
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(CHAIN_COMMAND),
+            "db": "10",
+            "goal": ("seconds", 0.15),
             "expect": "deny",
         },
         {

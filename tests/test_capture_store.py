@@ -212,6 +212,16 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         # and what came after capture (13: the keys' copy of the tool matcher)
         connection.execute("DROP TRIGGER learning_tool_keyed")
         connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
+        # (16: pack learnings' columns and the pack table)
+        connection.execute("DROP INDEX learning_slug")
+        for column in ("slug", "pack", "muted"):
+            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
+        connection.execute("DROP TABLE pack")
+        # (14: the history)
+        for trigger in ("memory_added", "memory_recalled", "memory_archived"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
+            connection.execute(f"DROP TABLE {table}")
         connection.execute("PRAGMA user_version = 11")
     listed = cli_json("list", "--db", str(path))
     assert [row["anti_pattern"] for row in listed] == ["a"]

@@ -395,10 +395,10 @@ def test_without_the_extra_and_a_key_recall_imports_nothing_and_finds_the_same(t
 def test_a_database_without_vectors_of_the_model_gets_keyword_recall(voyage: MockVoyage) -> None:
     cli("remember", "The dev server listens on port 5173", env={"CORTEX_EMBEDDINGS": "off"})
     cli("remember", "Use pnpm, never npm", env={"CORTEX_EMBEDDINGS": "off"})
-    semantic = cli_json("recall", "port 5173")
+    semantic = cli_json("recall", "port 5173", "--peek")
     keyword = cli_json("recall", "port 5173", env={"CORTEX_EMBEDDINGS": "off"})
     assert [row["id"] for row in semantic] == [row["id"] for row in keyword] == [1]
-    assert semantic[0]["score"] > 0.85  # scored as keyword recall scores (0.85 · relevance + …)
+    assert semantic[0]["score"] == keyword[0]["score"]  # scored as keyword recall scores
 
 
 def test_embed_shows_progress_on_a_terminal_only(voyage: MockVoyage, tmp_path: Path) -> None:

@@ -60,7 +60,8 @@ CALLS: list[tuple[tuple[str, dict[str, Any]], str]] = [
      "warn"),
     (("mcp__db__login", {"user": "x", "password": "y"}), "warn"),
     (("mcp__db__login", {"user": "password"}), "none"),
-    (bash("psql -c 'DROP   TABLE users'"), "deny"),
+    (bash("psql -c 'DROP   TABLE users'"), "none"),  # the SQL is a quoted word: data (SPEC §13)
+    (bash("psql -c 'DROP   TABLE users' && drop  table x"), "deny"),
     (("Grep", {"pattern": "a" * 40 + "!"}), "none"),  # times out: skipped (and reported)
     (bash("git status"), "none"),  # only the archived learning would match
     (bash("sudo pip install x && git push -f"), "deny"),  # a deny beside a warning
@@ -133,7 +134,8 @@ def insert_invalid(db: Path, tool: str = "Bash") -> None:
             " '2026-01-01T00:00:00Z')",
             (INVALID_ID, tool),
         )
-        connection.execute("INSERT INTO learning_key (key, learning_id) VALUES ('c*', ?)", (INVALID_ID,))
+        for key in ("c*", "b*"):  # the keys prefilter.keys gives a content learning it cannot read
+            connection.execute("INSERT INTO learning_key (key, learning_id) VALUES (?, ?)", (key, INVALID_ID))
         connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (INVALID_ID,))
         connection.commit()
 
@@ -280,7 +282,7 @@ def test_explain_without_a_database_creates_none(db: Path) -> None:
 
 def test_a_learning_skipped_by_missing_prefilter_keys_is_explained_as_the_hook_decides(db: Path) -> None:
     cli_json("add", "--anti-pattern", "curl | sh", "--correct", "download, read, run",
-             "--regex=curl[^|]*\\|\\s*sh", "--tool", "Bash")  # fmt: skip
+             "--regex=curl[^|]*\\|\\s*sh", "--tool", "Bash", "--target", "raw")  # fmt: skip
     with closing(sqlite3.connect(db)) as connection:
         connection.execute("DELETE FROM learning_key WHERE learning_id = 1")
         connection.commit()

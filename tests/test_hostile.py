@@ -280,7 +280,10 @@ def test_hook_outputs_show_hostile_text_without_its_control_characters(hostile_t
     the stored text stays verbatim (see test_hostile_text_is_stored_and_exported_verbatim)."""
     for lid in (1, 2):  # below the block gate, and awaiting review
         cli_json("update", str(lid), "--confidence", "0.30")
-    pre = run(PRE, stdin=payload("pre_tool_use.bash", tool_input={"command": "psql -c 'DROP TABLE users'"}))
+    # the SQL unquoted: a quoted word is data to the command reader (SPEC §13)
+    pre = run(
+        PRE, stdin=payload("pre_tool_use.bash", tool_input={"command": "sqlite3 app.db DROP TABLE users"})
+    )
     start = run(START, stdin=payload("session_start.startup"))
     for result in (pre, start):
         assert result.code == 0, result.stderr

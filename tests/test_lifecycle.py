@@ -553,6 +553,7 @@ def test_version_8_memories_get_their_curve_start_and_are_looked_at(tmp_path: Pa
         connection.execute("BEGIN")
         for statements in schema.MIGRATIONS[:8]:
             for statement in statements:
+                assert isinstance(statement, str)  # the early versions are SQL only
                 connection.execute(statement)
         connection.execute(
             """INSERT INTO memory (type, content, summary, priority, confidence, source, created_at,

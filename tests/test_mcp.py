@@ -339,6 +339,6 @@ def test_a_tool_call_goes_through_the_library_never_the_cli(project: Path) -> No
     database = project / ".cortex" / "cortex.db"
     assert completed.stdout.decode().splitlines() == [
         f"('Remembered memory #1 (context, project).\\ncreated the project database {database}', False)",
-        "#1 (project memory, context, score 0.92)",
+        "#1 (project memory, context, score 0.67)",
         "[]",
     ]

@@ -1,6 +1,8 @@
 """The PreToolUse prefilter (cortex_hooks.guard.prefilter) against brute force: it may let too many
 learnings through, never too few. Whenever `regex.search(pattern, text)` finds a match, the
-learning must be a candidate by both lookups: the grams of a short text and `present` for long ones.
+learning must be a candidate by both lookups: the grams of a short text and `present` for long ones,
+for a Bash command (loosened keys) as for any other tool's text. (The same against the command
+reader's texts: tests/test_prefilter_reader.py.)
 """
 
 from __future__ import annotations
@@ -48,22 +50,27 @@ def regex_matches(pattern: str, text: str) -> bool:
         return False
 
 
-def is_candidate(pattern: str, target: str, fragments: list[str]) -> bool:
+def is_candidate(pattern: str, target: str, fragments: list[str], tool: str = "Write") -> bool:
     """Both ways PreToolUse looks a learning up — grams (short texts) and `present` (long
     texts) — then the check of all its required literals before the regex is compiled."""
-    stored = prefilter.keys(pattern, target)
-    by_grams = bool(set(stored) & set(prefilter.text_keys(target, fragments)))
-    by_scan = any(prefilter.present(key, fragments) for key in stored)
+    letter, looked = prefilter.lookup(target, tool, fragments)
+    stored = [key for key in prefilter.keys(pattern, target) if key[0] == letter]
+    by_grams = bool(set(stored) & set(prefilter.text_keys(letter, looked)))
+    by_scan = any(prefilter.present(key, looked) for key in stored)
     assert by_grams == by_scan, (stored, fragments)
-    return by_grams and prefilter.satisfied(prefilter.literals(pattern), fragments)
+    return by_grams and prefilter.satisfied(
+        prefilter.literals(pattern), looked, loose=letter == prefilter.LOOSE
+    )
 
 
 def check(pattern: str, text: str) -> None:
-    """The invariant: a text the regex matches makes the learning a candidate, for every target."""
+    """The invariant: a text the regex matches makes the learning a candidate, for every target
+    (a Bash command's raw string included: target raw)."""
     if regex_matches(pattern, text):
         for target in prefilter.TARGET_LETTER:
-            assert is_candidate(pattern, target, [text]), (pattern, text)
-            assert is_candidate(pattern, target, ["unrelated", text]), (pattern, text)
+            for tool in ("Write", "Bash"):
+                assert is_candidate(pattern, target, [text], tool), (pattern, text, tool)
+                assert is_candidate(pattern, target, ["unrelated", text], tool), (pattern, text, tool)
 
 
 @dataclass
@@ -215,8 +222,10 @@ LITERAL_FREE = st.recursive(
 @given(LITERAL_FREE, st.text(max_size=10))
 def test_a_pattern_without_literals_is_always_a_candidate(pattern: str, text: str) -> None:
     for target, letter in prefilter.TARGET_LETTER.items():
-        assert prefilter.keys(pattern, target) == [letter + "*"]
+        loose = [prefilter.LOOSE + "*"] if target in ("content", "raw") else []
+        assert prefilter.keys(pattern, target) == sorted([letter + "*", *loose])
         assert is_candidate(pattern, target, [text])
+        assert is_candidate(pattern, target, [text], "Bash")
     check(pattern, text)
 
 
@@ -256,7 +265,8 @@ def test_arbitrary_strings_as_patterns(pattern: str, data: st.DataObject | None)
     ],
 )
 def test_keys_of_common_patterns(pattern: str, target: str, expected: set[str]) -> None:
-    found = prefilter.keys(pattern, target)
+    letter = prefilter.TARGET_LETTER[target]
+    found = [key for key in prefilter.keys(pattern, target) if key[0] == letter]
     assert found
     kinds = {key[:2] if key[1] != "*" else key for key in found}
     if expected == {"c~", "c="}:
@@ -270,17 +280,21 @@ def test_keys_of_common_patterns(pattern: str, target: str, expected: set[str]) 
 
 
 def test_a_literal_key_is_a_rare_gram_of_the_required_text() -> None:
-    (key,) = prefilter.keys("git push --force", "content")
+    loose, key = prefilter.keys("git push --force", "content")
     assert key.startswith("c=")
     assert key[2:] in "git push --force"
     assert len(key[2:]) == prefilter.GRAM
-    (folded,) = prefilter.keys("(?i)DROP TABLE", "content")
+    assert loose.startswith("b=")
+    assert loose[2:] in "gitpush--force"  # the loosened literal: no whitespace
+    loose, folded = prefilter.keys("(?i)DROP TABLE", "content")
     assert folded.startswith("c~")
     assert folded[2:] in "drop table"
+    assert loose.startswith("b~")
+    assert loose[2:] in "droptable"
 
 
 def test_alternatives_each_give_a_key() -> None:
-    found = prefilter.keys("(?:curl|wget) ", "content")
+    found = [key for key in prefilter.keys("(?:curl|wget) ", "content") if key[0] == "c"]
     assert len(found) >= 2 or found == ["c= "]
     assert is_candidate("(?:curl|wget) ", "content", ["wget x"])
     assert is_candidate("(?:curl|wget) ", "content", ["curl x"])
@@ -304,7 +318,7 @@ def test_folded_keys_find_any_case() -> None:
 
 def test_present_checks_long_texts_key_by_key() -> None:
     long_text = "x" * (prefilter.SCAN_ABOVE + 10) + "git push --force"
-    (key,) = prefilter.keys("git push --force", "content")
+    _loose, key = prefilter.keys("git push --force", "content")
     assert prefilter.present(key, [long_text])
     assert not prefilter.present(key, ["x" * (prefilter.SCAN_ABOVE + 10)])
     assert prefilter.present("c*", ["anything"])

@@ -306,7 +306,7 @@ def test_stats_lists_the_ten_most_accessed_per_kind(tmp_path: Path) -> None:
         },
     )  # fmt: skip
     first = cli_json("stats")
-    assert set(first) == {"learnings", "decisions", "errors"}
+    assert set(first) == {"learnings", "decisions", "errors", "history"}  # the history: test_report
     top = sorted(counts, reverse=True)[:10]
     assert [row["access_count"] for row in first["learnings"]] == top
     assert [row["anti_pattern"] for row in first["learnings"]] == [f"L{n}" for n in top]

@@ -188,7 +188,7 @@ def test_a_typo_is_answered_with_what_was_meant(db: Path, argv: list[str], answe
     ("argv", "answer"),
     [
         (["--severity", "urgent"], "severity: 'urgent' is not a severity: low, medium, high or critical"),
-        (["--target", "body"], "target: 'body' is not a target: content, path or input"),
+        (["--target", "body"], "target: 'body' is not a target: content, path, input or raw"),
     ],
 )
 def test_a_value_out_of_its_set_is_refused_in_our_words(db: Path, argv: list[str], answer: str) -> None:

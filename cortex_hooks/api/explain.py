@@ -2,7 +2,8 @@
 
 The answer to "my rule never fires": for every learning it says whether the tool matcher
 accepts the tool, which text the regex runs on, whether the prefilter lets it through, and
-whether the regex matches — then the decision the hook would print.
+whether the regex matches — then the decision the hook would print. A Bash command is shown as
+the simple commands the command reader read it as (SPEC §13), with the one each learning matched.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ class Explained(NamedTuple):
     decision: str  # deny, ask, warn (the hook's output adds context) or none
     output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
+    read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
 
 
 def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
     """What PreToolUse would decide for this tool call, from both scopes as the hook reads them."""
     texts = {target: matching.fragments(target, tool, tool_input) for target in matching.TARGETS}
+    subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
     reports: list[dict[str, Any]] = []
     hits: list[verdict.Hit] = []
     scopes, skipped = db.both(databases)  # both scopes, as the hook reads them
@@ -41,7 +44,7 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
             config = location.config_for(scope.path, notes)
             keys = store.keys_by_learning(scope.connection)
             for row in readable_rows(store.select(scope.connection, "active"), notes):
-                report = _evaluate(row, tool, texts, keys.get(row["id"], set()), config)
+                report = _evaluate(row, tool, (texts, subjects), keys.get(row["id"], set()), config)
                 report["scope"] = scope.name
                 if report["result"] == "match":
                     blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
@@ -55,7 +58,17 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
         raise CortexError("; ".join(skipped))
     notes.extend(skipped)
     output = protocol.pre_tool_use(decided) if decided else None
-    return Explained(tool, decided.decision if decided else "none", output, reports)
+    decision = decided.decision if decided else "none"
+    return Explained(tool, decision, output, reports, _read_as(subjects["content"]))
+
+
+def _read_as(subject: Any) -> list[str] | None:
+    """The simple commands a Bash command was read as (None for other tools); a command the
+    reader could not read is shown whole, as it is matched."""
+    if isinstance(subject, list):
+        return None
+    texts: list[str] = subject.reading.texts()
+    return texts
 
 
 def tool_input(command: str | None, given: str | None) -> dict[str, Any]:
@@ -72,9 +85,11 @@ def tool_input(command: str | None, given: str | None) -> dict[str, Any]:
 
 
 def _evaluate(
-    row: Any, tool: str, texts: dict[str, list[str]], keys: set[str], config: Config
+    row: Any, tool: str, given: tuple[dict[str, list[str]], dict[str, Any]], keys: set[str], config: Config
 ) -> dict[str, Any]:
+    texts, subjects = given
     fragments = texts[row["target"]]
+    letter, looked = prefilter.lookup(row["target"], tool, fragments)
     report: dict[str, Any] = {
         "id": row["id"],
         "anti_pattern": row["anti_pattern"],
@@ -88,22 +103,30 @@ def _evaluate(
         "auto_block": bool(row["auto_block"]),
         "result": "not evaluated",
         "effect": None,
+        "matched_command": None,
     }
     if not row["regex"]:
         report["result"] = "no regex: never matches"
         return report
+    if row["muted"]:  # as the hook's candidate query: a muted pack learning is never tried
+        report["result"] = f"muted in this scope: never matches (cortex-hooks packs unmute {row['slug']})"
+        return report
     # As the hook decides: an index key present, then every stored required literal.
-    report["candidate"] = any(prefilter.present(key, fragments) for key in keys) and prefilter.satisfied(
-        row["literals"], fragments
-    )
+    report["candidate"] = any(
+        prefilter.present(key, looked) for key in keys if key[0] == letter
+    ) and prefilter.satisfied(row["literals"], looked, loose=letter == prefilter.LOOSE)
     if not report["tool_accepted"]:
         report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
         return report
     try:
-        found = matching.evaluate(row["regex"], fragments, config.regex_timeout, config.regex_timeout_per_mib)
+        subject = subjects[row["target"]]
+        where = matching.where(row["regex"], subject, config.regex_timeout, config.regex_timeout_per_mib)
     except matching.Unusable as error:
         report["result"] = f"{error.message}: the hook skips this learning"
         return report
+    found = where is not None
+    if found and not isinstance(subject, list):
+        report["matched_command"] = subject.reading.commands[where].text
     report["result"] = "match" if found else "no match"
     if found and not report["candidate"]:
         report["result"] = "match, but the prefilter skips it: run `cortex-hooks doctor`"

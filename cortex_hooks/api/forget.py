@@ -65,7 +65,7 @@ def by_match(databases: Databases, words: str, *, best: bool = False, record: bo
     if connection is None:
         raise CortexError(f"no memory matches {words!r}", USAGE)
     with closing(connection):
-        found = recall_store.found(connection, recall_store.match(connection, query), {"memory"})
+        found = recall_store.found(connection, recall_store.query(connection, query), {"memory"})
     if not found:
         raise CortexError(f"no memory matches {words!r}", USAGE)
     top = float(str(found[0]["relevance"]))

@@ -1,6 +1,6 @@
 """Recall (SPEC §9.3, §12): what both scopes know about some words, best first; each result
-returned counts one access. Keyword recall never imports pydantic nor, when semantic recall is
-off, anything of the embeddings' stack."""
+returned counts one access (`peek`: none, and recall writes nothing). Keyword recall never
+imports pydantic nor, when semantic recall is off, anything of the embeddings' stack."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from cortex_hooks.store import kinds, learnings, memories
 from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.embeddings.recall import Pending
+
 LIMIT = 10
 MOST = 1_000_000  # FTS5 hits read per scope, whatever the limit asked for (SQLite's LIMIT is 64-bit)
 
@@ -30,6 +34,7 @@ def recall(
     memory_type: str | None = None,
     kind: str | None = None,
     scopes: tuple[str, ...] = BOTH,
+    peek: bool = False,
 ) -> list[dict[str, Any]]:
     """The best `limit` results of the scopes asked for, as `recall --json` prints them."""
     if limit < 1:
@@ -49,7 +54,8 @@ def recall(
             gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols), limit
         )
         for scope in opened:
-            _count_and_link(scope, [result for result in results if result["scope"] == scope.name])
+            mine = [result for result in results if result["scope"] == scope.name]
+            _count_and_link(scope, mine, count=not peek)
     finally:
         close(opened)
     return results
@@ -60,7 +66,7 @@ def gather(
     words: list[str],
     wanted: set[str],
     memory_type: str | None = None,
-    vector: tuple[str, bytes] | None = None,
+    vector: tuple[str, bytes] | Pending | None = None,
     *,
     limit: int = LIMIT,
     symbols: list[str] | None = None,
@@ -75,7 +81,7 @@ def gather(
         top = memories.max_in_degree(scope.connection)
         if words:
             rows = recall_store.found(
-                scope.connection, recall_store.match(scope.connection, words), wanted, best
+                scope.connection, recall_store.query(scope.connection, words), wanted, best
             )
         else:
             rows = recall_store.containing(scope.connection, symbols or [], wanted, best)
@@ -89,30 +95,32 @@ def gather(
     return found
 
 
-def _query_vector(databases: Databases, query: str, notes: Notes) -> tuple[str, bytes] | None:
-    """The query's vector when semantic recall is on, else None: keyword recall, for which
-    nothing of the embeddings' stack is imported."""
+def _query_vector(databases: Databases, query: str, notes: Notes) -> Pending | None:
+    """The query's vector, being computed while FTS5 runs, when semantic recall is on; else None:
+    keyword recall, for which nothing of the embeddings' stack is imported."""
     from cortex_hooks.embeddings.backend import on
 
     setting = db.embeddings(databases, notes)
     if not on(setting):
         return None
-    from cortex_hooks.embeddings.recall import query_vector
+    from cortex_hooks.embeddings.recall import pending
 
-    return query_vector(setting, query, notes)
+    return pending(setting, query, notes)
 
 
-def _count_and_link(scope: Scope, results: list[dict[str, Any]]) -> None:
-    """Each returned row counts one access; a memory's `source_of` edges are listed as `linked`."""
+def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool = True) -> None:
+    """Each returned row counts one access (unless peeking); a memory's `source_of` edges are
+    listed as `linked`."""
     now = clock.iso(clock.now())
     ids = {kind: [result["id"] for result in results if result["kind"] == kind] for kind in KINDS}
-    with Transaction(scope.connection):
-        memories.record_access(scope.connection, ids["memory"], now)
-        for learning_id in ids["learning"]:
-            learnings.record_access(scope.connection, learning_id, now)
-        for kind in ("decision", "error"):
-            for row_id in ids[kind]:
-                kinds.record_access(scope.connection, kind + "s", row_id, now)
+    if count:
+        with Transaction(scope.connection):
+            memories.record_access(scope.connection, ids["memory"], now)
+            for learning_id in ids["learning"]:
+                learnings.record_access(scope.connection, learning_id, now)
+            for kind in ("decision", "error"):
+                for row_id in ids[kind]:
+                    kinds.record_access(scope.connection, kind + "s", row_id, now)
     linked = memories.sources_of(scope.connection, ids["memory"])
     for result in results:
         result["linked"] = [

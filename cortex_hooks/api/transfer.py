@@ -22,6 +22,7 @@ from cortex_hooks.memory.records import ImportedMemory, Memory
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import learnings as learning_store
+from cortex_hooks.store import packs as packs_store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
@@ -118,6 +119,8 @@ def load(databases: Databases, parsed: ExportFile, notes: Notes) -> dict[str, in
 
 def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str, start: int) -> None:
     for learning in parsed.learnings:
+        if learning.slug and packs_store.slug_owner(connection, learning.slug) is not None:
+            continue  # a pack learning this scope holds already: one rule per slug (SPEC §14)
         values = row_values(learning, now, **learning.model_dump(include=_KEPT_LEARNING_FIELDS))
         values.pop("id")  # import assigns new ids
         if "confidence" not in learning.model_fields_set:

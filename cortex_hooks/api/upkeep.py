@@ -46,13 +46,19 @@ def prune(
         return startup.prune(connection, config, now, dry_run=dry_run)
 
 
-def most_accessed(databases: Databases) -> dict[str, list[dict[str, Any]]]:
-    """The ten most accessed learnings, decisions and errors, with their access counts."""
-    top: dict[str, list[dict[str, Any]]] = {kind: [] for kind in LABELS}
+def most_accessed(databases: Databases, days: int = 7) -> dict[str, Any]:
+    """The ten most accessed learnings, decisions and errors, with their access counts, and the
+    history of the last `days` days (key `history`: matches, denies, warnings, memory events)."""
+    from cortex_hooks.report import summary
+
+    top: dict[str, Any] = {kind: [] for kind in LABELS}
+    now = clock.now()
+    top["history"] = summary.empty(now, days)
     connection = db.for_reading(databases)
     if connection is None:
         return top
     with closing(connection):
+        top["history"] = summary.window(connection, now, days)
         for kind, label in LABELS.items():
             top[kind] = [
                 {

@@ -54,8 +54,12 @@ def compiled(pattern: str) -> Any:
 
 
 def matches(pattern: Any, text: str) -> bool:
+    """Whether the pattern matches a Bash command as PreToolUse would match a learning of target
+    content: simple command by simple command, never inside data (guard.reading)."""
+    from cortex_hooks.guard.reading import BashCommand, locate
+
     try:
-        return pattern.search(text, timeout=TIMEOUT) is not None
+        return locate(pattern, BashCommand(text), TIMEOUT, 0) is not None
     except TimeoutError:
         return True  # a pattern that cannot decide quickly is treated as too broad
 

@@ -1,42 +1,20 @@
-"""Shell command lines cut into segments (at `&&`, `||`, `;`, `|`) and words, quote-aware."""
+"""Shell command lines cut into segments and words: the segments are the simple commands the
+command reader reads (guard.shell, SPEC §13) — the one reader PreToolUse matches with."""
 
 from __future__ import annotations
 
-OPERATORS = ("&&", "||", ";", "|")
-
 
 def split(command: str) -> list[str]:
-    """The segments of a command line, stripped, operators dropped; quotes and backslashes
-    respected (an operator inside quotes is text). A newline also ends a segment."""
-    segments: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    index = 0
-    while index < len(command):
-        char = command[index]
-        if quote is not None:
-            current.append(char)
-            if char == quote:
-                quote = None
-            elif char == "\\" and quote == '"' and index + 1 < len(command):
-                current.append(command[index + 1])
-                index += 1
-        elif char == "\\" and index + 1 < len(command):
-            current.append(command[index : index + 2])
-            index += 1
-        elif char in "'\"":
-            quote = char
-            current.append(char)
-        elif char in ";|\n" or command.startswith("&&", index):
-            segments.append("".join(current).strip())
-            current = []
-            if command.startswith(("&&", "||"), index):
-                index += 1
-        else:
-            current.append(char)
-        index += 1
-    segments.append("".join(current).strip())
-    return [segment for segment in segments if segment]
+    """The segments of a command line: its simple commands as the shell runs them (split at
+    `&&`, `||`, `;`, `|`, newlines and inside `$( )`, wrappers removed, words as written)."""
+    from cortex_hooks.guard import shell
+
+    reading = shell.read(command)
+    return [
+        simple.text
+        for simple in reading.commands
+        if simple.depth == 0 and not (simple.wrapped or simple.pipeline)
+    ]
 
 
 def words(segment: str) -> list[str]:

@@ -93,6 +93,8 @@ MODULES = {
     "doctor": "doctor",
     "mcp": "mcp",
     **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
+    "report": "report",
+    "packs": "packs",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

@@ -1,4 +1,5 @@
-"""CLI explain: what PreToolUse would decide for a tool call, learning by learning; writes nothing."""
+"""CLI explain: what PreToolUse would decide for a tool call, learning by learning (a Bash command
+as the simple commands it was read as); writes nothing."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def run_explain(args: argparse.Namespace) -> int:
                 "tool": result.tool,
                 "decision": result.decision,
                 "output": result.output,
+                "read_as": result.read_as,
                 "learnings": result.learnings,
             }
         )

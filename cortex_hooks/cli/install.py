@@ -62,6 +62,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="also write the /learn slash command only (.claude/commands/learn.md)",
     )
     commands.choices["install"].add_argument(
+        "--packs",
+        metavar="NAMES",
+        help="also enable these packs (comma-separated; core: every core pack); see cortex-hooks packs",
+    )
+    commands.choices["install"].add_argument(
         "--with-mcp",
         action="store_true",
         help="also register the MCP server (.mcp.json; user scope: ~/.claude.json) and allow its tools",
@@ -83,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         plans.append(surface_import)
     if args.dry_run:
         _report_dry_run(args, plans)
+        if not args.json:
+            for line in _pack_lines(_packs(args, dry_run=True)):
+                render.say(line)
         return 0
     for plan in plans:
         if plan.changed:
@@ -94,8 +102,44 @@ def run(args: argparse.Namespace) -> int:
     for plan in plans:
         if plan.changed:
             _apply(plan)
-    _report(args, plans, project_database)
+    enabled = _packs(args, dry_run=False)
+    _report(args, plans, project_database, enabled)
+    if args.action == "install" and not args.json:
+        for line in _pack_lines(enabled):
+            render.say(line)
     return 0
+
+
+def _packs(args: argparse.Namespace, *, dry_run: bool) -> list[dict[str, Any]] | None:
+    """`--packs`: each pack enabled (SPEC §14: install enables none by itself), in the project's
+    database, or with `--scope user` in the global one; None when none were asked for."""
+    if args.action != "install" or not getattr(args, "packs", None):
+        return None
+    from cortex_hooks.api import packs as api
+    from cortex_hooks.guard import packs
+
+    where = database.of(args).acting_on("global" if args.scope == "user" else "project")
+    names = [name for given in args.packs.split(",") if given.strip() for name in packs.expand(given.strip())]
+    notes = database.notes()
+    return [
+        summary
+        for name in dict.fromkeys(names)
+        for summary in api.enable(where, name, notes, dry_run=dry_run)
+    ]
+
+
+def _pack_lines(enabled: list[dict[str, Any]] | None) -> list[str]:
+    """What install says of packs: those it enabled, or which exist and how to enable them."""
+    from cortex_hooks.guard import packs
+
+    if enabled is None:
+        return [
+            f"Packs of protective learnings (none enabled): {', '.join(packs.names())};"
+            " enable them with: cortex-hooks packs enable core (or install --packs core)"
+        ]
+    from cortex_hooks.texts import packs as texts
+
+    return [texts.enabled(summary) for summary in enabled]
 
 
 def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:
@@ -228,6 +272,7 @@ def _report(
     args: argparse.Namespace,
     plans: list[Plan],
     project_database: dict[str, Any] | None,
+    enabled: list[dict[str, Any]] | None = None,
 ) -> None:
     notes = files.notes(args)
     if args.json:
@@ -238,6 +283,7 @@ def _report(
                 "files": [_plan_json(plan) for plan in plans],
                 "database": project_database,
                 "notes": notes,
+                **({"packs": enabled or []} if args.action == "install" else {}),
             }
         )
         return

@@ -71,7 +71,7 @@ def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
         else "no regex: a reminder that never matches",
     )
     parser.add_argument("--tool", metavar="MATCHER", help="Claude Code tool matcher (default *)")
-    parser.add_argument("--target", help="content (default), path or input")
+    parser.add_argument("--target", help="content (default), raw, path or input")
     parser.add_argument("--severity", help="low, medium (default), high or critical")
     parser.add_argument(
         "--auto-block", action="store_true", default=None, help="deny matching calls once trusted"

@@ -28,5 +28,16 @@ def shown(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(shown="active")
 
 
+def days(text: str, most: int = 3650) -> int:
+    """A window of days, 1 to `most`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"must lie in 1..{most}")
+    return value
+
+
 def json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")

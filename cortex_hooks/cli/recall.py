@@ -1,5 +1,5 @@
 """CLI recall (SPEC §9.3): what both scopes know about some words, best first; each result
-returned counts one access."""
+returned counts one access (`--peek`: none, and recall writes nothing)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     only.add_argument(
         "--global-only", action="store_const", dest="scopes", const=("global",), help="the user's memory"
     )
+    command.add_argument(
+        "--peek", action="store_true", help="read only: the results count no access (benchmarks, replays)"
+    )
     options.json_flag(command)
     command.set_defaults(run=run_recall, scopes=("project", "global"))
 
@@ -41,6 +44,7 @@ def run_recall(args: argparse.Namespace) -> int:
         memory_type=args.type,
         kind=args.kind,
         scopes=args.scopes,
+        peek=args.peek,
     )
     if args.json:
         render.emit_json(found)

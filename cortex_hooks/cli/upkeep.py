@@ -20,7 +20,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     prune.add_argument("--dry-run", action="store_true", help="report, change nothing")
     prune.set_defaults(run=run_prune)
     stats = commands.add_parser(
-        "stats", parents=[common], help="the most accessed learnings, decisions and errors"
+        "stats", parents=[common], help="the most accessed learnings, decisions and errors, and the history"
+    )
+    stats.add_argument(
+        "--days", type=options.days, default=7, metavar="N", help="the history's window (default 7)"
     )
     stats.set_defaults(run=run_stats)
     snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
@@ -44,7 +47,7 @@ def run_prune(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    top = api.most_accessed(database.of(args))
+    top = api.most_accessed(database.of(args), args.days)
     if args.json:
         render.emit_json(top)
     else:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any
 
+from cortex_hooks.embeddings import vectors as vectors_module
 from cortex_hooks.embeddings.vectors import cosine, unpack
 from cortex_hooks.store import vectors
 from cortex_hooks.store.recall import KINDS, NUMBERS
@@ -26,18 +27,25 @@ class Index:
         self.keys = [(kind, item_id) for kind, item_id, _ in rows]
         self.positions = {key: position for position, key in enumerate(self.keys)}
         self.matrix: Any
+        self._kinds: Any = None
         sizes = {len(blob) for _, _, blob in rows}
         if len(sizes) > 1:  # a model's vectors have one length; anything else is not compared
             rows = []
             self.keys, self.positions = [], {}
         if rows and find_spec("numpy") is not None:
-            import numpy
-
+            numpy = vectors_module.numpy()
             self.matrix = numpy.frombuffer(b"".join(blob for _, _, blob in rows), dtype="<f4").reshape(
                 len(rows), -1
             )
         else:
             self.matrix = [unpack(blob) for _, _, blob in rows]
+
+    def kinds(self) -> Any:
+        """The kind number of every vector, by position (a numpy array, made once)."""
+        if self._kinds is None:
+            numpy = vectors_module.numpy()
+            self._kinds = numpy.array([kind for kind, _ in self.keys], dtype=numpy.int8)
+        return self._kinds
 
     def cosines(self, query: bytes) -> Any:
         """The cosine of the query with every vector, by position (a numpy array with the
@@ -47,8 +55,7 @@ class Index:
         if isinstance(self.matrix, list):
             vector = unpack(query)
             return [cosine(vector, row) for row in self.matrix] if len(vector) == len(self.matrix[0]) else []
-        import numpy
-
+        numpy = vectors_module.numpy()
         if len(query) != self.matrix.shape[1] * 4:
             return []
         return self.matrix @ numpy.frombuffer(query, dtype="<f4")
@@ -90,21 +97,36 @@ def nearest(
 ) -> tuple[Callable[[str, int], float | None], list[tuple[str, int]]]:
     """A lookup of any item's cosine with the query (None without a vector), and the best
     `limit` items of these kinds at or above the floor, best first."""
+    lookup, best, _ = search(index, query, kinds, floor, limit)
+    return lookup, best
+
+
+def search(
+    index: Index, query: bytes, kinds: set[str], floor: float, limit: int, *, spread_of: int = 5
+) -> tuple[Callable[[str, int], float | None], list[tuple[str, int]], float]:
+    """`nearest`, and the spread of the best cosines of these kinds: the best minus the
+    `spread_of`-th best (0.0 with fewer items). Compared without a Python loop per row (numpy)."""
     values = index.cosines(query)
     wanted = {NUMBERS[kind] for kind in kinds}
     if isinstance(values, list):
-        positions = [position for position, value in enumerate(values) if value >= floor]
-    else:  # numpy: only the few above the floor reach Python
-        import numpy
-
-        positions = numpy.flatnonzero(values >= floor).tolist()
-    best = heapq.nlargest(
-        limit,
-        ((float(values[position]), position) for position in positions if index.keys[position][0] in wanted),
-    )
+        chosen = [
+            (value, position) for position, value in enumerate(values) if index.keys[position][0] in wanted
+        ]
+        best = heapq.nlargest(limit, ((value, position) for value, position in chosen if value >= floor))
+        top = heapq.nlargest(spread_of, (value for value, _ in chosen))
+    else:
+        numpy = vectors_module.numpy()
+        if len(wanted) < len(KINDS):  # only the kinds asked for compete
+            values = numpy.where(numpy.isin(index.kinds(), list(wanted)), values, -2.0)
+        count = min(max(limit, spread_of), len(values))
+        positions = numpy.argpartition(-values, count - 1)[:count] if count else numpy.array([], dtype=int)
+        ordered = positions[numpy.argsort(-values[positions], kind="stable")]
+        top = [float(value) for value in values[ordered[:spread_of]] if value > -2.0]
+        best = [(float(values[p]), int(p)) for p in ordered[:limit] if values[p] >= floor]
 
     def lookup(kind: str, item_id: int) -> float | None:
         position = index.positions.get((NUMBERS[kind], item_id))
         return None if position is None or len(values) == 0 else float(values[position])
 
-    return lookup, [(KINDS[index.keys[position][0]], index.keys[position][1]) for _, position in best]
+    spread = top[0] - top[-1] if len(top) == spread_of else 0.0
+    return lookup, [(KINDS[index.keys[position][0]], index.keys[position][1]) for _, position in best], spread

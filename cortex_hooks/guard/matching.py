@@ -11,7 +11,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-TARGETS = ("content", "path", "input")
+    from cortex_hooks.guard.reading import BashCommand
+
+TARGETS = ("content", "path", "input", "raw")
+READ_TOOL = "Bash"  # the tool whose `command` is read as the shell reads it (target content)
 
 # Claude Code reads a matcher made only of these characters as exact tool names separated by
 # `|` or `,`; anything else is an unanchored, case-sensitive regular expression. (A set, not a
@@ -106,7 +109,8 @@ def compact(tool_input: dict[str, Any]) -> str:
 
 
 def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[str]:
-    """The texts a learning of this target is matched against (SPEC §4.1); it matches if any does."""
+    """The raw texts of a learning of this target (SPEC §4.1): what the prefilter reads, and what
+    the regex is matched against, except a Bash command of target content (see `subject`)."""
     if target == "input":
         return [compact(tool_input)]
     if target == "path":
@@ -125,6 +129,16 @@ def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[s
         return [compact(tool_input)]
     value = tool_input.get(field)
     return [value] if isinstance(value, str) else []
+
+
+def subject(target: str, tool_name: str, texts: list[str]) -> list[str] | BashCommand:
+    """What a learning's regex searches: the raw texts, or for a Bash command and target content
+    the command as the shell reads it (SPEC §13; read only when first searched)."""
+    if target == "content" and tool_name == READ_TOOL and texts:
+        from cortex_hooks.guard.reading import BashCommand
+
+        return BashCommand(texts[0])
+    return texts
 
 
 # Compiling is not covered by `regex`'s timeout, and counted repeats are unrolled when compiled:
@@ -160,16 +174,30 @@ class Unusable(CortexError):
         self.timed_out = timed_out
 
 
-def evaluate(pattern: str, texts: list[str], base_timeout: float, timeout_per_mib: float) -> bool:
-    """Whether a learning's regex occurs in any of the texts: compiled, then searched under the
-    timeout. The one evaluation the hook, explain and doctor share; Unusable when it cannot
-    decide (the learning is then skipped, and the others still decide)."""
+def evaluate(
+    pattern: str, texts: list[str] | BashCommand, base_timeout: float, timeout_per_mib: float
+) -> bool:
+    """Whether a learning's regex occurs in the texts (any of them), or in a simple command of a
+    Bash command outside its data. The one evaluation the hook, explain and doctor share."""
+    return where(pattern, texts, base_timeout, timeout_per_mib) is not None
+
+
+def where(
+    pattern: str, texts: list[str] | BashCommand, base_timeout: float, timeout_per_mib: float
+) -> int | None:
+    """The index of the text (or of the Bash command's simple command) the regex matches, or
+    None: compiled, then searched under the timeout; Unusable when it cannot decide (the
+    learning is then skipped, and the others still decide)."""
     try:
         compiled = compile_pattern(pattern)
     except CortexError as error:
         raise Unusable(error.message) from None
     try:
-        return search(compiled, texts, base_timeout, timeout_per_mib)
+        if isinstance(texts, list):
+            return _first(compiled, texts, base_timeout, timeout_per_mib)
+        from cortex_hooks.guard import reading
+
+        return reading.locate(compiled, texts, base_timeout, timeout_per_mib)
     except TimeoutError:
         raise Unusable("its regex timed out", timed_out=True) from None
 
@@ -180,8 +208,12 @@ def search(compiled: Any, texts: list[str], base_timeout: float, timeout_per_mib
     The timeout bounds pathological patterns, not honest work: a plain pattern over a Write of
     tens of megabytes still runs to the end.
     """
-    for text in texts:
+    return _first(compiled, texts, base_timeout, timeout_per_mib) is not None
+
+
+def _first(compiled: Any, texts: list[str], base_timeout: float, timeout_per_mib: float) -> int | None:
+    for index, text in enumerate(texts):
         timeout = base_timeout + timeout_per_mib * len(text) / 1_048_576
         if compiled.search(text, timeout=timeout) is not None:
-            return True
-    return False
+            return index
+    return None

@@ -13,6 +13,16 @@ as `literals`: every clause of the pattern, each a list of alternatives) by plai
 tests, so only learnings that can really match have their regex compiled.
 
 Keys and literals only ever let too many learnings through, never too few: the regex decides.
+
+A Bash command is matched simple command by simple command, as the shell reads it (SPEC §13):
+`"git" reset` is read as `git reset`, `git   reset` as `git reset`. The text a regex meets is
+then no substring of the raw command, yet the prefilter must decide on the raw command alone
+(reading it costs more than a whole call that matches nothing). It does so on *loosened* texts:
+quotes, backslashes, `$` and whitespace deleted from both the literal and the command. The
+reader only ever deletes those characters, inserts spaces, or cuts a command into stretches, so
+a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
+of target content and raw carry keys of both kinds: `c` (as written, for every other tool) and
+`b` (loosened, for Bash).
 """
 
 from __future__ import annotations
@@ -26,7 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-TARGET_LETTER = {"content": "c", "path": "p", "input": "i"}
+TARGET_LETTER = {"content": "c", "path": "p", "input": "i", "raw": "c"}
+LOOSE = "b"  # the letter of loosened keys: a Bash command's content and raw learnings
+_LOOSENED = str.maketrans("", "", "'\"\\$ \t\n\r\x0b\x0c\x00")
 GRAM = 4  # four characters: at 10,000 learnings far fewer chance hits than three, for little more work
 SCAN_ABOVE = 4096  # longer texts are checked key by key instead of gram by gram
 
@@ -42,13 +54,50 @@ Clause = list[Needle]  # every match contains at least one of these
 
 def keys(pattern: str | None, target: str) -> list[str]:
     """The index keys of a learning: one per alternative of its most selective clause, or
-    `<target>*` when nothing can be known."""
-    letter = TARGET_LETTER[target]
+    `<target>*` when nothing can be known; learnings that may meet a Bash command (targets
+    content and raw) also get the loosened keys (letter `b`)."""
     clauses = requirements(pattern)
+    found = _keys(clauses, TARGET_LETTER[target])
+    if target in ("content", "raw"):
+        found += _keys(_loosened(clauses), LOOSE)
+    return sorted(found)
+
+
+def _keys(clauses: list[Clause] | None, letter: str) -> list[str]:
     if not clauses:
         return [letter + "*"]
     best = max(clauses, key=_quality)
     return sorted({letter + ("~" if folded else "=") + _rarest(text) for text, folded in best})
+
+
+_LOOSE_LITERALS: dict[str, str] = {}  # learnings share literals (`git push `): loosened once
+
+
+def _loose_literal(text: str) -> str:
+    found = _LOOSE_LITERALS[text] = text.translate(_LOOSENED) or ""
+    return found
+
+
+def loosen(text: str) -> str:
+    """A text without quotes, backslashes, `$` and whitespace (see the module docstring)."""
+    return text.translate(_LOOSENED)
+
+
+def _loosened(clauses: list[Clause] | None) -> list[Clause] | None:
+    """The clauses as loosened texts hold them; a clause one of whose literals loosens to
+    nothing says nothing, and is dropped."""
+    if not clauses:
+        return None
+    kept = [[(loosen(text), folded) for text, folded in clause] for clause in clauses]
+    return [clause for clause in kept if all(text for text, _ in clause)] or None
+
+
+def lookup(target: str, tool_name: str, fragments: Sequence[str]) -> tuple[str, list[str]]:
+    """The key letter and the texts a tool call's target is looked up with: loosened for a
+    Bash command of target content or raw."""
+    if tool_name == "Bash" and target in ("content", "raw"):
+        return LOOSE, [loosen(fragment) for fragment in fragments]
+    return TARGET_LETTER[target], list(fragments)
 
 
 def literals(pattern: str | None) -> str | None:
@@ -57,11 +106,21 @@ def literals(pattern: str | None) -> str | None:
     return json.dumps(clauses, ensure_ascii=False) if clauses else None
 
 
-def satisfied(stored: str | None, fragments: Sequence[str]) -> bool:
-    """Whether one text holds every clause of a learning's stored literals (or none are known)."""
+def satisfied(stored: str | None, fragments: Sequence[str], *, loose: bool = False) -> bool:
+    """Whether one text holds every clause of a learning's stored literals (or none are known);
+    `loose`: the fragments are loosened (see `lookup`), and so are the literals."""
     if not stored:
         return True
     clauses: list[list[list[Any]]] = json.loads(stored)
+    if loose:
+        kept = []
+        for clause in clauses:
+            loosened = [
+                [_LOOSE_LITERALS.get(text) or _loose_literal(text), folded] for text, folded in clause
+            ]
+            if all(text for text, _ in loosened):  # a literal of only quotes or blanks says nothing
+                kept.append(loosened)
+        clauses = kept
     for fragment in fragments:
         lowered = fragment.lower() if any(folded for clause in clauses for _, folded in clause) else ""
         if all(
@@ -72,9 +131,10 @@ def satisfied(stored: str | None, fragments: Sequence[str]) -> bool:
     return False
 
 
-def text_keys(target: str, fragments: Sequence[str]) -> list[str]:
-    """The keys a learning of this target could have if it matches one of these texts."""
-    letter = TARGET_LETTER[target]
+def text_keys(letter: str, fragments: Sequence[str]) -> list[str]:
+    """The keys of this letter a learning could have if it matches one of these texts (as
+    `lookup` gives them); a target names its own letter."""
+    letter = TARGET_LETTER.get(letter, letter)
     found = {letter + "*"}
     for fragment in fragments:
         for mode, text in (("=", fragment), ("~", fragment.lower())):
@@ -82,6 +142,23 @@ def text_keys(target: str, fragments: Sequence[str]) -> list[str]:
             for size in range(1, GRAM + 1):
                 found.update(prefix + text[i : i + size] for i in range(len(text) - size + 1))
     return sorted(found)
+
+
+def present_keys(keys: Iterable[str], fragments: Sequence[str]) -> list[str]:
+    """The keys that occur in the texts (`present`), each text lowered once for all the folded
+    keys rather than once per key: over a long text that is most of the work."""
+    lowered: list[str] | None = None
+    found = []
+    for key in keys:
+        if key[1] == "*":
+            found.append(key)
+        elif key[1] == "~":
+            lowered = lowered if lowered is not None else [fragment.lower() for fragment in fragments]
+            if any(key[2:] in fragment for fragment in lowered):
+                found.append(key)
+        elif any(key[2:] in fragment for fragment in fragments):
+            found.append(key)
+    return found
 
 
 def present(key: str, fragments: Iterable[str]) -> bool:

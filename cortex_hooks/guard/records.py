@@ -21,7 +21,7 @@ from cortex_hooks.fields import Instant, Text
 from cortex_hooks.guard import matching, unmatchable
 
 Severity = Literal["low", "medium", "high", "critical"]
-Target = Literal["content", "path", "input"]
+Target = Literal["content", "path", "input", "raw"]
 
 
 def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
@@ -117,6 +117,9 @@ class ImportedLearning(LearningFields):
     """A learning in an import file: what export prints, with ids, counters and times optional."""
 
     id: int | None = None
+    slug: str | None = None  # a pack learning's (guard.packs); None for the user's own
+    pack: str | None = None
+    muted: bool = False
     access_count: int = Field(default=0, ge=0)
     last_accessed: Instant | None = None
     created_at: Instant | None = None
@@ -145,6 +148,9 @@ class Learning(BaseModel):
     updated_at: str
     archived_at: str | None
     context: str | None
+    slug: str | None = None  # a pack learning's stable id (`core.git:reset-hard`)
+    pack: str | None = None  # the pack it came from
+    muted: bool = False  # muted in this scope: it never matches
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Learning:

@@ -93,6 +93,13 @@ class Verdict:
         return "deny" if self.deny_reason is not None else "warn"
 
 
+def blocks(hit: Hit) -> bool:
+    """Whether this match denies the call: a trusted auto-block learning, judged on its confidence
+    before the match's boost. Each hit is judged alone, so the history can record a deny or a
+    warning in the very transaction that boosts, before the verdict is put together."""
+    return hit.auto_block and confidence.blocks(hit.before, hit.policy)
+
+
 def decide(hits: list[Hit], policy: confidence.Policy | None = None) -> Verdict | None:
     """The verdict on these matches: a deny when a trusted auto-block learning matched, the
     other matches as one warning in the agent's context; None when nothing matched. Each hit
@@ -102,7 +109,7 @@ def decide(hits: list[Hit], policy: confidence.Policy | None = None) -> Verdict 
     if policy is not None:
         for hit in hits:
             hit.policy = policy
-    blocking = [hit for hit in hits if hit.auto_block and confidence.blocks(hit.before, hit.policy)]
+    blocking = [hit for hit in hits if blocks(hit)]
     warning = [hit for hit in hits if hit not in blocking]
     reason = None
     room = TEXT_LIMIT

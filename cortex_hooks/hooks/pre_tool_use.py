@@ -58,13 +58,19 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
+    # What the prefilter looks up per key letter: content and raw share theirs (a Bash command's
+    # loosened, see prefilter.lookup), so each text is cut into grams once.
+    looked = dict(
+        prefilter.lookup(target, call.tool_name, texts[target]) for target in ("content", "path", "input")
+    )
     outcome = pipeline.Outcome()
-    short = _text_keys(texts)
+    short = _text_keys(looked)
     hits: list[Any] = []
     for scope in scopes:
-        rows = _candidates(scope.connection, call.tool_name, texts, short, outcome.problems)
+        rows = _candidates(scope.connection, call.tool_name, texts, (looked, short), outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
-            hits += _match(scope, rows, texts, outcome)
+            subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
+            hits += _match(scope, rows, outcome, tool_name=call.tool_name, texts=texts, subjects=subjects)
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
@@ -78,19 +84,24 @@ def _candidates(
     connection: sqlite3.Connection,
     tool_name: str,
     texts: dict[str, list[str]],
-    short: str,
+    looked: tuple[dict[str, list[str]], str],
     problems: list[str],
 ) -> list[sqlite3.Row]:
-    """The learnings the prefilter and the tool matcher let through, without compiling a regex."""
+    """The learnings the prefilter and the tool matcher let through, without compiling a regex;
+    `looked`: the texts by key letter and the keys of the short ones."""
     rows: list[sqlite3.Row] = []
-    for row in store.candidates(connection, _lookup_keys(connection, texts, short), tool_name):
+    for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
         if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
-        elif matching.tool_accepts(row["tool"], tool_name) and prefilter.satisfied(
-            row["literals"], texts[row["target"]]
-        ):
+        elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts):
             rows.append(row)
     return rows
+
+
+def _satisfied(row: sqlite3.Row, tool_name: str, texts: dict[str, list[str]]) -> bool:
+    """The learning's required literals, in its target's text as the prefilter looked it up."""
+    letter, fragments = prefilter.lookup(row["target"], tool_name, texts[row["target"]])
+    return prefilter.satisfied(row["literals"], fragments, loose=letter == prefilter.LOOSE)
 
 
 def _unreadable(row: sqlite3.Row) -> str:
@@ -100,11 +111,20 @@ def _unreadable(row: sqlite3.Row) -> str:
 
 
 def _match(
-    scope: Scope, rows: list[sqlite3.Row], texts: dict[str, list[str]], outcome: pipeline.Outcome
+    scope: Scope,
+    rows: list[sqlite3.Row],
+    outcome: pipeline.Outcome,
+    *,
+    tool_name: str,
+    texts: dict[str, list[str]],
+    subjects: dict[str, Any],
 ) -> list[Any]:
-    """Run one scope's candidates' regexes and record its matches in one transaction; its hits."""
+    """Run one scope's candidates' regexes on what each target reads (`subjects`: a Bash command
+    as the shell reads it) and record its matches in one transaction, with what each verdict will
+    be (guard.verdict.blocks, pure) for the history, and the call as written (`texts`); its hits."""
     from cortex_hooks import clock, location
     from cortex_hooks.guard import hand_edits, verdict
+    from cortex_hooks.hooks import kept_call
 
     config = location.config_for(scope.path)
     named = "global learning" if scope.is_global else "learning"
@@ -112,7 +132,7 @@ def _match(
     for row in rows:
         try:
             if matching.evaluate(
-                row["regex"], texts[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
             ):
                 matched.append(row["id"])
         except matching.Unusable as error:
@@ -120,12 +140,14 @@ def _match(
     if not matched:
         return []
     connection, now, policy = scope.connection, clock.iso(clock.now()), config.policy
+    call = (tool_name, kept_call.text(texts))
     try:
         with Transaction(connection):
             # read inside the transaction: the gate is judged on the confidence before this boost
             readable, unreadable = hand_edits.split(store.matched(connection, matched))
             hits = [verdict.Hit.of(row, scope=scope.name, policy=policy) for row in readable]
-            store.record_matches(connection, [hit.id for hit in hits], now, policy)
+            denied = [hit.id for hit in hits if verdict.blocks(hit)]
+            store.record_matches(connection, [hit.id for hit in hits], now, policy, denied=denied, call=call)
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
@@ -144,29 +166,37 @@ def _match(
             )
             for row in readable
         ]
-        pending.append(scope.path, "match", ids=[hit.id for hit in hits], now=now)
+        denied = [hit.id for hit in hits if verdict.blocks(hit)]
+        pending.append(
+            scope.path,
+            "match",
+            ids=[hit.id for hit in hits],
+            denied=denied,
+            tool=call[0],
+            call=call[1],
+            now=now,
+        )
         outcome.notes.append(pending.kept_note(scope.name, "boost"))
     outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
     return hits
 
 
-def _text_keys(texts: dict[str, list[str]]) -> str:
+def _text_keys(looked: dict[str, list[str]]) -> str:
     """The prefilter keys short texts could satisfy (see cortex_hooks.guard.prefilter), as the JSON
     the candidate query reads: made once for every scope."""
     keys: list[str] = []
-    for target, fragments in texts.items():
+    for letter, fragments in looked.items():
         if sum(map(len, fragments)) <= prefilter.SCAN_ABOVE:
-            keys += prefilter.text_keys(target, fragments)
+            keys += prefilter.text_keys(letter, fragments)
     return json.dumps(keys)
 
 
-def _lookup_keys(connection: sqlite3.Connection, texts: dict[str, list[str]], short: str) -> str:
+def _lookup_keys(connection: sqlite3.Connection, looked: dict[str, list[str]], short: str) -> str:
     """The keys of short texts, and those of one database's keys that a long text holds."""
     long = [
         key
-        for target, fragments in texts.items()
+        for letter, fragments in looked.items()
         if sum(map(len, fragments)) > prefilter.SCAN_ABOVE
-        for key in store.keys_of_target(connection, prefilter.TARGET_LETTER[target])
-        if prefilter.present(key, fragments)
+        for key in prefilter.present_keys(store.keys_of_target(connection, letter), fragments)
     ]
     return json.dumps([*json.loads(short), *long]) if long else short

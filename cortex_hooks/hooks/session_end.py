@@ -188,7 +188,7 @@ def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: l
     def end() -> bool:
         if sessions.has_ended(scope.connection, payload.session_id):
             return False
-        learnings.decay_all(scope.connection, policy)
+        learnings.decay_all(scope.connection, policy, now)
         sessions.record_end(scope.connection, payload.session_id, reason=payload.reason, now=now)
         return True
 

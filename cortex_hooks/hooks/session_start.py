@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from cortex_hooks import clock, location
+from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits, review
 from cortex_hooks.hooks import payloads, pipeline, protocol
 from cortex_hooks.scopes import Scope, project_scope
@@ -96,3 +97,9 @@ def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, n
                 startup.prune(scope.connection, config, now, dry_run=False)
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
             notes.append(f"{scope.name} pruning skipped: {error}")
+    try:  # a new version's packs (SPEC §14): updated by slug, the user's state kept
+        from cortex_hooks.upkeep import pack_refresh
+
+        pack_refresh.refresh(scope, now, config.policy.start)
+    except (sqlite3.Error, CortexError) as error:  # never costs the agent its context
+        notes.append(f"{scope.name} packs not refreshed: {error}")

@@ -25,7 +25,8 @@ SCHEMAS: dict[str, Any] = json.loads(
     "enum": [
      "content",
      "path",
-     "input"
+     "input",
+     "raw"
     ],
     "type": "string",
     "description": "what the regex is matched against (default content)"
@@ -98,7 +99,8 @@ SCHEMAS: dict[str, Any] = json.loads(
     "enum": [
      "content",
      "path",
-     "input"
+     "input",
+     "raw"
     ],
     "type": "string",
     "description": "what the regex is matched against (default content)"

@@ -100,7 +100,8 @@ TOOLS = (
     ),
     Tool(
         "cortex_get_access_stats",
-        "The ten most accessed learnings, decisions and errors, with their access counts.",
+        "The ten most accessed learnings, decisions and errors, with their access counts; the last "
+        "7 days' matches, denies and warnings and the memories added, recalled, archived and pruned.",
     ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}

@@ -1,13 +1,18 @@
-"""What recall returns, pure (SPEC §9.3): the words of a query, and found rows ranked.
+"""What recall returns, pure (SPEC §9.3, §12): the words of a query, and found rows ranked.
 
-A result's score blends its bm25 relevance (over the best of the found set) with its rank score
-(memory.rank): 0.85 · relevance + 0.15 · rank, so what the query is about decides and the rank
-breaks near-ties (SPEC §12 measured a heavier rank weight hurting). Best first; at equal scores
-the project before the global scope, then the older item.
-
-With semantic recall (rows that carry a `cosine`, SPEC §12) the score is the cosine plus
-0.1 · bm25 / max(bm25) plus a tiny share of the rank: meaning decides, a keyword hit lifts an
-item among those meaning about the same, and the rank only breaks near-ties.
+Relevance, from the found rows' signals (chosen on three labelled sets: benchmarks/quality):
+- keyword recall: bm25 over the query's weight (store.recall.Query: the sum of its words' IDF),
+  i.e. how much of the query an item holds, rare words counting most;
+- semantic recall (rows that carry a `cosine`): the cosine plus that share, capped at
+  KEYWORD_CAP, times the scope's keyword weight (embeddings.recall.keyword_weight): 1 when the
+  nearest items by meaning are bunched together (the meaning cannot tell them apart, the words
+  can), less when one stands out by meaning — and 1 whatever the spread for a query holding an
+  identifier (`orders.v2`, `eu-west-1`). Exact keywords and identifiers hold most of the query
+  and so come first; a question worded unlike its answer is decided by its meaning.
+The rank score (memory.rank) only breaks near-ties: it moves a relevance by at most RANK_TIEBREAK
+(each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). The score shown
+is that sum mapped into [0, 1) (`shown`). Best first; at equal scores the project before the
+global scope, then the older item.
 """
 
 from __future__ import annotations
@@ -18,10 +23,8 @@ import re
 from cortex_hooks.memory import rank
 from cortex_hooks.memory.similarity import WORD
 
-RELEVANCE_WEIGHT = 0.85
-RANK_WEIGHT = 0.15
-BM25_WEIGHT = 0.1  # semantic recall: cosine + 0.1 · bm25/max (SPEC §12; rank fusion measured far worse)
-RANK_TIEBREAK = 0.02  # semantic recall: the rank score (0-1) moves a score by at most this
+KEYWORD_CAP = 2.0  # semantic recall: bm25 / weight counts up to this (a short note holding every word twice)
+RANK_TIEBREAK = 0.01  # the rank score (0-1) moves a score by at most this
 MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct words
 KINDS = ("memory", "learning", "decision", "error", "todo")
 _SHOW = {
@@ -40,8 +43,22 @@ def show_command(kind: str, item_id: object, scope: str) -> str:
 
 
 def query_words(text: str) -> list[str]:
-    """The distinct words of a query, in order: quotes, operators and punctuation are no syntax."""
-    return list(dict.fromkeys(word.casefold() for word in WORD.findall(text)))[:MAX_WORDS]
+    """The distinct words of a query, in order, then each identifier as a phrase (`orders.v2` →
+    "orders v2", which only a row holding it whole matches): quotes, operators and punctuation
+    are no syntax."""
+    words = list(dict.fromkeys(word.casefold() for word in WORD.findall(text)))[:MAX_WORDS]
+    phrases = (_identifier(token) for token in text.split())
+    return words + [phrase for phrase in dict.fromkeys(phrases) if phrase][: MAX_WORDS // 4]
+
+
+def _identifier(token: str) -> str | None:
+    """An identifier's words joined by spaces: a token of several words that holds a digit or
+    joins them with `.`, `_`, `/` or `:` (`eu-west-1`, `orders.v2`, `test_checkout_flow`); None
+    for anything else (`self-portrait`, `Caroline's`)."""
+    parts = WORD.findall(token)
+    if len(parts) < 2 or not any(mark in token for mark in "0123456789._/:"):
+        return None
+    return " ".join(part.casefold() for part in parts)
 
 
 _SYMBOLS = re.compile(r"[^\w\s\x00-\x7f]+")
@@ -94,11 +111,27 @@ class Found:
         self.max_in_degree = max_in_degree
 
 
+def relevance(row: dict[str, object]) -> float:
+    """How well a found row answers the query (see the module's docstring)."""
+    keywords = float(str(row["relevance"]))
+    if "cosine" not in row:
+        return keywords
+    # An identifier in the query (store.recall.Query.exact): the words decide in full.
+    weight = 1.0 if row.get("exact") else float(str(row.get("keyword_weight", 1.0)))
+    return float(str(row["cosine"])) + weight * min(KEYWORD_CAP, keywords)
+
+
+def shown(score: float) -> float:
+    """A score as recall shows it, in [0, 1): s / (1 + s), which keeps the order (a keyword
+    score of 1, the whole query held once, shows 0.5)."""
+    score = max(score, 0.0)
+    return score / (1 + score)
+
+
 def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
     """The best `limit` results as recall prints them (without `linked`, which the caller adds)."""
     if not found:
         return []
-    best = max(float(str(item.row["relevance"])) for item in found) or 1.0
     max_log = max(rank.access_log(int(str(item.row["access_count"]))) for item in found)
     scored = []
     for item in found:
@@ -110,12 +143,7 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             int(str(row["access_count"])),
             max_log,
         )
-        relevance = float(str(row["relevance"])) / best
-        if "cosine" in row:
-            score = float(str(row["cosine"])) + BM25_WEIGHT * relevance + RANK_TIEBREAK * value
-        else:
-            score = RELEVANCE_WEIGHT * relevance + RANK_WEIGHT * value
-        scored.append((score, item))
+        scored.append((shown(relevance(row) + RANK_TIEBREAK * value), item))
     scored.sort(
         key=lambda pair: (-pair[0], pair[1].scope != "project", pair[1].row["kind"], pair[1].row["id"])
     )

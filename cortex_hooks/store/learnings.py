@@ -29,7 +29,11 @@ COLUMNS = (
     "updated_at",
     "archived_at",
     "context",
+    "slug",
+    "pack",
+    "muted",
 )
+_OPTIONAL = {"slug": None, "pack": None, "muted": 0}  # what a learning given without them has
 
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
@@ -67,7 +71,7 @@ def insert(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
     placeholders = ", ".join(f":{column}" for column in _TEXT_COLUMNS)
     cursor = connection.execute(
         f"INSERT INTO learning ({', '.join(_TEXT_COLUMNS)}) VALUES ({placeholders})",
-        {column: values[column] for column in _TEXT_COLUMNS},
+        {column: values[column] if column in values else _OPTIONAL[column] for column in _TEXT_COLUMNS},
     )
     learning_id = cursor.lastrowid
     assert learning_id is not None
@@ -86,6 +90,15 @@ def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[st
         connection.execute(f"UPDATE learning SET {assignments} WHERE id = :id", {**text, "id": learning_id})
     if "confidence" in changes:
         _set_confidence(connection, learning_id, changes["confidence"])
+        if isinstance(changes.get("updated_at"), str):  # keep, update --confidence: the history's day
+            from cortex_hooks.store import history
+
+            history.record_confidences(
+                connection,
+                "SELECT learning_id, confidence FROM learning_confidence WHERE learning_id = :id",
+                {"id": learning_id},
+                history.day_of(str(changes["updated_at"])),
+            )
     if "regex" in changes or "target" in changes:
         derive(connection, learning_id)
 
@@ -213,7 +226,7 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
         """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
            FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
                JOIN learning AS l ON l.id = k.learning_id
-           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL
+           WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL AND NOT l.muted
            ORDER BY l.id""",
         {"keys": keys},
     ).fetchall()
@@ -244,13 +257,26 @@ def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]
     """The matched learnings as they are now, inside the write transaction, before their boost."""
     return connection.execute(
         f"""{_ROWS} WHERE l.id IN (SELECT value FROM json_each(:ids)) AND l.archived_at IS NULL
-           ORDER BY l.id""",
+               AND NOT l.muted ORDER BY l.id""",
         {"ids": json.dumps(ids)},
     ).fetchall()
 
 
-def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, policy: Policy) -> None:
-    """Boost each matched learning and count the access, by the pure rule of the confidence model."""
+def record_matches(
+    connection: sqlite3.Connection,
+    ids: list[int],
+    now: str,
+    policy: Policy,
+    *,
+    denied: list[int] | None = None,
+    call: tuple[str, str] | None = None,
+) -> None:
+    """Boost each matched learning and count the access, by the pure rule of the confidence model;
+    and in the same transaction its history: the match, as a deny (`denied`) or else a warning
+    when the match was a verdict (`denied` given: PreToolUse, not capture's boost), and the call
+    (tool, redacted text) among the learning's latest (store.history)."""
+    from cortex_hooks.store import history  # a match only: the no-match path never imports it
+
     _boosts(connection, policy)
     parameters = {"now": now, "ids": json.dumps(ids)}
     connection.execute(
@@ -263,24 +289,44 @@ def record_matches(connection: sqlite3.Connection, ids: list[int], now: str, pol
            WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
         parameters,
     )
+    history.record_matches(connection, ids, denied, history.day_of(now))
+    if call is not None:
+        blocked = set(denied or ())
+        verdicts = [(i, "deny" if i in blocked else "warn") for i in dict.fromkeys(ids)]
+        history.keep_calls(connection, verdicts, call[0], call[1], now)
 
 
-def decay_all(connection: sqlite3.Connection, policy: Policy) -> int:
+def decay_all(connection: sqlite3.Connection, policy: Policy, now: str) -> int:
     """One session end's decay of every unpinned, active learning (confidence.decayed); how many
-    changed. A value the code cannot read (see `unreadable`) is left as it is."""
+    changed. A value the code cannot read (see `unreadable`) is left as it is. The history gets
+    each changed learning's new confidence for the day, and its year-old days are folded."""
     from cortex_hooks.confidence import DECAYED_SQL, DECAYS_SQL, EXEMPT_SQL, sql_parameters
+    from cortex_hooks.store import history
 
-    cursor = connection.execute(
-        f"""UPDATE learning_confidence SET confidence = {DECAYED_SQL.format(confidence="confidence")}
-           WHERE typeof(confidence) = 'integer' AND {DECAYS_SQL.format(confidence="confidence")}
-               AND learning_id NOT IN (SELECT id FROM learning WHERE {EXEMPT_SQL})""",
-        sql_parameters(policy),
+    decayed = DECAYED_SQL.format(confidence="confidence")
+    where = f"""typeof(confidence) = 'integer' AND {DECAYS_SQL.format(confidence="confidence")}
+               AND learning_id NOT IN (SELECT id FROM learning WHERE {EXEMPT_SQL})"""
+    parameters = sql_parameters(policy)
+    day = history.day_of(now)
+    history.record_confidences(
+        connection,
+        f"SELECT learning_id, {decayed} AS confidence FROM learning_confidence WHERE {where}",
+        parameters,
+        day,
     )
+    cursor = connection.execute(
+        f"UPDATE learning_confidence SET confidence = {decayed} WHERE {where}", parameters
+    )
+    history.fold(connection, day)
     return cursor.rowcount
 
 
 def delete(connection: sqlite3.Connection, learning_id: int) -> None:
-    """Remove a learning with its derived rows (a move's source, once the copy is committed)."""
+    """Remove a learning with its derived rows and its history (a move's source, once the copy
+    is committed)."""
+    from cortex_hooks.store import history
+
+    history.forget_learning(connection, learning_id)
     for table, column in (
         ("learning_key", "learning_id"),
         ("learning_confidence", "learning_id"),

@@ -107,8 +107,11 @@ def edges_touching(connection: sqlite3.Connection, ids: list[int]) -> list[sqlit
     ).fetchall()
 
 
-def delete(connection: sqlite3.Connection, ids: list[int]) -> None:
-    """Pruned memories, with every edge touching them."""
+def delete(connection: sqlite3.Connection, ids: list[int], day: str) -> None:
+    """Pruned memories, with every edge touching them; counted in the history of `day`."""
+    from cortex_hooks.store import history
+
+    history.count_memories(connection, day, "pruned", len(ids))
     chosen = {"ids": json.dumps(ids)}
     connection.execute(
         """DELETE FROM edge WHERE from_id IN (SELECT value FROM json_each(:ids))

@@ -115,11 +115,19 @@ def replay(connection: sqlite3.Connection, database: str, policy: Policy) -> int
 def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy) -> None:
     op, now, session = entry.get("op"), str(entry.get("now")), entry.get("session")
     if op == "match" and isinstance(entry.get("ids"), list):
-        learnings.record_matches(connection, [int(i) for i in entry["ids"]], now, policy)
+        denied, tool, call = entry.get("denied"), entry.get("tool"), entry.get("call")
+        learnings.record_matches(
+            connection,
+            [int(i) for i in entry["ids"]],
+            now,
+            policy,
+            denied=[int(i) for i in denied] if isinstance(denied, list) else None,
+            call=(tool, call) if isinstance(tool, str) and isinstance(call, str) else None,
+        )
     elif op == "start" and isinstance(session, str):
         sessions.record_start(connection, session, str(entry.get("source")), now)
     elif op == "end" and isinstance(session, str) and not sessions.has_ended(connection, session):
-        learnings.decay_all(connection, policy)
+        learnings.decay_all(connection, policy, now)
         sessions.record_end(connection, session, reason=str(entry.get("reason")), now=now)
     elif op == "summary" and isinstance(session, str):
         changes = entry.get("key_changes")

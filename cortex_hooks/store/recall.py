@@ -8,7 +8,9 @@ Archived, superseded and done rows stay indexed: they are filtered out here, whe
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
+from typing import NamedTuple
 
 KINDS = {1: "memory", 2: "learning", 3: "decision", 4: "error", 5: "todo"}
 NUMBERS = {kind: number for number, kind in KINDS.items()}
@@ -41,28 +43,42 @@ _ROWS = {
 }
 
 
+class Query(NamedTuple):
+    """An FTS5 query of recall, and what bm25 over it is measured against."""
+
+    text: str  # the FTS5 query: each word and phrase quoted (never FTS syntax)
+    weight: float  # the sum of its words' IDF: bm25 / weight is the share of the query an item holds
+    exact: bool = False  # it holds a phrase (an identifier): its rows are marked `exact`
+
+
 def found(
-    connection: sqlite3.Connection, match: str, kinds: set[str], best: int = CANDIDATES
+    connection: sqlite3.Connection, match: Query | str, kinds: set[str], best: int = CANDIDATES
 ) -> list[dict[str, object]]:
-    """The active rows of these kinds among the `best` hits of the FTS5 query `match`, each with
-    its kind and its bm25 relevance (higher is better), best first. bm25 scores the newest BUDGET
-    rows the query finds, never more (see `match`)."""
+    """The active rows of these kinds among the `best` hits of an FTS5 query, each with its kind
+    and its bm25 relevance (higher is better; over the query's weight for a Query, and marked
+    `exact` when the Query is), best first.
+    bm25 scores the newest BUDGET rows the query finds, never more (see `query`)."""
+    text, weight, exact = (
+        (match.text, match.weight, match.exact) if isinstance(match, Query) else (match, 1.0, False)
+    )
     hits = connection.execute(
         "SELECT rowid, -bm25(search) AS relevance FROM search WHERE search MATCH :match "
         "AND rowid >= :floor AND rowid % 8 IN (SELECT value FROM json_each(:kinds)) "
         "ORDER BY bm25(search) LIMIT :best",
         {
-            "match": match,
-            "floor": _floor(connection, match),
+            "match": text,
+            "floor": _floor(connection, text),
             "kinds": json.dumps([NUMBERS[kind] for kind in kinds]),
             "best": best,
         },
     ).fetchall()
     wanted: dict[str, dict[int, float]] = {}
     for rowid, relevance in hits:
-        wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = relevance
+        wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = relevance / weight
     results = rows(connection, wanted)
     results.sort(key=lambda result: -float(str(result["relevance"])))
+    for result in results if exact else ():
+        result["exact"] = True
     return results
 
 
@@ -129,27 +145,78 @@ def words_query(words: list[str]) -> str:
     return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
 
 
-KEPT_WORDS = 8  # a query is searched by its rarest words: common ones only cost time
+KEPT_WORDS = 8  # auto-link's candidates come from a text's 8 rarest words (`match`)
 # The rows bm25 scores at most, per query and scope: it reads every row the query's words are in,
-# so this bounds recall's cost at any size. A query keeps its rarer words while the rows they are
-# in stay within it; when even its rarest word is in more rows, the newest BUDGET are scored.
+# so this bounds recall's cost at any size. A query that finds no more rows than this is searched
+# by all its words; past it, by its rarer words while the rows they are in stay within it; when even
+# its rarest word is in more rows, the newest BUDGET are scored.
 BUDGET = 1_000
 COMMON = 0.10  # past the budget, a word in more than this share of rows is dropped while rarer ones remain
-# Words too common to be worth counting or searching: left out of a query that has other words.
+# Words that say nothing about what is asked for ("which", "did", "the"): left out of a query that
+# has other words (bm25 would weigh them at almost nothing, and they match nearly every row).
 STOPWORDS = frozenset(
-    """a an and are as at be but by can do does for from had has have how i if in into is it its
-    not of on or our so that the their then there these they this to was we were what when where
-    which who why will with you your""".split()  # noqa: SIM905 (a word list reads best as words)
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over
+    own same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves""".split()  # noqa: SIM905 (a word list reads best as words)
 )
 
 
-def match(connection: sqlite3.Connection, words: list[str]) -> str:
-    """The FTS5 query for these words: the rarest of them, while the rows they are in fit the
-    budget (bm25 weighs a common word at almost nothing, yet reading its rows is what makes a
-    query slow over 100,000 memories). A word in no row costs nothing and is kept."""
+def query(connection: sqlite3.Connection, words: list[str]) -> Query:
+    """Recall's FTS5 query for these words (and phrases: words joined by a space, an identifier
+    such as `orders.v2` that must match whole): every one of them while the rows they find fit the
+    budget, else the rarest (`_rarest`). Its weight is the sum of the words' IDF as bm25 computes it
+    (a word in no row at its highest), so that bm25 / weight says how much of the query an item
+    holds, whatever the size of the database."""
     words = [word for word in words if word not in STOPWORDS] or words
     newest = connection.execute("SELECT coalesce(max(rowid), 0) FROM search").fetchone()[0]
     counts = {word: _rows_holding(connection, word, newest) for word in words}
+    every = words_query(words)
+    if sum(counts.values()) > BUDGET and _rows_finding(connection, every) > BUDGET:
+        every = _rarest(words, counts, newest)
+    size = _index_rows(connection)
+    weight = sum(_idf(size, counts[word]) for word in words if " " not in word)
+    return Query(every, weight or 1.0, any(" " in word for word in words))
+
+
+def _idf(size: int, holding: float) -> float:
+    """bm25's IDF of a word in `holding` of `size` rows (FTS5's formula, with its floor; a count
+    estimated past the budget may exceed the size)."""
+    holding = min(holding, size)
+    return max(1e-6, math.log((size - holding + 0.5) / (holding + 0.5)))
+
+
+def _index_rows(connection: sqlite3.Connection) -> int:
+    """How many rows the index holds (its docsize table has one per row: a b-tree count)."""
+    count: int = connection.execute("SELECT count(*) FROM search_docsize").fetchone()[0]
+    return count
+
+
+def _rows_finding(connection: sqlite3.Connection, match: str) -> int:
+    """How many rows an FTS5 query finds, counted up to one past the budget."""
+    count: int = connection.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH :match LIMIT :enough)",
+        {"match": match, "enough": BUDGET + 1},
+    ).fetchone()[0]
+    return count
+
+
+def match(connection: sqlite3.Connection, words: list[str]) -> str:
+    """The FTS5 query of auto-link's candidates (similar_memories): a text's KEPT_WORDS rarest
+    words within the budget."""
+    words = [word for word in words if word not in STOPWORDS] or words
+    newest = connection.execute("SELECT coalesce(max(rowid), 0) FROM search").fetchone()[0]
+    counts = {word: _rows_holding(connection, word, newest) for word in words}
+    return _rarest(words, counts, newest, KEPT_WORDS)
+
+
+def _rarest(words: list[str], counts: dict[str, float], newest: int, most: int | None = None) -> str:
+    """The FTS5 query of the rarest of these words, while the rows they are in fit the budget
+    (bm25 weighs a common word at almost nothing, yet reading its rows is what makes a query slow
+    over 100,000 memories). A word in no row costs nothing and is kept."""
     absent = [word for word in words if not counts[word]]
     present = sorted((word for word in words if counts[word]), key=counts.__getitem__)
     kept: list[str] = []
@@ -162,7 +229,7 @@ def match(connection: sqlite3.Connection, words: list[str]) -> str:
     if not kept:  # even the rarest word is in more rows than the budget: found() takes the newest
         rows = newest / 8
         kept = [word for word in present if counts[word] <= COMMON * rows] or present[:1]
-    return words_query(absent + kept[:KEPT_WORDS])
+    return words_query(absent + kept[:most])
 
 
 def _rows_holding(connection: sqlite3.Connection, word: str, newest: int) -> float:

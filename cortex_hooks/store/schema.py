@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import learnings
@@ -51,15 +52,95 @@ _VECTOR_TRIGGERS = tuple(
             DELETE FROM vector WHERE kind = {number} AND item_id = old.id; END""",
     )
 )
-_SEARCH_BACKFILL = tuple(
-    f"INSERT INTO search (rowid, body) SELECT id * 8 + {number}, {body.replace('new.', '')} FROM {table}"
+_SEARCH_FILLS = {
+    table: f"INSERT INTO search (rowid, body) SELECT id * 8 + {number}, {body.replace('new.', '')} "
+    f"FROM {table}"
     for table, (number, body) in _SEARCHED.items()
-    if table != "memory"
+}
+_SEARCH_BACKFILL = tuple(fill for table, fill in _SEARCH_FILLS.items() if table != "memory")
+
+_VERDICTS = """matches INTEGER NOT NULL DEFAULT 0, denies INTEGER NOT NULL DEFAULT 0,
+    asks INTEGER NOT NULL DEFAULT 0, warnings INTEGER NOT NULL DEFAULT 0,
+    rewrites INTEGER NOT NULL DEFAULT 0"""
+_COUNTS = f"{_VERDICTS}, confidence INTEGER"
+_SCOPE_COUNTS = f"""{_VERDICTS}, added INTEGER NOT NULL DEFAULT 0, recalled INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0, pruned INTEGER NOT NULL DEFAULT 0"""
+
+
+def _counted(column: str, day: str) -> str:
+    """A trigger statement counting one memory event on the day the row itself names (no clock
+    in SQL: a hand edit in the sqlite3 shell fires it too)."""
+    return f"""INSERT INTO scope_day (day, {column}) VALUES (substr({day}, 1, 10), 1)
+               ON CONFLICT (day) DO UPDATE SET {column} = {column} + 1"""
+
+
+_HISTORY = (
+    f"""CREATE TABLE learning_day (learning_id INTEGER NOT NULL, day TEXT NOT NULL, {_COUNTS},
+        PRIMARY KEY (learning_id, day)) WITHOUT ROWID""",
+    "CREATE INDEX learning_day_by_day ON learning_day (day)",
+    f"""CREATE TABLE learning_month (learning_id INTEGER NOT NULL, month TEXT NOT NULL, {_COUNTS},
+        PRIMARY KEY (learning_id, month)) WITHOUT ROWID""",
+    # the whole scope's day: every learning's counts summed, and the memories' events
+    f"CREATE TABLE scope_day (day TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
+    f"CREATE TABLE scope_month (month TEXT PRIMARY KEY, {_SCOPE_COUNTS}) WITHOUT ROWID",
+    """CREATE TABLE verdict_call (
+        id INTEGER PRIMARY KEY,
+        learning_id INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('deny', 'ask', 'warn', 'rewrite')),
+        tool TEXT NOT NULL,
+        call TEXT NOT NULL
+    )""",
+    "CREATE INDEX verdict_call_of ON verdict_call (learning_id, id)",
+    f"""CREATE TRIGGER memory_added AFTER INSERT ON memory BEGIN
+        {_counted("added", "new.created_at")}; END""",
+    f"""CREATE TRIGGER memory_recalled AFTER UPDATE OF access_count ON memory
+        WHEN new.access_count > old.access_count AND new.last_accessed IS NOT NULL BEGIN
+        {_counted("recalled", "new.last_accessed")}; END""",
+    f"""CREATE TRIGGER memory_archived AFTER UPDATE OF status ON memory
+        WHEN new.status = 'archived' AND old.status IS NOT 'archived' BEGIN
+        {_counted("archived", "coalesce(new.archived_at, new.updated_at)")}; END""",
+    # what the memories themselves tell of the past: when each was added, and archived
+    """INSERT INTO scope_day (day, added)
+       SELECT substr(created_at, 1, 10), count(*) FROM memory WHERE true GROUP BY 1""",
+    """INSERT INTO scope_day (day, archived)
+       SELECT substr(archived_at, 1, 10), count(*) FROM memory WHERE status = 'archived'
+           AND archived_at IS NOT NULL GROUP BY 1
+       ON CONFLICT (day) DO UPDATE SET archived = excluded.archived""",
 )
 
+
+def _allow_raw_target(connection: sqlite3.Connection) -> None:
+    """Rebuild `learning` with `raw` among the targets its CHECK allows (SQLite cannot alter a
+    CHECK): the table as it stands — whatever columns earlier versions added — copied whole,
+    with its indexes and triggers made again from their own SQL."""
+    (sql,) = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'learning'"
+    ).fetchone()
+    old = "CHECK (target IN ('content', 'path', 'input'))"
+    if old not in sql:  # already widened (or never checked): nothing to do
+        return
+    attached = [
+        row[0]
+        for row in connection.execute(
+            """SELECT sql FROM sqlite_master WHERE tbl_name = 'learning' AND type IN ('index', 'trigger')
+               AND sql IS NOT NULL ORDER BY type, name"""
+        )
+    ]
+    columns = ", ".join(f'"{row[1]}"' for row in connection.execute("PRAGMA table_info(learning)"))
+    widened = sql.replace(old, "CHECK (target IN ('content', 'path', 'input', 'raw'))")
+    connection.execute(widened.replace("CREATE TABLE learning", "CREATE TABLE learning_widened", 1))
+    connection.execute(f"INSERT INTO learning_widened ({columns}) SELECT {columns} FROM learning")
+    connection.execute("DROP TABLE learning")
+    connection.execute("ALTER TABLE learning_widened RENAME TO learning")
+    for statement in attached:
+        connection.execute(statement)
+
+
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
-# by one inside the migration's transaction (executescript() would commit first).
-MIGRATIONS: list[tuple[str, ...]] = [
+# by one inside the migration's transaction (executescript() would commit first); a function
+# among them is called with the connection, inside the same transaction.
+MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
     (
         """CREATE TABLE learning (
             id INTEGER PRIMARY KEY,
@@ -371,6 +452,41 @@ MIGRATIONS: list[tuple[str, ...]] = [
             WHEN new.tool IS NOT old.tool BEGIN
             UPDATE learning_key SET tool = new.tool WHERE learning_id = new.id; END""",
     ),
+    # 14: the history (issue 28), what `report` and `stats` read. Per learning and UTC day its
+    # matches, what they became, and its confidence at the day's end, written by the transactions
+    # that change them (store.history); per day the memories added, recalled, archived and pruned.
+    # Day rows older than a year are folded into month rows (store.history.fold). The last few
+    # denied or warned calls of each learning, redacted, show what tripped it.
+    _HISTORY,
+    # 15: recall's full-text index stems its words (the Porter stemmer over unicode61), so "painted"
+    # finds "paint" and "deploys" finds "deploy" (measured in benchmarks/quality: the answer first
+    # for more questions on every labelled set). The index is built again from the rows; the
+    # triggers of version 7 write into the new table by name.
+    (
+        "DROP TABLE search_vocabulary",
+        "DROP TABLE search",
+        "CREATE VIRTUAL TABLE search USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')",
+        "CREATE VIRTUAL TABLE search_vocabulary USING fts5vocab(search, 'row')",
+        *_SEARCH_FILLS.values(),
+    ),
+    # 16: the command reader and packs (SPEC §13, §14). Target `raw` (the raw Bash command, as
+    # every learning was matched before), and shipped pack learnings: each keyed by its stable
+    # slug (`core.git:reset-hard`), with the pack it came from; `muted` is a user's per-scope
+    # word on one (it never matches while muted, and a new pack version keeps it muted). `pack`
+    # is what this scope enabled, with the digest of the pack file its learnings were written
+    # from. The prefilter's keys are derived again (loosened keys for Bash, guard.prefilter).
+    (
+        _allow_raw_target,
+        "ALTER TABLE learning ADD COLUMN slug TEXT",
+        "ALTER TABLE learning ADD COLUMN pack TEXT",
+        "ALTER TABLE learning ADD COLUMN muted INTEGER NOT NULL DEFAULT 0 CHECK (muted IN (0, 1))",
+        "CREATE UNIQUE INDEX learning_slug ON learning (slug) WHERE slug IS NOT NULL",
+        """CREATE TABLE pack (
+            name TEXT PRIMARY KEY,
+            digest TEXT NOT NULL,
+            enabled_at TEXT NOT NULL
+        ) WITHOUT ROWID""",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -401,7 +517,10 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         version = user_version(connection)
         for statements in MIGRATIONS[version:]:
             for statement in statements:
-                connection.execute(statement)
+                if isinstance(statement, str):
+                    connection.execute(statement)
+                else:
+                    statement(connection)
         if version < SCHEMA_VERSION:
             learnings.derive_all(connection)  # the prefilter data of this version, for every row
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

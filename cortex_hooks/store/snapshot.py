@@ -46,12 +46,14 @@ def rows(connection: sqlite3.Connection, since: str) -> Rows:
             connection,
             """SELECT l.id, l.anti_pattern, l.correct_pattern FROM learning AS l
                    LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
-               WHERE l.archived_at IS NULL AND l.auto_block = 1
+               WHERE l.archived_at IS NULL AND l.auto_block = 1 AND l.slug IS NULL
                ORDER BY c.confidence DESC NULLS LAST, l.id LIMIT :limit""",
             limit=AUTO_BLOCK_SHOWN,
         ),
         auto_block_total=connection.execute(
-            "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 1"
+            # a pack's learnings are not listed: a deny explains itself, and 14 rules every session
+            # would take half the budget (README: packs)
+            "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 1 AND slug IS NULL"
         ).fetchone()[0],
         recent_learnings=recent_learnings,
         recent_learnings_total=recent,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cortex_hooks.texts.words import clean
+from cortex_hooks.texts.words import clean, count
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,17 +13,22 @@ def explained(result: Explained, *, every: bool) -> str:
     """The decision and the learnings for this tool (`every`: for other tools too)."""
     shown = [report for report in result.learnings if every or report["tool_accepted"]]
     lines = [f"Tool call: {result.tool} — the hook would: {result.decision.upper()}"]
+    if result.read_as is not None:
+        lines.append(f"Read as {count(len(result.read_as), 'simple commands')}:")
+        lines += [f"  {clean(text, one_line=True)[:100]}" for text in result.read_as]
     if not result.learnings:
         lines.append("No active learnings.")
     for report in shown:
         effect = f" -> {report['effect']}" if report["effect"] else ""
         text = " | ".join(report["text"]) or "(nothing: this tool has no such text)"
+        matched = report["matched_command"]
+        where = f" in `{clean(matched, one_line=True)[:80]}`" if matched is not None else ""
         lines.append(
             f"#{report['id']}{' (global)' if report['scope'] == 'global' else ''} "
             f"{clean(report['anti_pattern'], one_line=True)[:70]}\n"
             f"    regex {clean(report['regex'] or '-', one_line=True)} on {report['target']}: "
             f"{clean(text, one_line=True)[:100]}\n"
-            f"    {report['result']}{effect} (confidence {report['confidence']:.2f}"
+            f"    {report['result']}{where}{effect} (confidence {report['confidence']:.2f}"
             f"{', auto-block' if report['auto_block'] else ''})"
         )
     hidden = len(result.learnings) - len(shown)

@@ -17,15 +17,35 @@ def pruned(counts: dict[str, int], *, dry_run: bool) -> str:
     return f"{verb} " + ", ".join(count(n, kind) for kind, n in counts.items()) + "."
 
 
-def most_accessed(top: dict[str, list[dict[str, Any]]]) -> str:
+def most_accessed(top: dict[str, Any]) -> str:
     blocks = []
-    for kind, rows in top.items():
+    for kind in LABELS:
+        rows = top[kind]
         lines = [f"Most accessed {kind}:"] + [
             f"  #{row['id']:<5} {row['access_count']:>5} x  {clean(row[LABELS[kind]], one_line=True)[:80]}"
             for row in rows
         ]
         blocks.append("\n".join(lines if rows else [*lines, "  (none yet)"]))
+    blocks.append(_history(top["history"]))
     return "\n\n".join(blocks)
+
+
+def _history(window: dict[str, Any]) -> str:
+    """The window of the history in a few lines."""
+    guard, memory = window["learnings"], window["memories"]
+    lines = [
+        f"Last {window['days']} days (since {window['since']}): {guard['matches']} matches, "
+        f"{guard['denies']} denied, {guard['warnings']} warned; memories {memory['added']} added, "
+        f"{memory['recalled']} recalled, {memory['archived']} archived, {memory['pruned']} pruned."
+    ]
+    if window["most_matched"]:
+        lines.append("Most matched learnings:")
+    for row in window["most_matched"]:
+        lines.append(
+            f"  #{row['id']:<5} {row['matches']:>5} x  ({row['denies']} denied, {row['warnings']} warned)  "
+            f"{clean(row['anti_pattern'], one_line=True)[:60]}"
+        )
+    return "\n".join(lines)
 
 
 def sessions(listed: list[Session]) -> str:

@@ -167,7 +167,7 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
     if pruned:
         kept, unreadable = pruned_file.keep(connection, run.database, run.scope, run.top, pruned)
         report.skipped += unreadable
-        store.delete(connection, kept)
+        store.delete(connection, kept, clock.iso(run.now)[:10])
 
 
 def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:

@@ -1,0 +1,115 @@
+"""Packs (SPEC §14): the shipped packs and their state in both scopes, enabling or disabling one in
+a scope, muting one of its learnings. The rules are guard.packs (pure), the SQL store.packs."""
+
+from __future__ import annotations
+
+from contextlib import closing
+from typing import Any
+
+from cortex_hooks import clock
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import packs
+from cortex_hooks.notes import Notes
+from cortex_hooks.scopes import close
+from cortex_hooks.store import packs as store
+from cortex_hooks.store.connection import Transaction
+
+
+def states(databases: Databases) -> dict[str, dict[str, Any]]:
+    """Per shipped pack: enabled in the project and in the global scope, and what is muted."""
+    found: dict[str, dict[str, Any]] = {
+        name: {"project": False, "global": False, "muted": []} for name in packs.names()
+    }
+    scopes, _skipped = db.both(databases)
+    try:
+        for scope in scopes:
+            for name in store.enabled(scope.connection):
+                if name in found:
+                    found[name][scope.name] = True
+                    found[name]["muted"] += [
+                        slug
+                        for slug, row in store.learnings_of(scope.connection, name).items()
+                        if row["muted"]
+                    ]
+    finally:
+        close(scopes)
+    return found
+
+
+def listing(databases: Databases) -> list[dict[str, Any]]:
+    """Each shipped pack: its name, how many learnings, where it is enabled, what is muted."""
+    return [
+        {"name": name, "learnings": len(packs.load(name)), **state}
+        for name, state in states(databases).items()
+    ]
+
+
+def show(databases: Databases, name: str) -> dict[str, Any]:
+    """One pack's learnings and their state here."""
+    found = packs.expand(name)
+    if len(found) != 1:
+        raise CortexError(f"{name!r} is a group of packs ({', '.join(found)}): name one", USAGE)
+    (name,) = found
+    state = states(databases)[name]
+    learnings = [
+        {**record.model_dump(mode="json"), "muted": record.id in state["muted"]}
+        for record in packs.load(name)
+    ]
+    return {"name": name, "project": state["project"], "global": state["global"], "learnings": learnings}
+
+
+def enable(databases: Databases, name: str, notes: Notes, *, dry_run: bool = False) -> list[dict[str, Any]]:
+    """Enable one pack (or a group such as `core`: every pack in it) in the scope acted on, or say
+    what it would change; a summary per pack."""
+    return [_enable(databases, one, notes, dry_run=dry_run) for one in packs.expand(name)]
+
+
+def _enable(databases: Databases, name: str, notes: Notes, *, dry_run: bool) -> dict[str, Any]:
+    content = packs.text(name)
+    records = packs.load(name)
+    now = clock.iso(clock.now())
+    start = db.config(databases, notes).policy.start
+    connection = db.for_reading(databases) if dry_run else db.for_writing(databases, notes)
+    summary: dict[str, Any] = {"pack": name, "scope": databases.scope, "dry_run": dry_run}
+    if connection is None:  # a dry run where there is no database yet: everything would be added
+        return {**summary, "added": len(records), "updated": 0, "archived": 0}
+    with closing(connection):
+        with Transaction(connection):
+            plan = packs.plan(records, store.learnings_of(connection, name))
+            summary.update(added=len(plan.added), updated=len(plan.updated), archived=len(plan.archived))
+            if dry_run:
+                return summary
+            added = store.apply(connection, name, plan, digest=packs.digest(content), now=now, start=start)
+        db.embed_written(databases, connection, "learning", added, notes)
+    return summary
+
+
+def disable(databases: Databases, name: str) -> list[dict[str, Any]]:
+    """Archive the learnings of a pack (or of each pack of a group) in the scope acted on: nothing
+    is deleted, and enabling it again restores them with their state."""
+    now = clock.iso(clock.now())
+    summaries: list[dict[str, Any]] = []
+    for one in packs.expand(name):
+        connection = db.for_reading(databases)
+        archived = 0
+        if connection is not None:
+            with closing(connection), Transaction(connection):
+                rows = store.learnings_of(connection, one)
+                active = [int(row["id"]) for row in rows.values() if row["archived_at"] is None]
+                store.archive(connection, active, now)
+                store.record_disabled(connection, one)
+                archived = len(active)
+        summaries.append({"pack": one, "scope": databases.scope, "archived": archived})
+    return summaries
+
+
+def mute(databases: Databases, slug: str, *, muted: bool = True) -> dict[str, Any]:
+    """Mute (or unmute) one pack learning in the scope acted on."""
+    missing = CortexError(f"no pack learning {slug!r} in this scope (cortex-hooks packs show NAME)", USAGE)
+    connection = db.for_changing(databases, missing)
+    with closing(connection), Transaction(connection):
+        if not store.set_muted(connection, slug, muted, clock.iso(clock.now())):
+            raise missing
+    return {"slug": slug, "muted": muted, "scope": databases.scope}

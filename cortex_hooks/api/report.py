@@ -1,0 +1,43 @@
+"""The HTML report of one scope: its learnings, their history, proposals and the memory, in one file."""
+
+from __future__ import annotations
+
+from contextlib import closing
+from typing import NamedTuple
+
+from cortex_hooks import clock, location
+from cortex_hooks.api import databases as db
+from cortex_hooks.api.databases import Databases
+from cortex_hooks.errors import CortexError
+from cortex_hooks.notes import Notes
+
+
+class Written(NamedTuple):
+    path: str
+    charted: bool  # False: tables only, the report extra is not installed
+
+
+def write(
+    databases: Databases, notes: Notes, *, days: int, out: str | None = None, options: str = ""
+) -> Written:
+    """Write the report of the scope acted on to `out`, by default `report.html` beside the
+    database; `options` follow each command the report shows, so that it reaches the same database."""
+    from cortex_hooks.report import document
+
+    connection = db.for_reading(databases)
+    if connection is None:
+        raise CortexError(f"no database at {databases.path}: nothing to report yet")
+    with closing(connection):
+        text, charted = document.build(
+            connection,
+            database=databases.path,
+            scope=databases.scope,
+            now=clock.now(),
+            days=days,
+            policy=db.config(databases, notes).policy,
+            command=location.cli_command(),
+            options=options,
+        )
+    path = out or document.default_path(databases.path)
+    document.write(path, text)
+    return Written(path, charted)

@@ -1,0 +1,73 @@
+"""CLI packs (SPEC §14): list the shipped packs, show one, enable or disable it in a scope, mute
+one of its learnings. The work is api.packs; this parses and prints."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cortex_hooks.api import packs as api
+from cortex_hooks.cli import database, options, render
+from cortex_hooks.texts import packs as texts
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser("packs", parents=[common], help="shipped learnings that protect on day one")
+    options.json_flag(parser)
+    parser.set_defaults(run=run_list)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    show = actions.add_parser("show", parents=[common], help="a pack's learnings and their state here")
+    show.add_argument("name", metavar="NAME", help="a pack, e.g. core.git")
+    show.set_defaults(run=run_show)
+    enable = actions.add_parser("enable", parents=[common], help="add a pack's learnings to this scope")
+    enable.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
+    enable.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    enable.set_defaults(run=run_enable)
+    disable = actions.add_parser("disable", parents=[common], help="archive a pack's learnings here")
+    disable.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
+    disable.set_defaults(run=run_disable)
+    for name, muted, help_text in (
+        ("mute", True, "one pack learning never matches in this scope"),
+        ("unmute", False, "a muted pack learning matches again"),
+    ):
+        command = actions.add_parser(name, parents=[common], help=help_text)
+        command.add_argument("slug", metavar="SLUG", help="e.g. core.git:reset-hard")
+        command.set_defaults(run=run_mute, muted=muted)
+    for command in actions.choices.values():
+        options.json_flag(command)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    listed = api.listing(database.of(args))
+    render.emit_json(listed) if args.json else render.say(texts.listing(listed))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    pack = api.show(database.of(args), args.name)
+    render.emit_json(pack) if args.json else render.say(texts.shown(pack))
+    return 0
+
+
+def run_enable(args: argparse.Namespace) -> int:
+    summaries = api.enable(database.of(args), args.name, database.notes(), dry_run=args.dry_run)
+    if args.json:
+        render.emit_json(summaries)
+    else:
+        render.say("\n".join(texts.enabled(summary) for summary in summaries))
+    return 0
+
+
+def run_disable(args: argparse.Namespace) -> int:
+    summaries = api.disable(database.of(args), args.name)
+    if args.json:
+        render.emit_json(summaries)
+    else:
+        render.say("\n".join(texts.disabled(summary) for summary in summaries))
+    return 0
+
+
+def run_mute(args: argparse.Namespace) -> int:
+    result = api.mute(database.of(args), args.slug, muted=args.muted)
+    render.emit_json(result) if args.json else render.say(texts.muted(result))
+    return 0

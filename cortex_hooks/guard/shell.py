@@ -1,0 +1,367 @@
+"""The command reader (SPEC §13): a Bash command as the simple commands the shell would run.
+
+Each simple command is given as its canonical text — its words joined by single spaces, quoted
+words shown as written, the program by its base name with its quotes removed, wrappers (`sudo`,
+`env`, `timeout` …) and leading assignments and redirections dropped — and the spans of that text
+that are data (quoted words, a here-string), where no match may begin. What the shell runs again
+is read again, to a bounded depth: `bash -c STRING`, `eval ARGS`, a heredoc, here-string or
+`echo …` piped to a shell, `find -exec`, a string inline code hands to a shell
+(`python -c "os.system('…')"`). Heredoc bodies fed to anything else and comments are not read.
+
+Pure and total: no I/O, never an exception, bounded work. A command past the budget, or one the
+reader fails on, comes back `raw`: matched as the raw string, as before the reader existed.
+"""
+
+from __future__ import annotations
+
+from cortex_hooks.guard import shell_programs as programs
+from cortex_hooks.guard import shell_scan as scan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
+
+MAX_DEPTH = 8  # how deep what the shell runs again is read again
+MAX_COMMANDS = 10_000
+MAX_WORDS = 100_000
+TEXT_FACTOR = 4  # the canonical texts may total this many times the command (plus a megabyte)
+
+
+class Simple:
+    """One simple command: its canonical text and the (start, end) spans of it that are data."""
+
+    __slots__ = ("data", "depth", "order", "pipeline", "text", "wrapped")
+
+    def __init__(
+        self,
+        text: str,
+        data: tuple[tuple[int, int], ...],
+        depth: int,
+        order: tuple[int, ...],
+        *,
+        wrapped: bool = False,
+        pipeline: bool = False,
+    ) -> None:
+        self.text = text
+        self.data = data
+        self.depth = depth  # 0: in the command itself; 1: in a `bash -c` string of it; …
+        self.order = order
+        self.wrapped = wrapped  # the same command again, as written from its first wrapper
+        self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
+
+    def __repr__(self) -> str:
+        return f"Simple({self.text!r}, data={self.data!r})"
+
+
+class Reading:
+    """What a command was read as: its simple commands, or `raw` when it could not be read."""
+
+    __slots__ = ("commands", "raw")
+
+    def __init__(self, commands: list[Simple], raw: bool) -> None:
+        self.commands = commands
+        self.raw = raw
+
+    def texts(self) -> list[str]:
+        """The canonical text of each simple command (not their forms with wrappers, nor the
+        pipelines they make)."""
+        return [command.text for command in self.commands if not (command.wrapped or command.pipeline)]
+
+
+def read(command: str) -> Reading:
+    """The simple commands the shell would execute for `command` (see the module docstring)."""
+    try:
+        reader = _Reader(len(command))
+        reader.read(command, 0, len(command), depth=0, anchor=None)
+    except Exception:  # past the budget, or a bug: the raw string is matched
+        return Reading([Simple(command, (), 0, (0,))], raw=True)
+    found = sorted(reader.found, key=lambda simple: simple.order)
+    return Reading(found, raw=False)
+
+
+class _Facts:
+    __slots__ = ("depth", "echoed", "stdin_shell")
+
+    def __init__(self, depth: int, stdin_shell: bool, echoed: str | None) -> None:
+        self.depth = depth
+        self.stdin_shell = stdin_shell  # a shell whose commands come from its standard input
+        self.echoed = echoed  # what an `echo`/`printf` writes, for a shell it pipes into
+
+
+class _Reader:
+    __slots__ = ("budget", "found", "sequence", "text_left")
+
+    def __init__(self, size: int) -> None:
+        self.budget = scan.Budget(MAX_COMMANDS, MAX_WORDS, MAX_DEPTH)
+        self.found: list[Simple] = []
+        self.text_left = TEXT_FACTOR * size + (1 << 20)
+        self.sequence = 0
+
+    def read(
+        self, source: str, start: int, end: int, *, depth: int, anchor: int | None, body: bool = False
+    ) -> None:
+        if depth > MAX_DEPTH:  # too deep to read: what would run is matched as it is
+            self.emit(source[start:end], (), depth, anchor if anchor is not None else start)
+            return
+        scan.scan(source, start, end, _Sink(self, depth, anchor), self.budget, body=body)
+
+    def emit(
+        self,
+        text: str,
+        data: tuple[tuple[int, int], ...],
+        depth: int,
+        anchor: int,
+        *,
+        wrapped: bool = False,
+        pipeline: bool = False,
+    ) -> None:
+        self.text_left -= len(text)
+        if self.text_left < 0:
+            raise scan.Exhausted
+        self.sequence += 1
+        order = (anchor, depth, self.sequence)
+        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline))
+
+    def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
+        """A simple command ended: its canonical text, and what it runs again."""
+        source, words = command.source, command.words
+        texts = [source[word.start : word.end] for word in words]
+        if _plain(words, texts):  # the common case, quickly: as written, nothing to read again
+            first = programs.basename(texts[0])
+            self.emit(
+                " ".join([first, *texts[1:]]), (), depth, anchor if anchor is not None else words[0].start
+            )
+            command.facts = _PLAIN
+            return
+        values: dict[int, str] = {}
+
+        def value(index: int) -> str:
+            if index not in values:
+                values[index] = programs.unquote(texts[index])
+            return values[index]
+
+        here = anchor if anchor is not None else words[0].start
+        program, wrapper = _program(words, texts, value)
+        if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
+            return  # `}`, `fi`, `done`: no command
+        indices = _arguments(words, program + 1)
+        self.emit(*_canonical(words, texts, value, program), depth, here)
+        if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
+            self.emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
+        stdin_shell, echoed = False, None
+        if program < len(words):
+            name = programs.basename(value(program))
+            stdin_shell, echoed = self._runs_again(command, name, indices, value, depth=depth, here=here)
+        command.facts = _Facts(depth, stdin_shell, echoed)
+        piped = command.piped_from
+        if stdin_shell and piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
+            text = piped.facts.echoed
+            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+
+    def _runs_again(
+        self, command: scan.Command, name: str, indices: list[int], value: _Value, *, depth: int, here: int
+    ) -> tuple[bool, str | None]:
+        """Read again what this command has the shell run; (reads stdin as a shell, echoed text)."""
+        if name in programs.SHELLS:
+            operand, stdin_shell = programs.shell_operand(value, indices)
+            if operand is not None:
+                text = value(operand)
+                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            for index, word in enumerate(command.words[:-1]):
+                if word.kind == scan.HERESTRING and stdin_shell:
+                    text = value(index + 1)
+                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            return stdin_shell, None
+        if name == "eval":
+            text = " ".join(value(index) for index in indices)
+            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+        elif name == "find":
+            self._find_exec(command, indices, value, depth, here)
+        elif programs.is_interpreter(name):
+            code = programs.code_argument(value, indices)
+            if code is not None:
+                for text in programs.shell_outs(value(code)):
+                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+        elif name in ("echo", "printf"):
+            words = [value(index) for index in indices]
+            if name == "echo":
+                while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
+                    words.pop(0)
+            return False, " ".join(words) if words else None
+        return False, None
+
+    def _find_exec(
+        self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
+    ) -> None:
+        """`find … -exec CMD … ;`: CMD is a simple command of its own, read as one."""
+        position = 0
+        while position < len(indices):
+            if value(indices[position]) in ("-exec", "-execdir", "-ok", "-okdir"):
+                first = position + 1
+                last = first
+                while last < len(indices) and value(indices[last]) not in (";", "+"):
+                    last += 1
+                if first < last:
+                    inner = scan.Command(command.source)
+                    inner.words = [command.words[index] for index in indices[first:last]]
+                    if depth + 1 <= MAX_DEPTH:
+                        self.finished(inner, depth + 1, here)
+                position = last
+            position += 1
+
+    def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool, depth: int) -> None:
+        """A heredoc's body: commands when fed to a shell; else data, except the substitutions
+        an unquoted body still runs (`$( )`, backticks)."""
+        facts = command.facts
+        anchor = command.words[0].start if command.words else start
+        if isinstance(facts, _Facts) and facts.stdin_shell:
+            self.read(command.source, start, end, depth=facts.depth + 1, anchor=anchor)
+        elif not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
+            self.read(command.source, start, end, depth=depth, anchor=anchor, body=True)
+
+
+_PLAIN = _Facts(0, stdin_shell=False, echoed=None)
+_SPECIAL = frozenset(
+    programs.RESERVED | programs.SHELLS | programs.WRAPPERS | {"eval", "find", "echo", "printf"}
+)
+
+
+def _plain(words: list[scan.Word], texts: list[str]) -> bool:
+    """A command of plain words whose program neither wraps, nor runs, nor echoes another."""
+    first = texts[0]
+    if "=" in first or "\\" in first or "$" in first or "`" in first:
+        return False
+    name = programs.basename(first)
+    if name in _SPECIAL or programs.is_interpreter(name):
+        return False
+    return all(word.kind == scan.WORD and not word.quoted and not word.joined for word in words)
+
+
+class _Sink:
+    __slots__ = ("anchor", "depth", "reader")
+
+    def __init__(self, reader: _Reader, depth: int, anchor: int | None) -> None:
+        self.reader = reader
+        self.depth = depth
+        self.anchor = anchor
+
+    def finished(self, command: scan.Command) -> None:
+        self.reader.finished(command, self.depth, self.anchor)
+
+    def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool) -> None:
+        self.reader.heredoc(command, start, end, quoted, self.depth)
+
+    def pipeline(self, source: str, words: list[scan.Word]) -> None:
+        """A pipeline of several commands is matched as written too (a learning of `curl … |
+        sh` spans two commands): its text from its first word to its last, quoted spans data."""
+        start = words[0].start
+        data = tuple((low - start, high - start) for word in words for low, high in word.quoted)
+        anchor = self.anchor if self.anchor is not None else start
+        self.reader.emit(source[start : words[-1].end], data, self.depth, anchor, pipeline=True)
+
+
+def _program(words: list[scan.Word], texts: list[str], value: _Value) -> tuple[int, int | None]:
+    """The index of the program word — past assignments, redirections, reserved words and
+    wrappers (with their options); len(words) when there is none — and that of the first
+    wrapper, if there is one."""
+    index, count, wrapper = 0, len(words), None
+    while index < count:
+        word = words[index]
+        if word.kind != scan.WORD:
+            index += 2  # an operator and its target
+            continue
+        if programs.ASSIGNMENT.match(texts[index]):
+            index += 1
+            continue
+        current = value(index)
+        if current in programs.RESERVED and not word.quoted:
+            index += 1
+            continue
+        following = programs.after_wrapper(programs.basename(current), value, index, count)
+        if following is None:
+            return index, wrapper
+        wrapper = index if wrapper is None else wrapper
+        index = following
+    return count, wrapper
+
+
+def _arguments(words: list[scan.Word], start: int) -> list[int]:
+    """The indices of a command's arguments: its words from `start`, without redirections."""
+    found: list[int] = []
+    index = start
+    while index < len(words):
+        if words[index].kind != scan.WORD:
+            index += 2
+            continue
+        found.append(index)
+        index += 1
+    return found
+
+
+def _canonical(
+    words: list[scan.Word], texts: list[str], value: _Value, program: int
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The text a regex sees, and its data spans."""
+    plain = all(not word.quoted and not word.joined and word.kind == scan.WORD for word in words)
+    if plain and program < len(words) and not _expands(texts[program]):  # the common case
+        return " ".join([programs.basename(value(program)), *texts[program + 1 :]]), ()
+    parts: list[str] = []
+    data: list[tuple[int, int]] = []
+    offset = 0
+    first = program if program < len(words) else 0
+    for index in range(first, len(words)):
+        word = words[index]
+        if index == program and not _expands(texts[index]):
+            text = programs.basename(value(index))
+            spans: list[tuple[int, int]] = []
+        else:
+            text, spans = _rendered(word, texts[index])
+        if program == len(words) and word.kind == scan.WORD:
+            assigned = programs.ASSIGNMENT.match(text)
+            if assigned:  # an assignment's value is data
+                spans = [(assigned.end(), len(text))]
+        if index and words[index - 1].kind == scan.HERESTRING:
+            spans = [(0, len(text))]  # a here-string's body is data (unless a shell reads it)
+        data += [(offset + start, offset + end) for start, end in spans if end > start]
+        parts.append(text)
+        offset += len(text) + 1
+    return " ".join(parts), tuple(data)
+
+
+def _expands(text: str) -> bool:
+    """Whether a word holds an expansion (`$x`, `$(…)`, backticks): then it is shown as written."""
+    if "`" in text:
+        return True
+    return "$" in text and any(
+        text[at + 1 : at + 2] not in ("'", '"') for at, char in enumerate(text) if char == "$"
+    )
+
+
+def _rendered(word: scan.Word, text: str) -> tuple[str, list[tuple[int, int]]]:
+    """A word as written, line continuations removed, with its quoted spans."""
+    if not word.joined:
+        return text, [(start - word.start, end - word.start) for start, end in word.quoted]
+    pieces: list[str] = []
+    spans: list[tuple[int, int]] = []
+    length, position = 0, word.start
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(word.quoted):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    for start, end in [*merged, (word.end, word.end)]:
+        plain = text[position - word.start : start - word.start].replace("\\\n", "")
+        pieces.append(plain)
+        length += len(plain)
+        if start < end:
+            quoted = text[start - word.start : end - word.start]
+            if not quoted.startswith("'"):  # inside single quotes a backslash-newline stays
+                quoted = quoted.replace("\\\n", "")
+            pieces.append(quoted)
+            spans.append((length, length + len(quoted)))
+            length += len(quoted)
+        position = max(position, end)
+    return "".join(pieces), spans

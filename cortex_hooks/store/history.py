@@ -1,0 +1,157 @@
+"""SQL of the history (issue 28): per learning and UTC day its matches, what they became and its
+confidence at the day's end; per scope and day the same counts summed, and the memories added,
+recalled, archived and pruned; the last denied or warned calls of each learning. Day rows past a
+year are folded into month rows.
+
+Written only inside transactions that already write (a match's boost, a session end's decay, a
+change of confidence, the lifecycle's prune; the memory counts by triggers, schema 14): the
+PreToolUse path that matches nothing never reaches this module.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from datetime import date, timedelta
+
+KEPT_CALLS = 5  # per learning: its latest denied or warned calls (see keep_calls)
+COUNTS = ("matches", "denies", "asks", "warnings", "rewrites")
+MEMORY_COUNTS = ("added", "recalled", "archived", "pruned")
+YEAR = 365  # days kept as days; older ones are folded into their months
+
+
+def day_of(instant: str) -> str:
+    """The UTC day of a stored instant (`2026-11-22T09:30:00Z` -> `2026-11-22`)."""
+    return instant[:10]
+
+
+def record_matches(
+    connection: sqlite3.Connection, ids: list[int], denied: list[int] | None, day: str
+) -> None:
+    """One match of each learning of `ids` on `day`, with the confidence as it stands after the
+    boost; when the matches were a verdict (`denied` given, maybe empty: PreToolUse, not
+    capture's boost), a deny for those of `denied` and a warning for the others. The scope's day
+    sums them."""
+    matched = list(dict.fromkeys(ids))
+    blocked = set(denied or ()) & set(matched)
+    verdict = denied is not None
+    connection.execute(
+        """INSERT INTO learning_day (learning_id, day, matches, denies, warnings, confidence)
+           SELECT c.learning_id, :day, 1, d.denied, :verdict - d.denied, c.confidence
+           FROM (SELECT value AS id, value IN (SELECT value FROM json_each(:denied)) AS denied
+                 FROM json_each(:ids)) AS d
+               JOIN learning_confidence AS c ON c.learning_id = d.id
+           WHERE typeof(c.confidence) = 'integer'
+           ON CONFLICT (learning_id, day) DO UPDATE SET matches = matches + 1,
+               denies = denies + excluded.denies, warnings = warnings + excluded.warnings,
+               confidence = excluded.confidence""",
+        {
+            "ids": json.dumps(matched),
+            "denied": json.dumps(sorted(blocked)),
+            "verdict": int(verdict),
+            "day": day,
+        },
+    )
+    warned = len(matched) - len(blocked) if verdict else 0
+    connection.execute(
+        """INSERT INTO scope_day (day, matches, denies, warnings) VALUES (:day, :matches, :denies, :warnings)
+           ON CONFLICT (day) DO UPDATE SET matches = matches + excluded.matches,
+               denies = denies + excluded.denies, warnings = warnings + excluded.warnings""",
+        {"day": day, "matches": len(matched), "denies": len(blocked), "warnings": warned},
+    )
+
+
+def record_confidences(
+    connection: sqlite3.Connection, select: str, parameters: Mapping[str, object], day: str
+) -> None:
+    """The confidence at `day`'s end of the learnings `select` yields (`learning_id`,
+    `confidence`): a session end's decay, a `keep`, an update."""
+    connection.execute(
+        f"""INSERT INTO learning_day (learning_id, day, confidence)
+            SELECT learning_id, :day, confidence FROM ({select}) WHERE typeof(confidence) = 'integer'
+            ON CONFLICT (learning_id, day) DO UPDATE SET confidence = excluded.confidence""",
+        {**parameters, "day": day},
+    )
+
+
+def keep_calls(
+    connection: sqlite3.Connection, verdicts: list[tuple[int, str]], tool: str, call: str, at: str
+) -> None:
+    """A denied or warned call (its text already redacted and cut), once per learning it tripped,
+    and only each learning's latest KEPT_CALLS: a learning tripped a thousand times a day keeps
+    five rows, and never crowds out the one deny of a rarer learning."""
+    connection.executemany(
+        """INSERT INTO verdict_call (learning_id, at, verdict, tool, call)
+           VALUES (:id, :at, :verdict, :tool, :call)""",
+        [{"id": i, "at": at, "verdict": verdict, "tool": tool, "call": call} for i, verdict in verdicts],
+    )
+    connection.executemany(
+        """DELETE FROM verdict_call WHERE learning_id = :id AND id <= (
+               SELECT id FROM verdict_call WHERE learning_id = :id ORDER BY id DESC
+               LIMIT 1 OFFSET :keep)""",
+        [{"id": i, "keep": KEPT_CALLS} for i, _ in verdicts],
+    )
+
+
+def count_memories(connection: sqlite3.Connection, day: str, column: str, count: int) -> None:
+    """Memory events the triggers cannot see (a prune deletes the row)."""
+    assert column in MEMORY_COUNTS, column
+    if count:
+        connection.execute(
+            f"""INSERT INTO scope_day (day, {column}) VALUES (:day, :count)
+                ON CONFLICT (day) DO UPDATE SET {column} = {column} + excluded.{column}""",
+            {"day": day, "count": count},
+        )
+
+
+def forget_learning(connection: sqlite3.Connection, learning_id: int) -> None:
+    """A deleted learning's history (a move's source)."""
+    for table in ("learning_day", "learning_month", "verdict_call"):
+        connection.execute(f"DELETE FROM {table} WHERE learning_id = :id", {"id": learning_id})
+
+
+def fold_boundary(day: str) -> str:
+    """The first day kept as a day: the first of the month a year before `day`."""
+    return (date.fromisoformat(day) - timedelta(days=YEAR)).replace(day=1).isoformat()
+
+
+def fold(connection: sqlite3.Connection, day: str) -> int:
+    """Fold the day rows of months that ended more than a year before `day` into month rows
+    (counts summed, the confidence of the month's last day); how many day rows went. Cheap when
+    there is nothing to fold: one look at each table's oldest day through its index."""
+    boundary = fold_boundary(day)
+    folded = 0
+    oldest = connection.execute("SELECT min(day) FROM learning_day").fetchone()[0]
+    if oldest is not None and oldest < boundary:
+        sums = ", ".join(f"sum({column})" for column in COUNTS)
+        connection.execute(
+            f"""INSERT INTO learning_month (learning_id, month, {", ".join(COUNTS)}, confidence)
+                SELECT learning_id, month, {sums}, (SELECT d.confidence FROM learning_day AS d
+                    WHERE d.learning_id = g.learning_id AND substr(d.day, 1, 7) = g.month
+                        AND d.confidence IS NOT NULL ORDER BY d.day DESC LIMIT 1)
+                FROM (SELECT *, substr(day, 1, 7) AS month FROM learning_day WHERE day < :boundary) AS g
+                GROUP BY learning_id, month
+                ON CONFLICT (learning_id, month) DO UPDATE SET
+                    {", ".join(f"{c} = {c} + excluded.{c}" for c in COUNTS)},
+                    confidence = coalesce(excluded.confidence, confidence)""",
+            {"boundary": boundary},
+        )
+        folded += connection.execute(
+            "DELETE FROM learning_day WHERE day < :boundary", {"boundary": boundary}
+        ).rowcount
+    oldest = connection.execute("SELECT min(day) FROM scope_day").fetchone()[0]
+    if oldest is not None and oldest < boundary:
+        counted = (*COUNTS, *MEMORY_COUNTS)
+        connection.execute(
+            f"""INSERT INTO scope_month (month, {", ".join(counted)})
+                SELECT substr(day, 1, 7), {", ".join(f"sum({c})" for c in counted)}
+                FROM scope_day WHERE day < :boundary GROUP BY 1
+                ON CONFLICT (month) DO UPDATE SET
+                    {", ".join(f"{c} = {c} + excluded.{c}" for c in counted)}""",
+            {"boundary": boundary},
+        )
+        folded += connection.execute(
+            "DELETE FROM scope_day WHERE day < :boundary", {"boundary": boundary}
+        ).rowcount
+    return folded

@@ -1,0 +1,170 @@
+"""The judgment goals of issue 24 on labelled corpora, through the hook's own evaluator (and a
+sample through the installed hook): the seven careful learnings and the core packs, on dcg's public
+corpus (../shared/corpora/dcg beside the checkout) and on our own corpora (tests/corpora)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import cli, cli_json, run
+
+from cortex_hooks.guard import matching, packs, shared
+
+CORPORA = Path(__file__).parent / "corpora"
+DCG = Path(
+    os.environ.get("CORTEX_DCG_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpora" / "dcg"
+)
+needs_dcg = pytest.mark.skipif(not DCG.is_dir(), reason=f"dcg's corpus is not at {DCG} (CORTEX_DCG_CORPUS)")
+
+
+def cases(path: Path) -> list[tuple[str, bool]]:
+    files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
+    found = []
+    for name in files:
+        with open(name, "rb") as stream:
+            for case in tomllib.load(stream).get("case", []):
+                if "command" in case:
+                    found.append(
+                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                    )
+    return found
+
+
+def careful() -> list[shared.SharedLearning]:
+    return shared.read((CORPORA / "careful.jsonl").read_text(), "careful")
+
+
+def core() -> list[shared.SharedLearning]:
+    return [record for name in packs.expand("core") for record in packs.load(name)]
+
+
+def denied(learnings: list[shared.SharedLearning], command: str, target: str) -> bool:
+    subject = matching.subject(target, "Bash", [command])
+    return any(matching.evaluate(record.regex, subject, 1.0, 1.0) for record in learnings)
+
+
+def figures(
+    learnings: list[shared.SharedLearning], corpus: list[tuple[str, bool]], target: str = "content"
+) -> dict[str, Any]:
+    safe = [command for command, bad in corpus if not bad]
+    bad = [command for command, bad in corpus if bad]
+    return {
+        "safe": len(safe),
+        "safe_denied": [command for command in safe if denied(learnings, command, target)],
+        "destructive": len(bad),
+        "missed": [command for command in bad if not denied(learnings, command, target)],
+    }
+
+
+@needs_dcg
+def test_careful_learnings_on_dcg_deny_almost_no_safe_command() -> None:
+    found = figures(careful(), cases(DCG))
+    assert found["safe"] == 249
+    assert len(found["safe_denied"]) <= 3, found["safe_denied"]
+    assert found["destructive"] - len(found["missed"]) >= 95, found["missed"]
+
+
+@needs_dcg
+def test_the_raw_string_denied_what_the_reader_does_not() -> None:
+    """The same learnings on the raw string (target raw): the figures of issue 24's `now`."""
+    found = figures(careful(), cases(DCG), "raw")
+    assert len(found["safe_denied"]) > 30
+
+
+def test_careful_learnings_on_agent_commands_deny_at_most_two_percent_of_safe_ones() -> None:
+    found = figures(careful(), cases(CORPORA / "agent_commands.toml"))
+    assert found["safe"] >= 100
+    assert len(found["safe_denied"]) <= 0.02 * found["safe"], found["safe_denied"]
+    assert len(found["missed"]) <= 0.1 * found["destructive"], found["missed"]
+
+
+@needs_dcg
+def test_core_packs_on_dcg() -> None:
+    found = figures(core(), cases(DCG))
+    assert found["destructive"] == 101
+    assert len(found["missed"]) <= 2, found["missed"]
+    assert len(found["safe_denied"]) <= 2, found["safe_denied"]
+
+
+@pytest.mark.parametrize("corpus", ["pack_core_git", "pack_core_filesystem", "agent_commands"])
+def test_core_packs_on_their_own_corpora(corpus: str) -> None:
+    found = figures(core(), cases(CORPORA / f"{corpus}.toml"))
+    assert found["safe_denied"] == []
+    assert found["missed"] == []
+
+
+@pytest.mark.parametrize("name", packs.names())
+def test_a_pack_file_is_valid_and_canonical(name: str) -> None:
+    import pack_sources
+
+    text = packs.text(name)
+    assert text == pack_sources.build()[name]  # edit tests/pack_sources.py, then run it
+    records = shared.read(text, name)
+    assert shared.dump(records) == text  # keys sorted, lines sorted by id, a final newline
+    assert all(record.id.startswith(name + ":") for record in records)
+    assert all(record.action == "block" and record.tool == "Bash" for record in records)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"b": 1, "a": 2}\n', "keys are not sorted"),
+        ("not json\n", "not JSON"),
+        ('{"anti_pattern": "a", "correct_pattern": "b", "id": "x:y", "regex": "("}\n', "regex"),
+        ('{"anti_pattern": "a", "correct_pattern": "b", "id": "Bad Id", "regex": "x"}\n', "id"),
+        ('{"anti_pattern": "a", "correct_pattern": "b", "hits": 3, "id": "x:y", "regex": "x"}\n', "hits"),
+        ('{"anti_pattern": "a", "correct_pattern": "b", "id": "x:y", "regex": "x"}', "final newline"),
+        (
+            '{"anti_pattern": "a", "correct_pattern": "b", "id": "x:z", "regex": "x"}\n'
+            '{"anti_pattern": "a", "correct_pattern": "b", "id": "x:y", "regex": "x"}\n',
+            "not sorted by id",
+        ),
+    ],
+)
+def test_the_shared_format_names_each_problem(text: str, problem: str) -> None:
+    from cortex_hooks.errors import CortexError
+
+    with pytest.raises(CortexError, match=problem):
+        shared.read(text, "team")
+
+
+def hook(command: str, cwd: Path) -> Any:
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(cwd), "tool_name": "Bash",
+               "tool_input": {"command": command}}  # fmt: skip
+    return run("cortex-pre-tool-use", stdin=json.dumps(payload), timeout=120)
+
+
+BAD_COMMANDS = [
+    "echo 'unclosed; rm -rf /",
+    "cat <<EOF\nno terminator\nrm -rf /",
+    "$(" * 10_000,
+    "git reset --hard\x00",
+    "echo \\udcff \\ud800",
+    "echo " + "x" * 50_000_000,
+]
+
+
+@pytest.mark.parametrize("command", BAD_COMMANDS, ids=lambda command: repr(command[:20]))
+def test_bad_input_through_the_installed_hook_never_fails_it(command: str, db: Path) -> None:
+    assert cli("packs", "enable", "core").code == 0
+    result = hook(command, db.parent)
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    if "git reset --hard" in command and not command.startswith("echo"):
+        assert '"permissionDecision": "deny"' in result.stdout
+
+
+def test_the_packs_through_the_installed_hook_agree_with_the_evaluator(db: Path) -> None:
+    cli_json("packs", "enable", "core")
+    for command, bad in (
+        cases(CORPORA / "pack_core_git.toml")[::7] + cases(CORPORA / "pack_core_filesystem.toml")[::7]
+    ):
+        result = hook(command, db.parent)
+        assert result.code == 0, (command, result.stderr)
+        assert ('"permissionDecision": "deny"' in result.stdout) is bad, command

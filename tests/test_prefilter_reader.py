@@ -1,0 +1,113 @@
+"""The prefilter against brute force on the command reader's texts (SPEC §13): PreToolUse decides
+on the raw Bash command, with loosened keys (guard.prefilter.loosen), whether a learning may
+match; the regex then meets the simple commands the reader made of it (quotes removed from the
+program, whitespace joined, wrappers dropped, strings read again). Whenever a learning's regex
+matches a command as read, the learning must be a candidate on the raw command."""
+
+from __future__ import annotations
+
+import regex
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+from test_prefilter import is_candidate
+
+from cortex_hooks.guard import matching, shell
+from cortex_hooks.guard.reading import BashCommand
+
+BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+WORDS = st.sampled_from(
+    ["git", "reset", "--hard", "rm", "-rf", "/tmp/x", "$HOME", "a.b", "K", "\u212a", "x=1", "-", "{}", ";"]
+)
+
+
+@st.composite
+def word(draw: st.DrawFn) -> str:
+    """A word as an agent might write it: plain, quoted, escaped, split by a line continuation."""
+    text = draw(WORDS)
+    form = draw(st.integers(0, 6))
+    if form == 1:
+        return f'"{text}"'
+    if form == 2:
+        return f"'{text}'"
+    if form == 3:
+        return "\\" + text
+    if form == 4 and len(text) > 1:
+        return text[:1] + "\\\n" + text[1:]
+    if form == 5:
+        return f"$'{text}'"
+    return text
+
+
+@st.composite
+def simple(draw: st.DrawFn) -> str:
+    words = draw(st.lists(word(), min_size=1, max_size=5))
+    spaces = draw(
+        st.lists(st.sampled_from([" ", "  ", "\t", " \\\n "]), min_size=len(words), max_size=len(words))
+    )
+    body = "".join(space + text for space, text in zip(spaces, words, strict=True)).lstrip()
+    prefix = draw(
+        st.sampled_from(
+            ["", "sudo ", "env A=1 ", "FOO='a b' ", "nice -n 5 ", "command ", "xargs -0 ", "/usr/bin/"]
+        )
+    )
+    return prefix + body
+
+
+@st.composite
+def command(draw: st.DrawFn) -> str:
+    """A command line: simple commands joined and nested the ways the reader unpicks."""
+    parts = draw(st.lists(simple(), min_size=1, max_size=3))
+    shape = draw(st.integers(0, 9))
+    first = parts[0]
+    if shape == 1:
+        return f"bash -c '{first}'"
+    if shape == 2:
+        return f'sh -c "{first}"'
+    if shape == 3:
+        return f"echo $({first}) && {' | '.join(parts[1:]) or 'ls'}"
+    if shape == 4:
+        return f"bash <<EOF\n{first}\nEOF"
+    if shape == 5:
+        return f"eval {first}"
+    if shape == 6:
+        return f"({first}); {{ {parts[-1]}; }}"
+    if shape == 7:
+        return f"echo '{first}' | sh"
+    if shape == 8:
+        return f"python3 -c \"import os; os.system('{first}')\""
+    return draw(st.sampled_from([" && ", " | ", "; ", "\n", " || "])).join(parts)
+
+
+def reader_matches(pattern: str, text: str) -> bool:
+    try:
+        return matching.evaluate(pattern, BashCommand(text), 1.0, 1.0)
+    except matching.Unusable:
+        return False
+
+
+@BOUNDED
+@given(command(), st.data())
+@example('"git" reset   --hard', None)
+@example("sudo   git\t'reset' \\\n --hard", None)
+@example("bash -c 'git  reset --hard'", None)
+@example("echo $'rm' -rf", None)
+def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
+    text: str, data: st.DataObject | None
+) -> None:
+    reading = shell.read(text)
+    assume(reading.commands)
+    for simple_command in reading.commands:
+        piece = simple_command.text
+        if data is not None:
+            start = data.draw(st.integers(0, len(piece)))
+            piece = piece[start : start + data.draw(st.integers(1, 12))]
+        assume(piece.strip())
+        for pattern in (
+            regex.escape(piece),
+            "(?i)" + regex.escape(piece.upper()),
+            r"\s+".join(map(regex.escape, piece.split())),
+        ):
+            if reader_matches(pattern, text):
+                assert is_candidate(pattern, "content", [text], "Bash"), (pattern, text)
+                assert is_candidate(pattern, "content", ["x" * 5000 + "\n" + text], "Bash"), (pattern, text)

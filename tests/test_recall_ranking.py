@@ -1,0 +1,149 @@
+"""Recall's ranking (issue 29): the words a query is searched by, the score of a found row, the
+keyword weight of semantic recall, and `recall --peek` — the pure core table-driven, the rest
+through the command."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import cli, cli_json
+
+from cortex_hooks.embeddings.recall import SPREAD, keyword_weight
+from cortex_hooks.memory.recall import KEYWORD_CAP, RANK_TIEBREAK, query_words, ranked, relevance, shown
+
+
+def remember(text: str) -> int:
+    memory_id: int = cli_json("remember", text)["id"]
+    return memory_id
+
+
+def recalled(query: str, *args: str) -> list[int]:
+    return [result["id"] for result in cli_json("recall", query, *args)]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("which port", ["which", "port"]),
+        ("orders.v2", ["orders", "v2", "orders v2"]),
+        ("is eu-west-1 up?", ["is", "eu", "west", "1", "up", "eu west 1"]),
+        ("Use UTC, use utc", ["use", "utc"]),  # distinct words, case-folded; no phrase of one word
+        ("test_checkout_flow fails", ["test", "checkout", "flow", "fails", "test checkout flow"]),
+        ("Caroline's self-portrait", ["caroline", "s", "self", "portrait"]),  # no identifier
+        ("HBR-1423 and CS:GO", ["hbr", "1423", "and", "cs", "go", "hbr 1423", "cs go"]),
+        ("!!!", []),
+    ],
+)
+def test_the_words_and_phrases_of_a_query(query: str, expected: list[str]) -> None:
+    assert query_words(query) == expected
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"relevance": 0.8}, 0.8),  # keyword recall: the share of the query the row holds
+        ({"relevance": 0.8, "cosine": 0.5, "keyword_weight": 1.0}, 1.3),
+        ({"relevance": 3.0, "cosine": 0.5, "keyword_weight": 1.0}, 0.5 + KEYWORD_CAP),  # capped
+        ({"relevance": 0.8, "cosine": 0.5, "keyword_weight": 0.25}, 0.7),
+        ({"relevance": 0.0, "cosine": 0.3, "keyword_weight": 1.0}, 0.3),  # found by meaning only
+        ({"relevance": 0.8, "cosine": 0.5, "keyword_weight": 0.25, "exact": True}, 1.3),  # an identifier
+    ],
+)
+def test_the_relevance_of_a_found_row(row: dict[str, object], expected: float) -> None:
+    assert relevance(row) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("spread", "expected"),
+    [(0.0, 1.0), (SPREAD / 2, 1.0), (SPREAD, 1.0), (2 * SPREAD, 0.25), (4 * SPREAD, 1 / 16)],
+)
+def test_keywords_count_less_as_the_nearest_by_meaning_stands_out(spread: float, expected: float) -> None:
+    assert keyword_weight(spread) == pytest.approx(expected)
+
+
+@given(st.floats(min_value=0, max_value=2))
+def test_the_keyword_weight_lies_in_0_1_and_never_grows_with_the_spread(spread: float) -> None:
+    weight = keyword_weight(spread)
+    assert 0 < weight <= 1
+    assert keyword_weight(spread + 0.01) <= weight
+
+
+def _found(row_id: int, relevance_value: float, access_count: int, confidence: int = 70) -> Any:
+    from cortex_hooks.memory.recall import Found
+
+    row = {
+        "kind": "memory", "id": row_id, "type": "context", "summary": "s", "content": "c", "tags": "[]",
+        "path": None, "relevance": relevance_value, "confidence": confidence, "priority": 5,
+        "in_degree": 0, "access_count": access_count,
+    }  # fmt: skip
+    return Found("project", row, 0)
+
+
+@given(
+    st.floats(min_value=0, max_value=3),
+    st.floats(min_value=RANK_TIEBREAK * 1.01, max_value=1),
+    st.integers(min_value=0, max_value=10_000),
+)
+def test_the_rank_score_never_outweighs_a_clear_difference_in_relevance(
+    base: float, lead: float, accesses: int
+) -> None:
+    # The better answer is never used and of low confidence; the other is used a lot and trusted.
+    better, other = _found(1, base + lead, 0, confidence=0), _found(2, base, accesses, confidence=100)
+    assert [result["id"] for result in ranked([other, better], 2)] == [1, 2]
+
+
+@pytest.mark.parametrize(("score", "expected"), [(-0.2, 0.0), (0.0, 0.0), (1.0, 0.5), (3.0, 0.75)])
+def test_a_score_is_shown_in_0_1(score: float, expected: float) -> None:
+    assert shown(score) == pytest.approx(expected)
+
+
+def test_the_rank_score_breaks_a_tie() -> None:
+    used, unused = _found(1, 0.5, 9), _found(2, 0.5, 0)
+    assert [result["id"] for result in ranked([unused, used], 2)] == [1, 2]
+
+
+def test_every_word_of_a_long_query_is_searched() -> None:
+    # Nine words, each in one row: a query once kept its 8 rarest words and lost the ninth.
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
+    ids = [remember(f"note about {word}") for word in words]
+    assert ids[-1] in recalled(" ".join(words), "--limit", "20")
+
+
+def test_words_are_found_by_their_stem() -> None:
+    painting = remember("Melanie paints sunsets by the lake")
+    deploys = remember("The deploy runs on every merge to main")
+    assert recalled("painted sunset") == [painting]
+    assert recalled("deploying") == [deploys]
+
+
+def test_an_identifier_is_found_first_before_notes_sharing_its_parts() -> None:
+    remember("orders are archived after v2 of the retention policy; orders older than that go")
+    topic = remember("Order events go to the orders.v2 topic")
+    remember("v2 of the orders page lists orders by date")
+    assert recalled("orders.v2")[0] == topic
+
+
+def test_peek_counts_no_access_and_writes_nothing(db: Path) -> None:
+    memory = remember("the staging database is reset every sunday")
+    with closing(sqlite3.connect(db)) as connection:
+        before = connection.execute("SELECT * FROM memory").fetchall()
+    assert recalled("staging", "--peek") == [memory]
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("SELECT * FROM memory").fetchall() == before
+    assert cli_json("memories", "list")[0]["access_count"] == 0
+    assert recalled("staging") == [memory]
+    assert cli_json("memories", "list")[0]["access_count"] == 1
+
+
+def test_peek_still_lists_what_a_code_description_links_to(tmp_path: Path) -> None:
+    source = tmp_path / "cwd" / "retry.py"  # a file of the project (the working directory)
+    source.write_text("def retry(): ...\n")
+    assert cli("index-code", str(source), "--prose", "retry wraps flaky network calls").code == 0
+    (result,) = [r for r in cli_json("recall", "flaky network", "--peek") if r["type"] == "code_description"]
+    assert [link["type"] for link in result["linked"]] == ["code"]
