@@ -130,13 +130,22 @@ def guard_path(database: str) -> str:
 
 
 def create_private(path: str) -> None:
-    """Create an empty database file (0600) and any missing directory (0700) for it.
+    """Create an empty database file (0600) and, when it is ours, its missing directory (0700).
 
-    A `.cortex/` directory we create gets a `.gitignore` of `*`, so the memory is never committed
-    by accident. An existing file is left alone: this runs before SQLite ever opens the path.
+    Ours are a project's `.cortex/` (in a folder that exists) and the user-global database's
+    default folder: any other folder a database is to go in must be there already, so a mistyped
+    `--db /nonexistent/x.db` is refused rather than a tree of folders made. A `.cortex/` directory
+    we create gets a `.gitignore` of `*`, so the memory is never committed by accident. An
+    existing file is left alone: this runs before SQLite ever opens the path.
     """
     path = os.path.realpath(path)  # through a symlink, even one whose target is not there yet
     directory = os.path.dirname(path)
+    if not os.path.isdir(directory) and not _ours(directory):
+        raise CortexError(
+            f"cannot create the database {path}: its folder {directory} does not exist "
+            "(create the folder first, or name another path)",
+            USAGE,
+        )
     try:
         if not os.path.isdir(directory):
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -151,6 +160,15 @@ def create_private(path: str) -> None:
         # The file exists: another process created it first, or it is there already.
     except OSError as error:
         raise CortexError(f"cannot create the database {path}: {error.strerror or error}") from None
+
+
+def _ours(directory: str) -> bool:
+    """A folder cortex-hooks makes for a database: a project's `.cortex/`, or the default folder
+    of the user-global database."""
+    if os.path.basename(directory) == DIRECTORY:
+        return os.path.isdir(os.path.dirname(directory))
+    default = os.path.realpath(os.path.dirname(os.path.expanduser(GLOBAL_DATABASE)))
+    return directory == default
 
 
 def cli_command() -> str:

@@ -135,7 +135,7 @@ def accept(
                 learning_id = learnings.insert(project, row_values(fields, now))
                 proposals.accepted(project, proposal_id, learning_id, databases.scope, now)
             return load(project, learning_id)
-        with closing(db.for_writing(databases)) as target:
+        with closing(db.for_writing(databases, notes)) as target:
             with Transaction(target):
                 learning_id = learnings.insert(target, row_values(fields, now))
             learning = load(target, learning_id)
