@@ -137,7 +137,7 @@ def test_a_warn_only_match_leaves_the_guard_file_as_it_is(db: Path) -> None:
 
 
 def test_parallel_writers_leave_the_guard_file_of_the_last_commit(db: Path) -> None:
-    cli_json("add", "--anti-pattern", "seed", "--correct", "x")
+    cli_json("add", "--anti-pattern", "seed", "--correct", "x", "--no-regex")
 
     def add(number: int) -> int:
         result = cli(

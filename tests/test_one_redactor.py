@@ -49,7 +49,7 @@ def everything_stored(database: str) -> str:
 
 def test_the_session_summary_keeps_no_secret_of_the_first_prompt(db: Path, tmp_path: Path) -> None:
     """Issue 23.4: an AWS key and a ghp_ token were stored verbatim and shown at every start."""
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     prompt = f"deploy with AWS_ACCESS_KEY_ID={AWS_KEY} and push with {GITHUB_TOKEN} please"
     end(Transcript("s1").prompt(prompt).bash("make deploy").write(tmp_path / "s1.jsonl"), "s1")
 
@@ -77,7 +77,7 @@ def failing_and_fixed(session: str) -> Transcript:
 
 def test_capture_keeps_no_password_option(db: Path, tmp_path: Path) -> None:
     """Issue 23.5: `sshpass -p`, `mysql -p…` reached the database, proposals and SessionStart."""
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     for session in ("s1", "s2"):
         end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
     proposed = cli_json("proposals")
@@ -92,7 +92,7 @@ def test_capture_keeps_no_password_option(db: Path, tmp_path: Path) -> None:
 def test_a_proposal_from_redacted_text_matches_its_own_command(db: Path, tmp_path: Path) -> None:
     """Issue 23.8: accepting the `PGPASSWORD=… psql` proposal gave a regex with a literal
     `\\[REDACTED\\]`, which matches no command."""
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     for session in ("s1", "s2"):
         end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
     for proposal in cli_json("proposals"):
@@ -128,7 +128,7 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
     """Issue 23.5: the prompt was passed to `claude -p` in its arguments, visible in `ps`."""
     from cortex_hooks.capture import worker
 
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     for session in ("s1", "s2"):
         end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
     # a proposal an older version stored with a password in its evidence (its redactor missed it)

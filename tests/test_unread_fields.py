@@ -124,7 +124,7 @@ def test_a_learning_on_the_whole_input_reads_a_deep_input(db: Path) -> None:
 
 @pytest.mark.parametrize("hook", [START, END])
 def test_the_session_hooks_store_a_surrogate_as_u_fffd(db: Path, hook: str) -> None:
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     fixture = "session_start.startup" if hook == START else "session_end.other"
     data = json.dumps(payload(fixture) | {"session_id": "s\udfff", "extra": {"k": "\ud800"}}).encode()
     result = run(hook, stdin=data)
