@@ -2,14 +2,15 @@
 compared with what they show (tests/test_docs_examples.py).
 
 A page is one story: its blocks run in order in one bash process, in a fresh HOME
-(`<tmp>/home/dev`) and project (`~/my-app`, where `cortex-hooks install` has run), with the clock
+(`<tmp>/home/dev`) and project (`~/code/my-app`, where `cortex-hooks install` has run), with the clock
 at EXAMPLE_NOW and this installation on PATH as `~/.cortex-hooks/bin` (a link to it: where the
 README's install command puts it). A `$ ` line is a command (a trailing `\\` continues it); the
 lines after it, up to the next command, are its output, stdout and stderr together.
 
 What a block may not show is said in an HTML comment on the lines right before it,
 `<!-- setup: … -->`: bash run before the block, its output hidden (a setup that fails fails the
-test). `fresh` starts the page's world again; `fresh --bare` without the install.
+test). `fresh` starts the page's world again; `fresh --bare` without the install. A page whose examples
+need an optional extra says so, `<!-- examples-need: MODULE -->`: without it the page is skipped.
 
 The normalization, all of it: the temporary folder's path is removed (so `<tmp>/home/dev/my-app`
 reads `/home/dev/my-app`); trailing spaces and blank lines at the end are ignored; a line `…`
@@ -31,7 +32,8 @@ EXAMPLE_NOW = "2026-11-22T09:00:00Z"
 ELLIPSIS = "…"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)\s*$")
-_SETUP = re.compile(r"<!--\s*setup:(?P<code>.*?)-->\s*$", re.DOTALL)
+_NEED = re.compile(r"<!--\s*examples-need:\s*([\w.]+)\s*-->")
+_SETUP = re.compile(r"<!--\s*setup:(?P<code>(?:(?!-->|<!--).)*)-->\s*$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,14 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
+def missing(page: Path) -> list[str]:
+    """The modules a page's examples need that this Python cannot import."""
+    import importlib.util
+
+    needed = _NEED.findall(page.read_text(encoding="utf-8"))
+    return [name for name in needed if importlib.util.find_spec(name) is None]
+
+
 def prelude(root: Path, venv: Path) -> str:
     """The bash that makes a page's world: a fresh HOME and project, this installation on PATH."""
     return f"""
@@ -116,10 +126,10 @@ export HOME={root}/home/dev
 fresh() {{
     cd /
     rm -rf "$HOME"
-    mkdir -p "$HOME/my-app"
+    mkdir -p "$HOME/code/my-app"
     ln -s {venv} "$HOME/.cortex-hooks"
     export CORTEX_NOW={EXAMPLE_NOW}
-    cd "$HOME/my-app"
+    cd "$HOME/code/my-app"
     [ "${{1:-}}" = --bare ] || cortex-hooks install >/dev/null 2>&1 || echo "cortex-hooks install failed"
 }}
 fresh
@@ -231,23 +241,42 @@ def difference(outcome: Outcome) -> str:
     return "\n".join([where, *diff])
 
 
+def accept(page: Path, outcomes: list[Outcome]) -> None:
+    """Write what each command printed into the page in place of what it showed (a command whose
+    output shows `…` is left alone): for a person to read in `git diff` before committing."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    for outcome in sorted(outcomes, key=lambda each: -each.command.line):
+        command = outcome.command
+        if ELLIPSIS in command.expected or agrees(command.expected, outcome.actual):
+            continue
+        start = command.line - 1 + command.text.count("\n") + 1
+        shown = lines[command.line - 1]
+        indent = shown[: len(shown) - len(shown.lstrip())]
+        printed = [indent + line if line else line for line in outcome.actual]
+        lines[start : start + len(command.expected)] = printed
+    page.write_text("\n".join(lines), encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
-    """Run pages (all without arguments) and print each command whose output differs."""
+    """Run pages (all without arguments) and print each command whose output differs; with
+    --accept, write the printed output into the page (see accept)."""
     import sys
     import tempfile
 
     venv = Path(sys.executable).parent.parent
-    chosen = [Path(name).resolve() for name in argv] or pages()
+    write = "--accept" in argv
+    chosen = [Path(name).resolve() for name in argv if name != "--accept"] or pages()
     failed = 0
     for page in chosen:
         with tempfile.TemporaryDirectory() as folder:
             outcomes = run(page, Path(folder), venv)
-        for outcome in outcomes:
-            if agrees(outcome.command.expected, outcome.actual):
-                continue
-            failed += 1
+        wrong = [outcome for outcome in outcomes if not agrees(outcome.command.expected, outcome.actual)]
+        for outcome in wrong:
             print(difference(outcome))
-        print(f"-- {page.relative_to(ROOT)}: {len(outcomes)} commands", file=sys.stderr)
+        if write and wrong:
+            accept(page, outcomes)
+        failed += len(wrong)
+        print(f"-- {page.relative_to(ROOT)}: {len(outcomes)} commands, {len(wrong)} differ", file=sys.stderr)
     return 1 if failed else 0
 
 
