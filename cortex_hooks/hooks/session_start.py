@@ -31,7 +31,8 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         _start(scope, payload, now, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
-    text, awaiting = startup.session_text(scopes, now, (shown, total))
+    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
+    text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
     if not text:
