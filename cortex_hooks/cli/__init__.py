@@ -174,7 +174,14 @@ def _dispatch(argv: list[str]) -> int:
     from cortex_hooks.cli import database
 
     boundary.works_on(database.path(args))
-    result: int = args.run(args)
+    from cortex_hooks.store.connection import upgrade_notes
+
+    try:
+        result: int = args.run(args)
+    finally:
+        notes = upgrade_notes()  # said after a command that succeeded; a failure is its one line
+    for note in notes:  # a database of an older version, migrated by this command
+        print(f"cortex-hooks: {note}", file=sys.stderr)
     return result
 
 
