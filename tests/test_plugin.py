@@ -169,6 +169,25 @@ def test_the_welcome_says_once_what_runs_the_hooks_and_how_to_start(tmp_path: Pa
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
 
 
+def test_the_welcome_says_an_update_once_its_environment_is_the_new_version(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "venv").mkdir(parents=True)
+    (data / "welcomed").write_text("0.0.9\n")  # said for an earlier version of the plugin
+    (data / "venv" / ".ready").write_text("0.0.9\n")  # its environment not upgraded yet
+    path = tools_dir(tmp_path)
+    waiting = launch("welcome", data=data, path=path)
+    assert (waiting.returncode, waiting.stdout, waiting.stderr) == (0, "", "")
+    (data / "venv" / ".ready").write_text("0.1.0\n")  # upgraded in the background
+    updated = launch("welcome", data=data, path=path)
+    message = json.loads(updated.stdout)["systemMessage"]
+    assert message.startswith("cortex-hooks plugin updated from 0.0.9 to 0.1.0: its hooks")
+    assert f"its own Python environment, {data / 'venv'}" in message
+    assert f"ln -sf '{data / 'venv' / 'bin' / 'cortex-hooks'}' ~/.local/bin/" in message
+    assert (data / "welcomed").read_text() == "0.1.0\n"
+    again = launch("welcome", data=data, path=path)
+    assert (again.returncode, again.stdout) == (0, "")
+
+
 def test_no_welcome_before_the_hooks_can_run(tmp_path: Path) -> None:
     data = tmp_path / "data"
     said = launch("welcome", data=data, path=tools_dir(tmp_path))
