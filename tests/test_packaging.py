@@ -157,11 +157,18 @@ def test_pipx_installs_it_and_its_hooks_guard(bare: Path, tmp_path: Path, origin
 def test_uv_tool_installs_it_and_its_hooks_guard(bare: Path, tmp_path: Path, origin: str) -> None:
     home = tmp_path / "fresh-home"
     bin_dir = home / ".local" / "bin"
-    links = {"UV_FIND_LINKS": os.environ["PIP_FIND_LINKS"]} if os.environ.get("PIP_FIND_LINKS") else {}
-    env = environment(home, UV_TOOL_DIR=str(home / "uv-tools"), UV_TOOL_BIN_DIR=str(bin_dir), **links)
+    env = environment(home, UV_TOOL_DIR=str(home / "uv-tools"), UV_TOOL_BIN_DIR=str(bin_dir), **uv_indexes())
     target = str(clone(bare, tmp_path)) if origin == "clone" else f"git+file://{bare}"
     installed([tool("uv"), "tool", "install", target], env)
     guards(bin_dir, tmp_path, env)
+
+
+def uv_indexes() -> dict[str, str]:
+    """pip's settings of where packages are (PIP_*, as `.ci/run` passes them on), in uv's words:
+    uv reads no pip configuration."""
+    names = {"PIP_INDEX_URL": "UV_INDEX_URL", "PIP_EXTRA_INDEX_URL": "UV_EXTRA_INDEX_URL"}
+    names["PIP_FIND_LINKS"] = "UV_FIND_LINKS"
+    return {uv: os.environ[pip] for pip, uv in names.items() if os.environ.get(pip)}
 
 
 def first_command() -> str:

@@ -88,7 +88,8 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
         if version > SCHEMA_VERSION:
             raise CortexError(
                 f"{path} has schema version {version}, newer than this cortex-hooks knows "
-                f"({SCHEMA_VERSION}); upgrade cortex-hooks (pip install -U cortex-hooks). "
+                f"({SCHEMA_VERSION}); upgrade cortex-hooks (pipx upgrade cortex-hooks, uv tool "
+                "upgrade cortex-hooks, or pip install --upgrade from a newer clone). "
                 "The database was left untouched"
             )
         if version < SCHEMA_VERSION:
