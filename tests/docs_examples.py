@@ -186,9 +186,13 @@ def run(page: Path, root: Path, venv: Path, timeout: float = 600) -> list[Outcom
     marker = f"@@example-{secrets.token_hex(8)}"
     (root / "tmp").mkdir(parents=True, exist_ok=True)
     env = {**environment(root), "CORTEX_DOCS_FIXTURES": str(FIXTURES)}
+    # The script is a file and stdin is empty: a command that reads stdin reads nothing, never the
+    # rest of the script.
+    path = root / "page.sh"
+    path.write_text(script(page_blocks, root, venv, marker), encoding="utf-8")
     result = subprocess.run(
-        ["bash", "--norc", "--noprofile"],
-        input=script(page_blocks, root, venv, marker),
+        ["bash", "--norc", "--noprofile", str(path)],
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         env=env,

@@ -41,14 +41,18 @@ def test_an_example_that_prints_something_else_is_caught(tmp_path: Path) -> None
         "two\n"
         "$ pwd\n"
         "/home/dev/code/my-app\n"
+        "$ cat\n"
+        "$ echo after\n"
+        "after\n"
         "```\n",
         encoding="utf-8",
     )
-    first, second, third = run(page, tmp_path / "world", VENV)
+    first, second, third, reading, after = run(page, tmp_path / "world", VENV)
     assert first.actual == ("1",)  # the setup's learning, and the install's database: not 2
     assert not agrees(first.command.expected, first.actual)
     assert agrees(second.command.expected, second.actual)
     assert agrees(third.command.expected, third.actual)  # the temporary prefix removed
+    assert (reading.actual, after.actual) == ((), ("after",))  # stdin is empty, never the script
 
 
 def test_a_failing_setup_fails_the_page(tmp_path: Path) -> None:
