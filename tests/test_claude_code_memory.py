@@ -30,6 +30,7 @@ from test_claude_code import (  # noqa: F401 (fixtures)
     tool_result,
 )
 
+from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION
 from cortex_hooks.install import claude_paths
 from cortex_hooks.upkeep import claude_memory
 
@@ -242,7 +243,7 @@ def test_a_rule_the_model_remembers_is_proposed_accepted_and_then_denies(
 
     [proposal] = cli_json("proposals", env=database)  # SessionEnd read the new memory for rules
     assert proposal["signal"] == "remembered"
-    assert proposal["regex"] == r"(?:^|[;&|(\n])\s*npm\s+install(?=[\s;&|)]|$)"
+    assert proposal["regex"] == COMMAND_POSITION + r"npm\s+install(?=[\s;&|)]|$)"
     assert "feedback_pnpm.md" in proposal["evidence"][0]["fixed"]
     found = cli_json("recall", "pnpm lockfile", env=database, cwd=project)
     assert next(result["path"] for result in found if result["source"] == "claude-code") == str(

@@ -345,6 +345,46 @@ def test_the_mcp_server_recalls_claude_codes_memory_too(tmp_path: Path) -> None:
     assert "cold-storage bucket" in text
 
 
+GITHUB_TOKEN = "ghp_" + "q7Lm2Xv9Rt4Kw8Zp3Nc6Hj1Bf5Gd0Sa2Ey7U"
+PASSWORD = "Tr0ub4dor-and-3"
+
+
+def test_what_reaches_the_model_from_the_files_is_redacted_and_sanitized(db: Path, tmp_path: Path) -> None:
+    """The files are Claude Code's (and may be a cloned repository's CLAUDE.md): what the index
+    keeps, recall prints, cortex_recall hands the model and capture proposes passes the one
+    redactor; what is shown, the one sanitizer."""
+    fact = f"The deploy bot pushes with {GITHUB_TOKEN}; \x1b[2J\u202eforged\u202c the release notes."
+    topic("a.md", fact, "how the deploy bot pushes")
+    Path("CLAUDE.md").write_text(f"## Database\nNever run `sshpass -p {PASSWORD} ssh prod`.\n")
+    make_database()
+    [found] = claude_code(cli_json("recall", "deploy bot pushes"))
+    assert GITHUB_TOKEN not in found["content"]
+    assert "pushes with [REDACTED];" in found["content"]
+    shown = cli("recall", "deploy bot pushes").stdout
+    assert "[REDACTED]" in shown
+    assert not {"\x1b", "\u202e", "\u202c"} & set(shown)
+    server = Server(tmp_path / "cwd")
+    try:
+        server.initialize()
+        text, error = server.call("cortex_recall", query="deploy bot pushes")
+    finally:
+        server.process.kill()
+        server.process.wait()
+    assert not error
+    assert "[REDACTED]" in text
+    assert GITHUB_TOKEN not in text
+    assert not {"\x1b", "\u202e", "\u202c"} & set(text)
+    [sshpass] = claude_code(cli_json("recall", "sshpass prod"))
+    assert PASSWORD not in sshpass["content"]
+    captured = cli_json("capture", "--claude-memory")
+    assert captured is not None
+    assert cli_json("proposals", "--all") == []  # a rule that would have to hold the password is none
+    with closing(sqlite3.connect(db)) as connection:
+        stored = "\n".join(connection.iterdump())
+    assert GITHUB_TOKEN not in stored
+    assert PASSWORD not in stored
+
+
 # --- rules become proposals -----------------------------------------------------------------------
 
 
@@ -396,9 +436,10 @@ def _session_end(session: str, cwd: Path) -> Any:
 def test_session_end_proposes_each_rule_once_within_the_caps(db: Path) -> None:
     make_database()
     here = Path.cwd()
-    topic("feedback_pnpm.md", "never run npm install; use pnpm install")
     programs = ["yarn", "pip", "flake8", "python2", "bower", "ack", "gradle", "mvn"]
-    Path("CLAUDE.md").write_text("# Rules\n" + "".join(f"- Never use `{name}`.\n" for name in programs))
+    rules = "".join(f"- Never use `{name}`.\n" for name in programs)
+    # one section, one chunk: SessionEnd reads at least one chunk whatever its time budget
+    Path("CLAUDE.md").write_text("# Rules\n- never run npm install; use pnpm install\n" + rules)
     ended = _session_end("s1", here)
     assert ended.code == 0, ended.stderr
     first = cli_json("proposals")
@@ -412,7 +453,7 @@ def test_session_end_proposes_each_rule_once_within_the_caps(db: Path) -> None:
     assert len(every) == 1 + len(programs)
     assert len({proposal["regex"] for proposal in every}) == len(every)
     [mvn] = [proposal for proposal in every if _matches(proposal["regex"], "mvn package")]
-    assert mvn["evidence"][0]["fixed"] == "Never use `mvn`. (CLAUDE.md:9)"  # the rule's own line
+    assert mvn["evidence"][0]["fixed"] == "Never use `mvn`. (CLAUDE.md:10)"  # the rule's own line
     assert _session_end("s3", here).code == 0  # nothing new: nothing twice
     assert len(cli_json("proposals")) == len(every)
 

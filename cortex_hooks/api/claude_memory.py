@@ -1,7 +1,7 @@
 """Claude Code's own memory through the library (SPEC §18): what recall finds in its files, and
 capture's pass over their rules, now. Cortex reads these files and never writes them.
 
-Where the index lives: tables of the project's database (schema 17), brought in step by the
+Where the index lives: tables of the project's database (schema 18), brought in step by the
 recall itself — one write transaction, only when a file changed. A recall that may not write
 (`--peek`, with a file changed since) or that has no project database (reading never creates
 one) searches an index built in memory from the files instead, and writes nothing.

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from cortex_hooks.capture import prose_commands as commands
 from cortex_hooks.capture import regex_synthesis as synth
 from cortex_hooks.capture.detect import Candidate, evidence
-from cortex_hooks.capture.redact import is_secret
+from cortex_hooks.redact import is_secret
 
 LINE = 300  # characters of a line read for rules: a longer one is prose
 

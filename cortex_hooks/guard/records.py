@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationInfo,
     field_validator,
 )
 
@@ -17,10 +18,27 @@ from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import matching, unmatchable
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input", "raw"]
+
+
+def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
+    """A closed set given by a person or the agent, refused in our words (pydantic would say
+    "Input should be 'low', 'medium', …"); the field's type keeps the set for JSON schemas."""
+
+    def check(value: object) -> object:
+        if isinstance(value, str) and value not in choices:
+            *first, last = choices
+            raise ValueError(f"{value!r} is not a {what}: {', '.join(first)} or {last}")
+        return value
+
+    return BeforeValidator(check)
+
+
+GivenSeverity = Annotated[Severity, one_of("severity", get_args(Severity))]
+GivenTarget = Annotated[Target, one_of("target", get_args(Target))]
 START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
 
 
@@ -45,8 +63,8 @@ class LearningFields(BaseModel):
     correct_pattern: Text
     regex: str | None = None
     tool: str = "*"
-    target: Target = "content"
-    severity: Severity = "medium"
+    target: GivenTarget = "content"
+    severity: GivenSeverity = "medium"
     auto_block: bool = False
     pinned: bool = False
     confidence: SettableConfidence = confidence.DEFAULT.start
@@ -61,7 +79,7 @@ class LearningFields(BaseModel):
 
     @field_validator("regex")
     @classmethod
-    def _compiles(cls, pattern: str | None) -> str | None:
+    def _compiles(cls, pattern: str | None, info: ValidationInfo) -> str | None:
         if pattern is None:
             return None
         if not pattern:  # taken for "no regex" it would quietly disarm an auto-block learning
@@ -70,15 +88,29 @@ class LearningFields(BaseModel):
             matching.compile_pattern(pattern)
         except CortexError as error:
             raise ValueError(error.message) from None
+        wrong = None if _kept(info, "regex") else unmatchable.nested_quantifiers(pattern)
+        if wrong is not None:
+            raise ValueError(wrong)
         return pattern
 
     @field_validator("tool")
     @classmethod
-    def _matcher(cls, matcher: str) -> str:
+    def _matcher(cls, matcher: str, info: ValidationInfo) -> str:
         try:
-            return matching.check_tool_matcher(matcher)
+            matching.check_tool_matcher(matcher)
         except CortexError as error:
             raise ValueError(error.message) from None
+        wrong = None if _kept(info, "tool") else unmatchable.tool_case(matcher)
+        if wrong is not None:
+            raise ValueError(wrong)
+        return matcher
+
+
+def _kept(info: ValidationInfo, field: str) -> bool:
+    """Whether the field is one an update keeps as it was stored: the rules on a learning that
+    could never do its work apply to what is given, never to an old learning's other fields."""
+    context = info.context or {}
+    return field in context.get("kept", ())
 
 
 class ImportedLearning(LearningFields):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return pipeline.leave(pipeline.run("PreToolUse", parse, handle))
+    return pipeline.leave(pipeline.run("PreToolUse", parse, handle, guard_files=True))
 
 
 class ToolCall:
@@ -37,12 +37,11 @@ class ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> ToolCall:
-    """The fields this hook uses, checked with the standard library (no pydantic here)."""
-    session_id = payload.get("session_id")
+    """The fields this hook's decision reads, checked with the standard library (no pydantic
+    here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
+    depth never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    if not isinstance(session_id, str) or not session_id:
-        raise CortexError("invalid payload: session_id must be a non-empty string")
     if not isinstance(tool_name, str) or not tool_name:
         raise CortexError("invalid payload: tool_name must be a non-empty string")
     if not isinstance(tool_input, dict):
@@ -67,6 +66,9 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     short = _text_keys(looked)
     hits: list[Any] = []
     for scope in scopes:
+        if scope.connection is None:  # held unreadable by another process: its guard file decides
+            hits += _guarded(scope, call.tool_name, texts, outcome)
+            continue
         rows = _candidates(scope.connection, call.tool_name, texts, (looked, short), outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
             subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
@@ -178,6 +180,53 @@ def _match(
         )
         outcome.notes.append(pending.kept_note(scope.name, "boost"))
     outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
+    return hits
+
+
+def _guarded(
+    scope: Scope, tool_name: str, texts: dict[str, list[str]], outcome: pipeline.Outcome
+) -> list[Any]:
+    """The hits of a locked database's blocking learnings, from its guard file (store.guard_file):
+    each judged at its confidence there plus the boosts still pending, each boost kept for later."""
+    from cortex_hooks import clock, confidence, location
+    from cortex_hooks.guard import verdict
+    from cortex_hooks.hooks import kept_call
+    from cortex_hooks.store import pending
+
+    config = location.config_for(scope.path)
+    waiting = pending.entries(scope.path)
+    hits = []
+    for row in scope.guard or []:
+        if row["target"] not in texts or not matching.tool_accepts(row["tool"], tool_name):
+            continue
+        try:
+            found = matching.evaluate(
+                row["regex"],
+                matching.subject(row["target"], tool_name, texts[row["target"]]),  # as _match reads it
+                config.regex_timeout,
+                config.regex_timeout_per_mib,
+            )
+        except matching.Unusable as error:
+            outcome.problems.append(f"learning #{row['id']} skipped: {error.message}")
+            continue
+        if found:
+            before = row["confidence"]
+            for entry in waiting:
+                if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+                    before = confidence.boosted(before, config.policy)
+            hits.append(verdict.Hit.of(row, before, scope=scope.name, policy=config.policy))  # type: ignore[arg-type]
+    if hits:
+        denied = [hit.id for hit in hits if verdict.blocks(hit)]
+        pending.append(
+            scope.path,
+            "match",
+            ids=[hit.id for hit in hits],
+            denied=denied,
+            tool=tool_name,
+            call=kept_call.text(texts),
+            now=clock.iso(clock.now()),
+        )
+    outcome.notes.append(f"{scope.name} database held by another process: decided from its guard file")
     return hits
 
 

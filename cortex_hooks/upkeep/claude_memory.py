@@ -46,6 +46,9 @@ def sources(start: str, environ: Mapping[str, str] = os.environ) -> Sources:
     memory = claude_paths.auto_memory(start, environ)
     if memory is not None:
         _walk(memory, "auto-memory", found, problems, MAX_DEPTH)
+        index = os.path.join(memory, "MEMORY.md")
+        if index in found:  # its lines point to the topic files: those are indexed (and read for rules) first
+            found[index] = found.pop(index)
     real = os.path.realpath(start)
     root = claude_paths.git_root(real) or real
     folder = real
@@ -117,6 +120,7 @@ def transient(found: Sources, now: str) -> sqlite3.Connection:
 def _read(path: str) -> Reading | None:
     """A file's stat and chunks as read now; None when it cannot be read as a regular file."""
     from cortex_hooks import regular_file
+    from cortex_hooks.redact import redact
 
     try:
         with regular_file.open_regular(path) as stream:
@@ -125,8 +129,11 @@ def _read(path: str) -> Reading | None:
     except (OSError, ValueError):
         return None
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    # What the index keeps reaches the model (cortex_recall) and capture's proposals: the one
+    # redactor takes any secret out first (a line after a redacted key block, in the same chunk,
+    # is numbered as if the block were one line).
     return (status.st_mtime_ns, status.st_size), [
-        (chunk.line, chunk.summary, chunk.content) for chunk in chunks(text)
+        (chunk.line, redact(chunk.summary), redact(chunk.content)) for chunk in chunks(text)
     ]
 
 
