@@ -27,7 +27,9 @@ _ARTICLE = re.compile(r"(?i)^(?:the|a|an|any)\s+")
 _GLUE = frozenset(
     """in on for with when unless here there directly anymore again the a an to from this that it as
     because or and but since before after inside outside without within across by at of if while
-    ever locally globally manually yourself please instead rather than over""".split()  # noqa: SIM905
+    ever locally globally manually yourself please instead rather than over against into onto until
+    till during through via like about around except between under upon toward towards near is are
+    was be""".split()  # noqa: SIM905
 )
 
 

@@ -56,7 +56,11 @@ _WHOLE = (
     r"locally|by\s+hand|manually|yourself|everywhere|for\s+any(?:thing|\s+reason)|for\s+everything"
 )
 _WHOLE_TAIL = re.compile(rf"(?i)^(?:(?:{_WHOLE})\W*)*$")
-_REASON = re.compile(r"(?i)\s+(?:because|since|as|so\s+that|\u2014|\u2013|-)\s+.*$|\s*[(:].*$")
+# "as" gives a reason only before a clause ("as it rewrites the lockfile"), not a role ("as proof").
+_REASON = re.compile(
+    r"(?i)\s+(?:because|since|as(?=\s+(?:it|its|they|their|that|this|these|those|the|we|you|there|our)\b)"
+    r"|so\s+that|\u2014|\u2013|-)\s+.*$|\s*[(:].*$"
+)
 _ARTICLE = re.compile(r"(?i)^(?:the|a|an|any)\s+")
 _MARKUP = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?")
 _LABEL = re.compile(  # "Why:", "How to apply:", "Rule:" — never the rule's own words ("Stop using yarn:")
