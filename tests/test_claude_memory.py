@@ -265,6 +265,31 @@ def test_an_unchanged_index_costs_no_write(db: Path) -> None:
         assert connection.execute("PRAGMA data_version").fetchone() != version  # a new file: indexed
 
 
+def test_a_pass_with_a_deadline_reads_one_file_at_least_and_leaves_the_rest_for_the_next(db: Path) -> None:
+    """SessionEnd's bounded pass: past its deadline, the files not read stay as they were indexed
+    (new ones unindexed), a file gone leaves the index whatever the deadline, and the next pass
+    without one reads the rest."""
+    make_database()
+    for number in range(4):
+        topic(f"t{number}.md", f"Fact number {number} about the ledger.")
+    sources = claude_memory.sources(os.getcwd())
+    with closing(sqlite3.connect(db)) as connection:
+        assert claude_memory.refresh(connection, sources, "2026-11-24T00:00:00Z", deadline=0.0)
+        assert len(claude_index_files(connection)) == 1
+        (memory() / "t0.md").unlink()
+        (memory() / "t3.md").unlink()
+        sources = claude_memory.sources(os.getcwd())
+        assert claude_memory.refresh(connection, sources, "2026-11-24T00:00:00Z", deadline=0.0)
+        assert [Path(path).name for path in claude_index_files(connection)] == ["t1.md"]  # t0 left
+        assert claude_memory.refresh(connection, sources, "2026-11-24T00:00:00Z")
+        assert sorted(Path(path).name for path in claude_index_files(connection)) == ["t1.md", "t2.md"]
+        assert not claude_memory.refresh(connection, sources, "2026-11-24T00:00:00Z")
+
+
+def claude_index_files(connection: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in connection.execute("SELECT path FROM claude_file")]
+
+
 def test_peek_reads_a_changed_file_and_writes_nothing(db: Path) -> None:
     make_database()
     fact = topic("a.md", "The queue is drained nightly.")

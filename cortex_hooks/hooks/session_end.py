@@ -100,27 +100,24 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
             notes.append(f"capture worker not started: {error}")
 
 
-REMEMBERED_BUDGET = 0.15  # seconds of reading Claude Code's memory for rules; the rest waits
+REMEMBERED_BUDGET = 0.15  # seconds of reading Claude Code's memory files and their rules; the rest waits
 
 
 def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list[str]) -> None:
     """Claude Code's own memory read for rules (SPEC §18), before the transcript: its index
     brought in step with the files (the session may have written some), then the chunks not read
-    yet, for a small share of the budget; what is left waits for the next session end. A busy
-    database costs nothing but the wait: the files are read again next time."""
+    yet, both within a small share of the budget (one file and one chunk at least); what is left
+    waits for the next session end (or recall). A busy database costs nothing but the wait: the
+    files are read again next time."""
     from cortex_hooks.capture import remembering
     from cortex_hooks.upkeep import claude_memory
 
     now = clock.iso(clock.now())
+    deadline = min(_STARTED + CAPTURE_UNTIL, time.monotonic() + REMEMBERED_BUDGET)
     try:
         found = claude_memory.sources(location.hook_project(payload.cwd))
-        claude_memory.refresh(project.connection, found, now)
-        outcome = remembering.scan(
-            project.connection,
-            payload.session_id,
-            deadline=min(_STARTED + CAPTURE_UNTIL, time.monotonic() + REMEMBERED_BUDGET),
-            now=now,
-        )
+        claude_memory.refresh(project.connection, found, now, deadline)
+        outcome = remembering.scan(project.connection, payload.session_id, deadline=deadline, now=now)
     except sqlite3.Error as error:
         if not transaction.locked(error):
             notes.append(f"Claude Code's memory not read for rules: {error}")

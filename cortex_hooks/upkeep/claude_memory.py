@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -73,11 +74,20 @@ class Plan(NamedTuple):
     readings: dict[str, Reading | None]
 
 
-def plan(connection: sqlite3.Connection, found: Sources) -> Plan:
+def plan(connection: sqlite3.Connection, found: Sources, deadline: float | None = None) -> Plan:
     """The files new, changed or gone since they were indexed, the present ones read now
-    (before any write transaction: the lock is held for the writes alone)."""
-    stale = changed(claude_index.files(connection), found)
-    return Plan(stale, {path: _read(path) for path in stale if path in found.files})
+    (before any write transaction: the lock is held for the writes alone). With a `deadline`
+    (monotonic), reading stops there, one file at least: the files left unread stay as they were
+    indexed, for the next pass."""
+    stale: list[str] = []
+    readings: dict[str, Reading | None] = {}
+    for path in changed(claude_index.files(connection), found):
+        if path in found.files:
+            if deadline is not None and readings and time.monotonic() > deadline:
+                continue
+            readings[path] = _read(path)
+        stale.append(path)
+    return Plan(stale, readings)
 
 
 def apply(connection: sqlite3.Connection, work: Plan, found: Sources, now: str) -> None:
@@ -90,10 +100,10 @@ def apply(connection: sqlite3.Connection, work: Plan, found: Sources, now: str) 
             )
 
 
-def refresh(connection: sqlite3.Connection, found: Sources, now: str) -> bool:
-    """Bring the project database's index in step with the files, in one write transaction
-    taken only when something changed; whether it was."""
-    work = plan(connection, found)
+def refresh(connection: sqlite3.Connection, found: Sources, now: str, deadline: float | None = None) -> bool:
+    """Bring the project database's index in step with the files (those read by `deadline`, see
+    plan), in one write transaction taken only when something changed; whether it was."""
+    work = plan(connection, found, deadline)
     if not work.stale:
         return False
     with Transaction(connection):
