@@ -12,8 +12,10 @@ What a block may not show is said in an HTML comment on the lines right before i
 test). `fresh` starts the page's world again; `fresh --bare` without the install. A page whose examples
 need an optional extra says so, `<!-- examples-need: MODULE -->`: without it the page is skipped.
 
-The normalization, all of it: the temporary folder's path is removed (so `<tmp>/home/dev/my-app`
-reads `/home/dev/my-app`); trailing spaces and blank lines at the end are ignored; a line `…`
+The normalization, all of it: the temporary folder's path is removed (so
+`<tmp>/home/dev/code/my-app` reads `/home/dev/code/my-app`), also where it is spelled as Claude
+Code names a project's folder (`-tmp-…-home-dev-code-my-app` reads `-home-dev-code-my-app`);
+trailing spaces and blank lines at the end are ignored; a line `…`
 alone stands for any number of lines.
 """
 
@@ -173,7 +175,8 @@ class Outcome:
 
 def normalized(output: str, root: Path) -> tuple[str, ...]:
     for prefix in {str(root), os.path.realpath(root)}:
-        output = output.replace(prefix, "")
+        # the path, and its spelling as the name of Claude Code's folder for a project
+        output = output.replace(prefix, "").replace(re.sub(r"[^A-Za-z0-9]", "-", prefix), "")
     lines = [line.rstrip() for line in output.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
