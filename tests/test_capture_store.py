@@ -200,6 +200,18 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
+        # (17: the action, of which auto_block is computed, and the rewrite)
+        for index in ("learning_acting", "learning_by_update", "learning_prunable"):
+            connection.execute(f"DROP INDEX {index}")
+        for column in ("auto_block", "action", "rewrite"):
+            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
+        connection.execute(
+            "ALTER TABLE learning ADD COLUMN auto_block INTEGER NOT NULL DEFAULT 0"
+            " CHECK (auto_block IN (0, 1))"
+        )
+        for statement in schema.MIGRATIONS[3]:  # version 4's partial indexes, on auto_block
+            assert isinstance(statement, str)
+            connection.execute(statement)
         for table in (
             "proposal_occurrence",
             "proposal",

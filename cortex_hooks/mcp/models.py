@@ -18,6 +18,7 @@ from cortex_hooks.memory.vocabulary import MemoryType
 Target = Literal["content", "path", "input", "raw"]
 Severity = Literal["low", "medium", "high", "critical"]
 Kind = Literal["memory", "learning", "decision", "error", "todo"]
+Action = Literal["block", "ask", "warn"]
 
 GLOBAL = Field(False, alias="global", description="act on the user-global database instead of the project's")
 
@@ -31,6 +32,9 @@ class _LearningFields(_Arguments):
     tool: str | None = Field(None, description="Claude Code tool matcher, e.g. Bash (default * = every tool)")
     target: Target | None = Field(None, description="what the regex is matched against (default content)")
     severity: Severity | None = Field(None, description="default medium")
+    action: Action | None = Field(
+        None, description="what a trusted match does: block, ask (the user decides) or warn (the default)"
+    )
     confidence: float | None = Field(None, description="0.30 to 0.90, at most two decimals (default 0.70)")
     context: str | None = Field(None, description="why, where it came from")
     global_: bool = GLOBAL

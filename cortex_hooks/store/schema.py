@@ -487,6 +487,31 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
             enabled_at TEXT NOT NULL
         ) WITHOUT ROWID""",
     ),
+    # 17: ask and auto-correct (SPEC §16). A learning's `action` (block, ask or warn) is the one
+    # truth of what a trusted match does; `auto_block` stays, computed from it (a generated
+    # column), for whatever reads the older flag, and can no longer be written. A Bash learning's
+    # `rewrite`, and a proposal's suggested one (failed-then-fixed: its fix). The partial indexes
+    # of version 4 read the action: block and ask learnings are listed first and never pruned.
+    (
+        # a hand-edited flag (only possible with ignore_check_constraints) would stop the next
+        # ADD COLUMN's check of the whole table: read as block, the stricter reading
+        "UPDATE learning SET auto_block = 1 WHERE auto_block IS NOT 0 AND auto_block IS NOT 1",
+        "DROP INDEX IF EXISTS learning_auto_block",
+        "DROP INDEX IF EXISTS learning_by_update",
+        "DROP INDEX IF EXISTS learning_prunable",
+        """ALTER TABLE learning ADD COLUMN action TEXT NOT NULL DEFAULT 'warn'
+           CHECK (action IN ('block', 'ask', 'warn'))""",
+        "UPDATE learning SET action = 'block' WHERE auto_block IS NOT 0",
+        "ALTER TABLE learning DROP COLUMN auto_block",
+        "ALTER TABLE learning ADD COLUMN auto_block INTEGER GENERATED ALWAYS AS (action = 'block') VIRTUAL",
+        "ALTER TABLE learning ADD COLUMN rewrite TEXT",
+        "CREATE INDEX learning_acting ON learning (id) WHERE archived_at IS NULL AND action != 'warn'",
+        """CREATE INDEX learning_by_update ON learning (updated_at)
+           WHERE archived_at IS NULL AND action = 'warn'""",
+        """CREATE INDEX learning_prunable ON learning (created_at)
+           WHERE archived_at IS NULL AND action = 'warn' AND pinned = 0""",
+        "ALTER TABLE proposal ADD COLUMN rewrite TEXT",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
