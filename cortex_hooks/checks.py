@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from cortex_hooks import sanitize
 
+MAX_ID = 2**63 - 1  # SQLite's largest rowid: a larger id names no row (and no SQLite integer)
 Value = TypeVar("Value")
 Bounded = TypeVar("Bounded", int, str)
 

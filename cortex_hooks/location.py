@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from cortex_hooks.errors import CortexError
+from cortex_hooks.errors import USAGE, CortexError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,6 +71,35 @@ def project_root() -> str:
         here = parent
 
 
+def install_project() -> str:
+    """The folder `install` wires: the one Claude Code will start in (SPEC §19).
+
+    Claude Code reads `.claude/settings.json` of the folder it starts in (never of a git root
+    above it) and names that folder CLAUDE_PROJECT_DIR, where the hooks then look for the
+    database. So install wires CLAUDE_PROJECT_DIR when set, else the working directory, and
+    refuses a working directory that lies inside another project (the root the CLI would pick),
+    naming both: guessing either one could leave the other unguarded without a word.
+    """
+    explicit = os.environ.get("CLAUDE_PROJECT_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    here, root = os.getcwd(), project_root()
+    if root == here:
+        return here
+    import shlex
+
+    names = (DIRECTORY, ".git", ".claude")
+    marker = next((name for name in names if os.path.lexists(os.path.join(root, name))), "a marker")
+    raise CortexError(
+        f"{here} lies inside the project {root} (it holds {marker}), but Claude Code reads "
+        ".claude/settings.json of the folder it starts in and its hooks use that folder's "
+        f"database: to guard Claude Code started in {root}, run `cd {shlex.quote(root)} && "
+        f"cortex-hooks install`; started here, run `CLAUDE_PROJECT_DIR={shlex.quote(here)} "
+        "cortex-hooks install`",
+        USAGE,
+    )
+
+
 def config_path(database: str) -> str:
     """The config file of a database: `config.toml` beside it."""
     return os.path.join(os.path.dirname(os.path.abspath(database)), CONFIG_FILENAME)
@@ -95,14 +124,28 @@ def pending_path(database: str) -> str:
     return database + ".pending"
 
 
-def create_private(path: str) -> None:
-    """Create an empty database file (0600) and any missing directory (0700) for it.
+def guard_path(database: str) -> str:
+    """What a deny needs, readable without SQLite's lock (store.guard_file)."""
+    return database + ".guard"
 
-    A `.cortex/` directory we create gets a `.gitignore` of `*`, so the memory is never committed
-    by accident. An existing file is left alone: this runs before SQLite ever opens the path.
+
+def create_private(path: str) -> None:
+    """Create an empty database file (0600) and, when it is ours, its missing directory (0700).
+
+    Ours are a project's `.cortex/` (in a folder that exists) and the user-global database's
+    default folder: any other folder a database is to go in must be there already, so a mistyped
+    `--db /nonexistent/x.db` is refused rather than a tree of folders made. A `.cortex/` directory
+    we create gets a `.gitignore` of `*`, so the memory is never committed by accident. An
+    existing file is left alone: this runs before SQLite ever opens the path.
     """
     path = os.path.realpath(path)  # through a symlink, even one whose target is not there yet
     directory = os.path.dirname(path)
+    if not os.path.isdir(directory) and not _ours(directory):
+        raise CortexError(
+            f"cannot create the database {path}: its folder {directory} does not exist "
+            "(create the folder first, or name another path)",
+            USAGE,
+        )
     try:
         if not os.path.isdir(directory):
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -117,6 +160,15 @@ def create_private(path: str) -> None:
         # The file exists: another process created it first, or it is there already.
     except OSError as error:
         raise CortexError(f"cannot create the database {path}: {error.strerror or error}") from None
+
+
+def _ours(directory: str) -> bool:
+    """A folder cortex-hooks makes for a database: a project's `.cortex/`, or the default folder
+    of the user-global database."""
+    if os.path.basename(directory) == DIRECTORY:
+        return os.path.isdir(os.path.dirname(directory))
+    default = os.path.realpath(os.path.dirname(os.path.expanduser(GLOBAL_DATABASE)))
+    return directory == default
 
 
 def cli_command() -> str:

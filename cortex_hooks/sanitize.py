@@ -31,17 +31,41 @@ def line(text: str | None, limit: int | None = None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit] + "…"
 
 
+# Claude Code 2.1.197 reads a memory file (CLAUDE.md, CLAUDE.local.md and what they import) with
+# the `marked` lexer and follows `(?:^|\s)@path` in every text token: a token starts right after
+# `**bold**`, a code span, an HTML tag, a link, an escape (`\*`) or an HTML comment, so an `@`
+# after any of them, or after a space of any kind (no-break, ideographic, tab), is an import.
+# Checked with the real client: only the ASCII `@` counts (U+FF20, `&#64;`, `&commat;`, `\@` do
+# not), so writing every `@` as U+FF20, the fullwidth at sign that reads the same, makes no
+# import possible, whatever surrounds it. `<!--` and `-->` are broken apart so nothing closes
+# our markers.
+_INERT = {0x40: "\uff20"}
+
+
+def inert(text: str) -> str:
+    """Text for a memory file Claude Code reads (the push surface, SPEC §9.6 and §19): no `@`
+    it could follow as an import, no HTML comment marker."""
+    return text.replace("<!--", "<! --").replace("-->", "-- >").translate(_INERT)
+
+
 def storable(value: object) -> bool:
-    """Whether every string in a value (a parsed JSON value, say) can be stored and shown: JSON
-    escapes and command-line bytes can make lone surrogates, which UTF-8 cannot encode."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(storable(key) and storable(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(storable(item) for item in value)
+    """Whether every string in a value (a parsed JSON value, say, at any depth) can be stored and
+    shown: JSON escapes and command-line bytes can make lone surrogates, which UTF-8 cannot
+    encode."""
+    from cortex_hooks import json_values
+
+    try:
+        for text in json_values.strings(value):
+            text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     return True
+
+
+def well_formed(text: str) -> str:
+    """The text with each lone surrogate (a `\\udXXX` JSON escape without its pair) as U+FFFD:
+    what Claude Code's runtime writes in its place when it hands the text on (a Bash command
+    reaches the shell that way, checked with the real client)."""
+    import re
+
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)

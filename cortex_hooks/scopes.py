@@ -11,18 +11,31 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.connection import BUSY_TIMEOUT, Missing, open_database
+from cortex_hooks.store.connection import BUSY_TIMEOUT, Locked, Missing, open_database
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Scope:
-    """One open database: the project's or the user-global one."""
+    """One open database: the project's or the user-global one. A database another process holds
+    so that it cannot be read comes, when asked for, without a connection and with the blocking
+    learnings of its guard file (store.guard_file) instead."""
 
-    __slots__ = ("connection", "name", "path")
+    __slots__ = ("connection", "guard", "name", "path")
 
-    def __init__(self, name: str, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        connection: sqlite3.Connection,
+        path: str,
+        guard: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.name = name
         self.connection = connection
         self.path = path
+        self.guard = guard
 
     @property
     def is_global(self) -> bool:
@@ -35,9 +48,12 @@ def open_scopes(
     *,
     busy: float = BUSY_TIMEOUT,
     names: tuple[str, ...] = ("project", "global"),
+    guard_files: bool = False,
 ) -> tuple[list[Scope], list[str]]:
     """The databases of the scopes asked for that exist, project first, and a note for each one
-    that could not be used. The same file named twice is opened once, as the project's."""
+    that could not be used. The same file named twice is opened once, as the project's. With
+    `guard_files`, a database that cannot be read for another process's lock comes with its guard
+    file's learnings and no connection (PreToolUse: a deny never depends on that lock)."""
     user = user or location.global_database()
     paths = {"project": project, "global": user}
     if "project" in names and _same_file(user, project):
@@ -51,6 +67,12 @@ def open_scopes(
             scopes.append(Scope(name, open_database(paths[name], busy=busy), paths[name]))
         except Missing:
             continue
+        except Locked as error:
+            guard = _guard(paths[name]) if guard_files else None
+            if guard is None:
+                skipped.append(f"{name} database skipped: {error.message}")
+            else:
+                scopes.append(Scope(name, None, paths[name], guard))  # type: ignore[arg-type]
         except CortexError as error:
             skipped.append(f"{name} database skipped: {error.message}")
     return scopes, skipped
@@ -63,7 +85,14 @@ def project_scope(scopes: list[Scope]) -> Scope | None:
 
 def close(scopes: list[Scope]) -> None:
     for scope in scopes:
-        scope.connection.close()
+        if scope.connection is not None:
+            scope.connection.close()
+
+
+def _guard(path: str) -> list[dict[str, Any]] | None:
+    from cortex_hooks.store import guard_file
+
+    return guard_file.read(path)
 
 
 def _same_file(first: str, second: str) -> bool:

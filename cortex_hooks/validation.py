@@ -19,9 +19,10 @@ def explain(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def validated(model: type[BaseModel], data: Any, what: str, code: int = USAGE) -> Any:
-    """`model` validated from data, or CortexError naming every offending field."""
+def validated(model: type[BaseModel], data: Any, what: str, code: int = USAGE, context: Any = None) -> Any:
+    """`model` validated from data (its validators given `context`), or CortexError naming every
+    offending field."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as error:
         raise CortexError(f"{what}: {explain(error)}", code) from None

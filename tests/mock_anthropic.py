@@ -172,6 +172,7 @@ def stream_events(turn: dict[str, Any], index: int) -> Iterator[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.setrecursionlimit(50_000)  # a turn may hold a value nested thousands deep (json recurses)
     parser = argparse.ArgumentParser(description="Run a command against a scripted Messages API.")
     parser.add_argument("--turns", required=True, help="JSON file: the list of turns")
     parser.add_argument("--record", required=True, help="where to write the recorded requests")

@@ -158,6 +158,28 @@ def in_process(
     return Result(code, stdout.buffer.getvalue(), stderr.buffer.getvalue())  # type: ignore[attr-defined]
 
 
+def stored_as_of_old(database: Path | str, learning_id: int, **columns: object) -> None:
+    """Change a stored learning as a database written before today's rules may hold it (a tool
+    in the wrong case, nested quantifiers: refused at `add` now), through the store, so that its
+    derived prefilter data follows as it would have."""
+    from contextlib import closing
+
+    from cortex_hooks.store import learnings
+    from cortex_hooks.store.connection import Transaction, open_database
+
+    with closing(open_database(str(database))) as connection, Transaction(connection):
+        learnings.update(connection, learning_id, columns)
+
+
+def reminder_unless_regex(options: tuple[str, ...] | list[str]) -> list[str]:
+    """The options of an `add`, with `--no-regex` when they give no regex: a learning without one
+    is refused unless it says so (SPEC §19)."""
+    given = list(options)
+    if any(option.startswith("--regex") or option == "--no-regex" for option in given):
+        return given
+    return [*given, "--no-regex"]
+
+
 def cli(*args: str, process: bool = False, **kwargs: Any) -> Result:
     """`cortex-hooks ARGS`, in-process; with `process=True` through the installed console script
     (where the process itself is under test: exit status, streams, locale, signals, concurrency)."""

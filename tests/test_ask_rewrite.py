@@ -14,6 +14,7 @@ import pytest
 from support import cli, cli_json, payload, run
 from test_locked import write_lock
 
+from cortex_hooks.redact import redact
 from cortex_hooks.store import schema
 from cortex_hooks.store.connection import SCHEMA_VERSION
 
@@ -251,11 +252,16 @@ def test_an_ask_under_the_write_lock_is_kept_and_counted_later(db: Path) -> None
     assert history(db) == [(asked, 2, 0, 2, 0, 0)]
 
 
-def test_a_database_of_version_16_takes_its_actions_from_auto_block(tmp_path: Path) -> None:
-    path = tmp_path / "v16.db"
+def redacted(text: str | None) -> str | None:
+    return None if text is None else redact(text)
+
+
+def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path: Path) -> None:
+    path = tmp_path / "before.db"  # the version before SPEC §16's migration (the last one)
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.create_function("cortex_redacted", 1, redacted)  # as store.schema.migrate does
         connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:16]:
+        for statements in schema.MIGRATIONS[: SCHEMA_VERSION - 1]:
             for statement in statements:
                 if isinstance(statement, str):
                     connection.execute(statement)
@@ -269,7 +275,7 @@ def test_a_database_of_version_16_takes_its_actions_from_auto_block(tmp_path: Pa
                 (number, flag, NOW, NOW),
             )
             connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (number,))
-        connection.execute("PRAGMA user_version = 16")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
         connection.execute("COMMIT")
     listed = cli_json("list", "--db", str(path))
     assert [(row["action"], row["auto_block"], row["rewrite"]) for row in listed] == [
@@ -306,7 +312,8 @@ def test_mcp_takes_the_action_and_keeps_auto_block(db: Path) -> None:
     (learning,) = cli_json("list")
     assert (learning["action"], learning["auto_block"]) == ("ask", False)
     text, is_error = tools.call(
-        "cortex_add_learning", {"anti_pattern": "c", "correct_pattern": "d", "auto_block": True}
+        "cortex_add_learning",
+        {"anti_pattern": "c", "correct_pattern": "d", "regex": "^yy", "auto_block": True},
     )
     assert not is_error, text
     assert [row["action"] for row in cli_json("list")] == ["ask", "block"]

@@ -9,16 +9,18 @@ import regex
 from capture_corpus import corpus
 from support import cli_json
 
+from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION as AT
+
 
 def test_the_corpus_gives_exactly_its_four_mistakes(tmp_path: Path) -> None:
     for transcript in corpus():
         cli_json("capture", "--transcript", str(transcript.write(tmp_path / f"{transcript.session}.jsonl")))
     found = {(proposal["signal"], proposal["regex"]) for proposal in cli_json("proposals")}
     assert found == {
-        ("failed-then-fixed", r"(?:^|[;&|(\n])\s*python(?=[\s;&|)]|$)"),
-        ("failed-then-fixed", r"(?:^|[;&|(\n])\s*python3\s+\-m\s+pytest(?=[\s;&|)]|$)"),
-        ("failed-then-fixed", r"(?:^|[;&|(\n])\s*make\s(?:[^;&|\n]*\s)?check(?=[\s;&|)]|$)"),
-        ("user-correction", r"(?:^|[;&|(\n])\s*npm(?=[\s;&|)]|$)"),
+        ("failed-then-fixed", AT + r"python(?=[\s;&|)]|$)"),
+        ("failed-then-fixed", AT + r"python3\s+\-m\s+pytest(?=[\s;&|)]|$)"),
+        ("failed-then-fixed", AT + r"make\s(?:[^;&|\n]*\s)?check(?=[\s;&|)]|$)"),
+        ("user-correction", AT + r"npm(?=[\s;&|)]|$)"),
     }
 
 

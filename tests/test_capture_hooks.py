@@ -54,7 +54,9 @@ def scan_rows() -> list[sqlite3.Row]:
 
 @pytest.fixture
 def two_sessions(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")  # a database: hooks never create one
+    cli(
+        "add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x"
+    )  # a database: hooks never create one
     for session in ("s1", "s2"):
         end(make_session(session).write(tmp_path / f"{session}.jsonl"), session)
 
@@ -75,7 +77,7 @@ def test_session_start_shows_the_proposal_with_its_commands() -> None:
 
 @pytest.mark.usefixtures("two_sessions")
 def test_the_review_notice_and_the_proposals_share_one_line() -> None:
-    cli("add", "--anti-pattern", "old", "--correct", "y", "--confidence", "0.40")
+    cli("add", "--no-regex", "--anti-pattern", "old", "--correct", "y", "--confidence", "0.40")
     message = start().json()["systemMessage"]
     assert "1 learning awaits review" in message
     assert "1 proposed learning awaits" in message
@@ -101,7 +103,7 @@ def test_a_proposal_is_matched_by_no_hook_and_found_by_no_recall() -> None:
 
 
 def test_a_repeated_session_end_scans_only_what_was_added(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = tmp_path / "s1.jsonl"
     transcript = make_session("s1")
     end(transcript.write(path), "s1")
@@ -115,7 +117,7 @@ def test_a_repeated_session_end_scans_only_what_was_added(tmp_path: Path) -> Non
 
 
 def test_capture_switched_off_per_project(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     Path(database()).with_name("config.toml").write_text("[capture]\nenabled = false\n", encoding="utf-8")
     for session in ("s1", "s2"):
         end(make_session(session).write(tmp_path / f"{session}.jsonl"), session)
@@ -123,7 +125,7 @@ def test_capture_switched_off_per_project(tmp_path: Path) -> None:
 
 
 def test_capture_switched_off_for_every_project(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     home = Path(os.environ["HOME"]) / ".claude" / "memory"
     home.mkdir(parents=True)
     (home / "config.toml").write_text("[capture]\nenabled = false\n", encoding="utf-8")
@@ -132,7 +134,7 @@ def test_capture_switched_off_for_every_project(tmp_path: Path) -> None:
 
 
 def test_what_the_budget_leaves_the_worker_finishes(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     for session in ("s1", "s2"):
         path = make_session(session).write(tmp_path / f"{session}.jsonl")
         with closing(open_database(database())) as connection:  # a budget already spent
@@ -150,7 +152,7 @@ def test_what_the_budget_leaves_the_worker_finishes(tmp_path: Path) -> None:
 
 def test_the_worker_scans_a_session_that_sessionend_could_not_start(tmp_path: Path) -> None:
     """A SessionEnd that found the database busy stored no offset: the worker is told the session."""
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     first = make_session("s0").write(tmp_path / "s0.jsonl")
     with closing(open_database(database())) as connection:
         now = clock.iso(clock.now())
@@ -168,7 +170,7 @@ def test_the_worker_scans_a_session_that_sessionend_could_not_start(tmp_path: Pa
 
 
 def test_the_worker_writes_down_its_error_for_doctor(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = make_session("s1").write(tmp_path / "s1.jsonl")
     with closing(open_database(database())) as connection:
         scanning.scan(connection, str(path), "s1", deadline=0.0, now=clock.iso(clock.now()), policy=DEFAULT)
@@ -187,7 +189,7 @@ def test_the_worker_writes_down_its_error_for_doctor(tmp_path: Path) -> None:
 def test_only_one_worker_runs_at_a_time(tmp_path: Path) -> None:
     import fcntl
 
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = make_session("s1").write(tmp_path / "s1.jsonl")
     with closing(open_database(database())) as connection:
         scanning.scan(connection, str(path), "s1", deadline=0.0, now=clock.iso(clock.now()), policy=DEFAULT)
@@ -202,7 +204,7 @@ def test_only_one_worker_runs_at_a_time(tmp_path: Path) -> None:
 def test_a_capture_killed_midway_loses_nothing_and_duplicates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = make_session("s1").write(tmp_path / "s1.jsonl")
 
     def killed(*args: object, **kwargs: object) -> None:
@@ -223,7 +225,7 @@ def test_a_capture_killed_midway_loses_nothing_and_duplicates_nothing(
 
 
 def test_session_end_on_a_60_mb_transcript_hands_the_rest_to_the_worker(tmp_path: Path) -> None:
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = tmp_path / "big.jsonl"
     transcript = make_session("big")
     filler = "x" * 2000
@@ -251,7 +253,7 @@ def test_two_scanners_at_once_record_each_sighting_once(
 ) -> None:
     from cortex_hooks.capture import reading
 
-    cli("add", "--anti-pattern", "unrelated", "--correct", "x")
+    cli("add", "--no-regex", "--anti-pattern", "unrelated", "--correct", "x")
     path = str(make_session("s1").write(tmp_path / "s1.jsonl"))
     real_read = reading.read
     now = "2026-01-01T00:00:00Z"
@@ -287,7 +289,7 @@ def test_the_claude_child_is_guarded_against_recursion(monkeypatch: pytest.Monke
     from cortex_hooks.capture import drafting
 
     monkeypatch.setenv("CLAUDECODE", "1")
-    argv = drafting.command("claude", "word this")
+    argv = drafting.command("claude")
     assert argv[argv.index("--setting-sources") + 1] == ""
     assert "--no-session-persistence" in argv
     assert argv[argv.index("--max-turns") + 1] == "1"

@@ -80,6 +80,23 @@ def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
     assert cli_json("proposals") == []
 
 
+def test_a_dry_run_reports_what_the_run_would_propose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23.9: the dry run proposed nothing where the run proposed one."""
+    monkeypatch.setenv("CORTEX_NOW", "2026-11-20T12:00:00Z")
+    capture(make_session("s1").write(tmp_path / "s1.jsonl"))
+    second = make_session("s2").write(tmp_path / "s2.jsonl")
+    dry = capture(second, "--dry-run")
+    human = cli("capture", "--transcript", str(second), "--dry-run")
+    assert cli_json("proposals") == []  # still nothing written
+    real = capture(second)
+    assert len(real["proposed"]) == 1
+    assert dry == real
+    assert "1 new proposal (dry run: nothing written)" in human.stdout
+    assert "AVOID: `make check` fails" in human.stdout
+
+
 def test_a_rejected_proposal_is_never_proposed_again(tmp_path: Path) -> None:
     capture(make_session("s1").write(tmp_path / "s1.jsonl"))
     [proposal] = capture(make_session("s2").write(tmp_path / "s2.jsonl"))["proposed"]
@@ -200,7 +217,10 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
-        # (17: the action, of which auto_block is computed, and the rewrite)
+        # (18: the action, of which auto_block is computed, and the rewrite; the guard file's
+        # triggers, made again on the action, go with 17's table below)
+        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
+            connection.execute(f"DROP TRIGGER {trigger}")
         for index in ("learning_acting", "learning_by_update", "learning_prunable"):
             connection.execute(f"DROP INDEX {index}")
         for column in ("auto_block", "action", "rewrite"):
@@ -221,7 +241,9 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         ):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("DROP TABLE capture_note")
-        # and what came after capture (13: the keys' copy of the tool matcher)
+        # and what came after capture, the newest first (17: the guard file)
+        connection.execute("DROP TABLE guard_state")
+        # (13: the keys' copy of the tool matcher)
         connection.execute("DROP TRIGGER learning_tool_keyed")
         connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
         # (16: pack learnings' columns and the pack table)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SCRIPTS, cli, cli_json, script
+from support import SCRIPTS, cli, cli_json, reminder_unless_regex, script
 
 pytestmark = pytest.mark.claude_cli
 
@@ -103,7 +103,9 @@ def learn(project: Path) -> Any:
     database = project / ".cortex" / "cortex.db"
 
     def add(*args: str) -> dict[str, Any]:
-        learning: dict[str, Any] = cli_json("add", *args, env={"CORTEX_DB": str(database)})
+        learning: dict[str, Any] = cli_json(
+            "add", *reminder_unless_regex(args), env={"CORTEX_DB": str(database)}
+        )
         return learning
 
     return add

@@ -101,7 +101,9 @@ def test_a_learning_added_through_mcp_denies_a_bash_call_in_the_same_session(
     assert run.code == 0, run.explain()
 
     added = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
-    assert said(added) == "Added learning #1."
+    assert said(added) == (  # the server found the project's database, and made it: said where
+        f"Added learning #1.\ncreated the project database {project / '.cortex' / 'cortex.db'}"
+    )
     assert not (project / "ran.flag").exists(), "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[2], "toolu_mock_2"), "toolu_mock_2")
     assert denied["is_error"] is True

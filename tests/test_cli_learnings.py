@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run
+from support import Result, cli, cli_json, payload, reminder_unless_regex, run
 
 FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": int,
@@ -34,7 +34,7 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 
 def add(*options: str, **kwargs: Any) -> dict[str, Any]:
     record: dict[str, Any] = cli_json(
-        "add", "--anti-pattern", "rm -rf", "--correct", "use trash", *options, **kwargs
+        "add", "--anti-pattern", "rm -rf", "--correct", "use trash", *reminder_unless_regex(options), **kwargs
     )
     return record
 
@@ -202,7 +202,7 @@ def test_no_regex_removes_the_regex_and_excludes_regex(db: Path) -> None:
     learning = str(add("--regex", r"rm\s+-rf", "--auto-block")["id"])
     before = fingerprint(db)
     fails_with_usage(cli("update", learning, "--regex", "x", "--no-regex"))
-    fails_with_usage(cli("add", "--anti-pattern", "a", "--correct", "b", "--no-regex"))
+    fails_with_usage(cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--no-regex"))
     assert fingerprint(db) == before
     updated = cli_json("update", learning, "--no-regex")
     assert (updated["regex"], updated["auto_block"]) == (None, True)
@@ -218,7 +218,7 @@ def test_an_empty_regex_is_refused_with_the_way_to_remove_one() -> None:
 
 
 def test_a_permission_rule_as_tool_says_what_a_matcher_is() -> None:
-    result = cli("add", "--anti-pattern", "a", "--correct", "b", "--tool", "Bash(git:*)")
+    result = cli("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--tool", "Bash(git:*)")
     fails_with_usage(result)
     assert "permission rule" in result.stderr
     for shown in ("Edit|Write", "mcp__.*", "--tool Bash --regex '^git\\b'"):
@@ -238,7 +238,7 @@ def test_regex_given_in_the_equals_form_may_begin_with_a_dash() -> None:
     assert record["regex"] == "--force"
     updated = cli_json("update", str(record["id"]), "--regex=-f\\b")
     assert updated["regex"] == "-f\\b"
-    assert cli_json("add", "--anti-pattern=-x", "--correct=--y")["anti_pattern"] == "-x"
+    assert cli_json("add", "--no-regex", "--anti-pattern=-x", "--correct=--y")["anti_pattern"] == "-x"
 
 
 def test_pin_and_unpin() -> None:
@@ -375,7 +375,7 @@ INVALID_ADD = [
 
 @pytest.mark.parametrize("option", INVALID_ADD)
 def test_invalid_add_is_refused_and_creates_nothing(option: tuple[str, str], db: Path) -> None:
-    fails_with_usage(cli("add", "--anti-pattern", "a", "--correct", "b", *option))
+    fails_with_usage(cli("add", "--anti-pattern", "a", "--correct", "b", *reminder_unless_regex(option)))
     assert not db.exists()
     assert not list(db.parent.glob(db.name + "*"))
 
@@ -383,12 +383,12 @@ def test_invalid_add_is_refused_and_creates_nothing(option: tuple[str, str], db:
 @pytest.mark.parametrize(
     "args",
     [
-        ("add", "--anti-pattern", "a"),
+        ("add", "--no-regex", "--anti-pattern", "a"),
         ("add", "--correct", "b"),
-        ("add", "--anti-pattern", "", "--correct", "b"),
+        ("add", "--no-regex", "--anti-pattern", "", "--correct", "b"),
         ("frobnicate",),
         (),
-        ("add", "--anti-pattern", "a", "--correct", "b", "--no-such-option"),
+        ("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--no-such-option"),
         ("show",),
         ("show", "abc"),
         ("list", "--archived", "--all"),
@@ -445,7 +445,7 @@ def test_db_option_before_or_after_the_command(where: str, tmp_path: Path, db: P
     other = tmp_path / "elsewhere" / "memory.db"
     other.parent.mkdir()
     db_option = ("--db", str(other))
-    command = ("add", "--anti-pattern", "a", "--correct", "b", "--json")
+    command = ("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--json")
     args = db_option + command if where == "before" else command + db_option
     result = cli(*args)
     assert result.code == 0, result.stderr
@@ -470,7 +470,7 @@ def test_database_in_claude_project_dir_is_private(tmp_path: Path, db: Path) -> 
     project = tmp_path / "project"
     project.mkdir()
     env = {"CORTEX_DB": "", "CLAUDE_PROJECT_DIR": str(project)}
-    assert cli("add", "--anti-pattern", "a", "--correct", "b", env=env).code == 0
+    assert cli("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", env=env).code == 0
     _assert_private_project_database(project)
     assert not db.exists()
     assert len(cli_json("list", env=env)) == 1
@@ -481,7 +481,9 @@ def test_database_at_the_nearest_git_root_is_private(tmp_path: Path, db: Path) -
     (project / ".git").mkdir(parents=True)
     nested = project / "src" / "pkg"
     nested.mkdir(parents=True)
-    result = cli("add", "--anti-pattern", "a", "--correct", "b", env={"CORTEX_DB": ""}, cwd=nested)
+    result = cli(
+        "add", "--no-regex", "--anti-pattern", "a", "--correct", "b", env={"CORTEX_DB": ""}, cwd=nested
+    )
     assert result.code == 0, result.stderr
     _assert_private_project_database(project)
     assert not (nested / ".cortex").exists()

@@ -52,7 +52,10 @@ def test_version() -> None:
         ((), "required"),
         (("frobnicate",), "frobnicate"),
         (("list", "--frobnicate"), "--frobnicate"),
-        (("add", "--anti-pattern", "a", "--correct", "b", "--confidence", "0.95"), "confidence"),
+        (
+            ("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--confidence", "0.95"),
+            "confidence",
+        ),
         (("add", "--anti-pattern", "a", "--correct", "b", "--regex", "("), "regex"),
     ],
 )
@@ -62,7 +65,7 @@ def test_invalid_input_exits_2_with_one_line(args: tuple[str, ...], named: str, 
 
 
 def test_an_unknown_id_exits_2(db: Path) -> None:
-    assert cli_process("add", "--anti-pattern", "a", "--correct", "b").code == 0
+    assert cli_process("add", "--no-regex", "--anti-pattern", "a", "--correct", "b").code == 0
     assert "99" in one_line_failure(cli_process("show", "99"), 2)
 
 
@@ -82,7 +85,7 @@ def test_doctor_exits_1_on_a_problem_and_says_so_in_both_forms(db: Path) -> None
 @pytest.mark.parametrize("locale", [{"LC_ALL": "C"}, {"LC_ALL": "C.UTF-8"}, {"LANG": "", "LC_ALL": ""}])
 def test_non_ascii_text_round_trips_whatever_the_locale(locale: dict[str, str]) -> None:
     text = "naïve café → ✓ 日本"
-    added = cli_process("add", "--anti-pattern", text, "--correct", "c", "--json", env=locale)
+    added = cli_process("add", "--no-regex", "--anti-pattern", text, "--correct", "c", "--json", env=locale)
     assert added.code == 0, added.stderr
     assert added.json()["anti_pattern"] == text
     shown = cli_process("list", env=locale)

@@ -72,8 +72,7 @@ def assert_all_clean(results: list[Finished]) -> None:
 
 def add(*options: str, regex: str | None = None, anti: str = "anti") -> int:
     args = ["add", "--anti-pattern", anti, "--correct", "the correct way"]
-    if regex is not None:
-        args.append(f"--regex={regex}")
+    args.append("--no-regex" if regex is None else f"--regex={regex}")
     return int(cli_json(*args, *options)["id"])
 
 
@@ -192,7 +191,9 @@ def test_hooks_and_cli_writes_at_once(crowd: Crowd, db: Path) -> None:
         if n < starts:
             crowd.hook(START, payload("session_start.startup", session_id=f"start-{n}"))
         if n < adds:
-            crowd.cli("add", "--anti-pattern", f"added {n}", "--correct", "c", "--json", label="add")
+            crowd.cli(
+                "add", "--no-regex", "--anti-pattern", f"added {n}", "--correct", "c", "--json", label="add"
+            )
         if n < shows:
             crowd.cli("show", str(matched), "--json", label="show")
     results = crowd.finish()

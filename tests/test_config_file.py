@@ -73,7 +73,7 @@ def assert_reported_once(result: Result, *named: str) -> None:
 def test_a_value_the_code_cannot_compute_is_refused_and_session_start_runs(
     db: Path, text: str, named: str
 ) -> None:
-    cli_json("add", "--anti-pattern", "anti", "--correct", "correct")
+    cli_json("add", "--no-regex", "--anti-pattern", "anti", "--correct", "correct")
     config(db).write_text(text)
     result = run(START, stdin=payload("session_start.startup"), timeout=10)
     assert_reported_once(result, named)

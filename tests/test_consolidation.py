@@ -124,7 +124,7 @@ def test_storing_flags_pairs_of_similarity_085_and_above(db: Path, tmp_path: Pat
     close = remember("one two three four five six seven eight nine ten eleven")  # 10/11 = 0.91
     related = remember("one two three four five six seven eight alpha beta")  # 8/12 = 0.67: linked only
     assert flags(db) == [(first, close, 0.91)]
-    source = tmp_path / "code.py"
+    source = tmp_path / "cwd" / "code.py"  # a file of the project (the working directory)
     source.write_text("print('hello world')\n")
     cli_json("index-code", str(source), "--prose", "greets the world")
     cli_json("index-code", str(source), "--prose", "greets the world")  # the same file again
@@ -270,6 +270,7 @@ def test_the_global_scope_consolidates_its_own_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CORTEX_GLOBAL_DB", str(tmp_path / "global" / "cortex-global.db"))
+    (tmp_path / "global").mkdir()  # a folder named for a database must be there (it is not ours to make)
     cli_json("remember", "tabs are two spaces in yaml files", "--global")
     cli_json("remember", "tabs are two spaces in yaml files", "--global")
     result = cli_json("consolidate", "--global", "--json")

@@ -25,7 +25,7 @@ def test_a_transcript_is_read_however_its_json_is_spaced(tmp_path: Path, separat
     records = [json.loads(line) for line in (FIXTURES / "transcript.jsonl").read_text().splitlines()]
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("".join(json.dumps(record, separators=separators) + "\n" for record in records))
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b")
     end_session("spaced-or-not", transcript)
     (session,) = cli_json("sessions", "list")
     assert session["summary"] == "Please add a greeting module and fix the typo"
@@ -40,7 +40,7 @@ def test_the_summary_is_the_first_prompt_as_written_cut_to_200(tmp_path: Path) -
     record = {"type": "user", "message": {"role": "user", "content": prompt}}
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps(record) + "\n")
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b")
     end_session("long-prompt", transcript)
     (session,) = cli_json("sessions", "list")
     assert session["summary"] == prompt.strip()[:200]
@@ -71,9 +71,9 @@ def test_older_memories_are_counted_beside_recent_ones() -> None:
     old, recent = {"CORTEX_NOW": "2026-05-01T10:00:00Z"}, {"CORTEX_NOW": NOW}
     for number in range(2):
         cli_json("decisions", "add", "--title", f"old {number}", "--reasoning", "r", env=old)
-        cli_json("add", "--anti-pattern", f"old {number}", "--correct", "c", "--pin", env=old)
+        cli_json("add", "--no-regex", "--anti-pattern", f"old {number}", "--correct", "c", "--pin", env=old)
     cli_json("decisions", "add", "--title", "new", "--reasoning", "r", env=recent)
-    cli_json("add", "--anti-pattern", "new", "--correct", "c", env=recent)
+    cli_json("add", "--no-regex", "--anti-pattern", "new", "--correct", "c", env=recent)
     text = cli("snapshot", env=recent).stdout
     assert "- #3 new: r" in text
     assert "2 older decisions" in text
@@ -82,7 +82,7 @@ def test_older_memories_are_counted_beside_recent_ones() -> None:
 
 
 def test_snapshot_prints_exactly_the_injected_text_and_takes_json() -> None:
-    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--confidence", "0.4")
+    cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--confidence", "0.4")
     started = run("cortex-session-start", stdin=payload("session_start.startup"))
     injected = started.json()["hookSpecificOutput"]["additionalContext"]
     assert cli("snapshot").stdout == injected
@@ -96,14 +96,14 @@ def test_an_empty_memory_has_an_empty_snapshot() -> None:
 
 
 def test_export_takes_json_too() -> None:
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b")
     assert cli_json("export")["learnings"][0]["anti_pattern"] == "a"
 
 
 def test_a_configured_start_applies_to_new_and_imported_learnings(db: Path, tmp_path: Path) -> None:
-    cli_json("add", "--anti-pattern", "first", "--correct", "c")  # creates the database
+    cli_json("add", "--no-regex", "--anti-pattern", "first", "--correct", "c")  # creates the database
     (db.parent / "config.toml").write_text("[confidence]\nstart = 0.60\n")
-    assert cli_json("add", "--anti-pattern", "a", "--correct", "b")["confidence"] == 0.6
+    assert cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b")["confidence"] == 0.6
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps([{"anti_pattern": "i", "correct_pattern": "c"}]))
     cli_json("import", str(bare))
@@ -118,14 +118,13 @@ def test_a_configured_start_applies_to_new_and_imported_learnings(db: Path, tmp_
 @pytest.mark.parametrize(
     "changes",
     [
-        {"session_id": None},
-        {"hook_event_name": None},
+        {"hook_event_name": None},  # (no session id is no problem: the decision does not read it)
         {"tool_input": {"command": 5}},
         {"tool_name": "Write", "tool_input": {"file_path": "/a", "content": ["x"]}},
         {"tool_name": "MultiEdit", "tool_input": {"file_path": "/a", "edits": "x"}},
         {"tool_name": "Edit", "tool_input": {"file_path": 7, "new_string": "x"}},
     ],
-    ids=["no-session", "no-event", "command-int", "content-list", "edits-str", "path-int"],
+    ids=["no-event", "command-int", "content-list", "edits-str", "path-int"],
 )
 def test_pre_tool_use_refuses_missing_and_mistyped_fields(db: Path, changes: dict[str, object]) -> None:
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--regex", ".", "--auto-block")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, payload, run, script
+from support import Result, cli, payload, reminder_unless_regex, run, script
 
 from cortex_hooks.store.connection import SCHEMA_VERSION
 
@@ -39,7 +39,9 @@ class Project:
         return cli(*args, env=self.env, cwd=self.root, timeout=timeout)
 
     def add(self, *args: str) -> int:
-        result = self.cli("add", "--anti-pattern", "anti", "--correct", "correct", *args, "--json")
+        result = self.cli(
+            "add", "--anti-pattern", "anti", "--correct", "correct", *reminder_unless_regex(args), "--json"
+        )
         assert result.code == 0, result.stderr
         learning: int = result.json()["id"]
         return learning

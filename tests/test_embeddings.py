@@ -207,7 +207,7 @@ def test_decisions_errors_and_todos_are_embedded_with_them(voyage: MockVoyage, t
 
 
 def test_code_is_never_sent_only_its_description(voyage: MockVoyage, tmp_path: Path) -> None:
-    source = tmp_path / "secret_module.py"
+    source = tmp_path / "cwd" / "secret_module.py"  # a file of the project (the working directory)
     source.write_text("API_TOKEN = 'hunter2-do-not-send'\ndef handler(): return API_TOKEN\n")
     assert cli("index-code", str(source), "--prose", "The request handler and its token").code == 0
     assert cli("remember", "def f(): return 'inline-code-body'", "--type", "code").code == 0
@@ -240,7 +240,12 @@ def test_a_failed_request_never_fails_the_command_and_embed_fills_it_later(
 def test_an_update_of_the_text_replaces_the_vector(voyage: MockVoyage, tmp_path: Path) -> None:
     db = tmp_path / "cortex.db"
     cli("remember", "Deploys go to eu-west-1")
-    assert cli("add", "--anti-pattern", "pytest -x on the flaky suite", "--correct", "rerun once").code == 0
+    assert (
+        cli(
+            "add", "--no-regex", "--anti-pattern", "pytest -x on the flaky suite", "--correct", "rerun once"
+        ).code
+        == 0
+    )
     before = {(kind, item): data for kind, item, _, data in stored_vectors(db)}
     assert set(before) == {(1, 1), (2, 1)}
     assert cli("memories", "update", "1", "--content", "Deploys go to us-east-2 now").code == 0

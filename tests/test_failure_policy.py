@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run
+from support import Result, cli, cli_json, payload, reminder_unless_regex, run
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 FIXTURE = {PRE: "pre_tool_use.bash", START: "session_start.startup", END: "session_end.other"}
@@ -35,7 +35,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["--confidence", "0.40", "--anti-pattern", "stale", "--correct", "fresh"],
         ["--pin", "--anti-pattern", "pinned", "--correct", "kept"],
     ):
-        result = cli("add", db, *options)
+        result = cli("add", db, *reminder_unless_regex(options))
         assert result.code == 0, result.stderr
     ended = run(END, stdin=payload("session_end.other"), env={"CORTEX_DB": str(path)})
     assert ended.code == 0, ended.stderr
@@ -499,6 +499,7 @@ def test_claude_project_dir_wins_over_payload_cwd_and_cortex_db_over_both(
         "cwd": cwd / ".cortex" / "cortex.db",
         "explicit": explicit,
     }
+    named.mkdir()  # a project: its .cortex/ is made, never the folders above it (cwd is there)
     ids = {name: _add_in({}, f"--db={path}") for name, path in paths.items()}
     data = payload("pre_tool_use.bash", cwd=str(cwd))
 
@@ -517,6 +518,6 @@ def test_claude_project_dir_wins_over_payload_cwd_and_cortex_db_over_both(
 
 
 def test_database_created_by_the_cli_is_private(db: Path) -> None:
-    cli_json("add", "--anti-pattern", "a", "--correct", "b")
+    cli_json("add", "--no-regex", "--anti-pattern", "a", "--correct", "b")
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     assert os.access(db, os.R_OK)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIXTURES, Result, cli, cli_json, payload, run
+from support import FIXTURES, Result, cli, cli_json, payload, reminder_unless_regex, run
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 TRANSCRIPT = str(FIXTURES / "transcript.jsonl")
@@ -64,7 +64,17 @@ def assert_says(result: Result, db: Path, *causes: str) -> None:
 
 
 def add(*options: str, anti: str = "anti", env: dict[str, str] | None = None) -> Result:
-    return cli("add", "--anti-pattern", anti, "--correct", "c", "--json", *options, env=env, process=True)
+    return cli(
+        "add",
+        "--anti-pattern",
+        anti,
+        "--correct",
+        "c",
+        "--json",
+        *reminder_unless_regex(options),
+        env=env,
+        process=True,
+    )
 
 
 def with_umask(mask: int, work: Any) -> Any:
@@ -100,9 +110,12 @@ def test_database_and_cortex_dir_are_private_whatever_the_umask(
 
 
 @pytest.mark.parametrize("mask", [0o000, 0o077], ids=["umask-000", "umask-077"])
-def test_cortex_db_in_a_missing_directory_hooks_do_nothing_and_the_cli_creates_it_private(
+def test_cortex_db_in_a_missing_directory_hooks_do_nothing_and_the_cli_refuses_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mask: int
 ) -> None:
+    """A folder named for a database is not made (a typo would leave a tree of folders, issue 23):
+    hooks do nothing, the CLI says which folder is missing; once it is there, the database is
+    created private whatever the umask."""
     database = tmp_path / "missing" / "deeper" / "cortex.db"
     monkeypatch.setenv("CORTEX_DB", str(database))
     for hook, fixture in FIXTURE.items():
@@ -110,8 +123,13 @@ def test_cortex_db_in_a_missing_directory_hooks_do_nothing_and_the_cli_creates_i
         assert (result.code, result.stdout, result.stderr) == (0, "", ""), hook
     assert not (tmp_path / "missing").exists()
     result = with_umask(mask, add)
+    assert result.code == 2
+    assert f"its folder {database.parent} does not exist" in result.stderr
+    assert not (tmp_path / "missing").exists()
+    database.parent.mkdir(parents=True)
+    result = with_umask(mask, add)
     assert result.code == 0, result.stderr
-    assert (mode(database.parent), mode(database)) == (0o700, 0o600)
+    assert mode(database) == 0o600
     assert [r["anti_pattern"] for r in cli_json("list")] == ["anti"]
 
 
@@ -237,7 +255,12 @@ def test_a_full_disk_during_an_add_and_a_session_end(
 def test_cli_refuses_a_directory_where_the_database_should_be(db: Path) -> None:
     db.mkdir()
     (db / "keep").write_text("x")
-    for args in (["add", "--anti-pattern", "a", "--correct", "c"], ["list"], ["show", "1"], ["prune"]):
+    for args in (
+        ["add", "--no-regex", "--anti-pattern", "a", "--correct", "c"],
+        ["list"],
+        ["show", "1"],
+        ["prune"],
+    ):
         assert_one_line_error(cli(*args, process=True), hook=False)
     assert [path.name for path in db.iterdir()] == ["keep"]
 
@@ -262,6 +285,7 @@ def test_a_file_where_the_cortex_directory_should_be(tmp_path: Path, monkeypatch
 
 def test_a_symlinked_database_works_and_stays_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = tmp_path / "real" / "cortex.db"
+    real.parent.mkdir()
     assert add("--regex", r"rm\s+-rf", "--auto-block", env={"CORTEX_DB": str(real)}).code == 0
     link = tmp_path / "link.db"
     link.symlink_to(real)

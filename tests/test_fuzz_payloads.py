@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import FIXTURES, cli_json, payload, run
+from support import FIXTURES, cli_json, payload, reminder_unless_regex, run
 
 from cortex_hooks.hooks import pipeline, pre_tool_use, session_end, session_start
 
@@ -73,7 +73,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         ["--confidence", "0.30", "--anti-pattern", "stale", "--correct", "fresh"],
     ):
-        cli_json("add", f"--db={path}", *options)
+        cli_json("add", f"--db={path}", *reminder_unless_regex(options))
     return path
 
 

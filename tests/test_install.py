@@ -75,7 +75,7 @@ def without_paths(settings: Any) -> Any:
 
 
 def test_fresh_install_writes_the_example_block_with_absolute_paths(project: Path) -> None:
-    result = cli("install", cwd=project / ".git")  # from inside: the nearest .git is the project
+    result = cli("install", cwd=project)
     assert result.code == 0, result.stderr
     written = load(settings_file(project))
     assert without_paths(written) == load(ROOT / "settings.example.json")
@@ -372,6 +372,38 @@ def test_user_scope_writes_under_home(project: Path) -> None:
     assert load(home / ".claude/settings.json") == {}
 
 
+@pytest.mark.parametrize("marker", [".git", ".cortex", ".claude"])
+@pytest.mark.parametrize("scope", ["project", "local"])
+def test_install_inside_another_project_is_refused_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str, scope: str
+) -> None:
+    """Claude Code reads .claude/ of the folder it starts in and names it CLAUDE_PROJECT_DIR: a
+    folder inside a git repository (or another project) would get the parent wired (issue 23.7)."""
+    monkeypatch.delenv("CORTEX_DB")  # the database is the project's own, as for a person
+    parent = tmp_path / "code"
+    (parent / marker).mkdir(parents=True)
+    if marker == ".cortex":
+        assert cli("install", cwd=parent).code == 0
+    here = parent / "my-app"
+    here.mkdir()
+    before = sorted(str(path) for path in tmp_path.rglob("*"))
+    for dry in ([], ["--dry-run"]):
+        result = cli("install", "--scope", scope, *dry, cwd=here)
+        assert result.code == 2, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert f"{here} lies inside the project {parent} (it holds {marker})" in result.stderr
+        assert f"cd {parent} && cortex-hooks install" in result.stderr
+        assert f"CLAUDE_PROJECT_DIR={here} cortex-hooks install" in result.stderr
+    assert sorted(str(path) for path in tmp_path.rglob("*")) == before  # nothing written
+
+    done = cli("install", "--scope", scope, cwd=here, env={"CLAUDE_PROJECT_DIR": str(here)})
+    assert done.code == 0, done.stderr
+    assert (here / ".claude").is_dir()
+    assert (here / ".cortex" / "cortex.db").exists()
+    assert cli("install", "--scope", scope, cwd=here).code == 0  # now a project of its own
+    assert cli("install", "--scope", "user", cwd=parent / marker).code == 0  # user scope: any folder
+
+
 def test_local_scope_writes_settings_local_json(project: Path) -> None:
     assert cli("install", "--scope", "local", cwd=project).code == 0
     assert (project / ".claude/settings.local.json").exists()
@@ -387,7 +419,7 @@ def test_the_project_is_claude_project_dir_then_the_nearest_marker(tmp_path: Pat
     marked = tmp_path / "marked"
     (marked / ".claude").mkdir(parents=True)
     (marked / "src/deep").mkdir(parents=True)
-    assert cli("install", cwd=marked / "src/deep").code == 0
+    assert cli("install", cwd=marked).code == 0
     assert settings_file(marked).exists()
 
     # HOME's .claude is the user's configuration, not a project marker.

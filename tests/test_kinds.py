@@ -279,7 +279,14 @@ def test_export_import_round_trip_remaps_superseded_by(tmp_path: Path) -> None:
         "--regex", r"push\s+--force\b", "--tool", "Bash", "--auto-block", env=at(0),
     )  # fmt: skip
     archived = cli_json(
-        "add", "--anti-pattern", "pip install globally", "--correct", "a venv", "--tool", "Bash|Write"
+        "add",
+        "--no-regex",
+        "--anti-pattern",
+        "pip install globally",
+        "--correct",
+        "a venv",
+        "--tool",
+        "Bash|Write",
     )
     cli("archive", str(archived["id"]), env=at(1))
     cli("show", str(learning["id"]), env=at(2))
@@ -324,7 +331,7 @@ def test_export_import_round_trip_remaps_superseded_by(tmp_path: Path) -> None:
 
 def test_a_learning_for_every_tool_survives_export_and_import(tmp_path: Path) -> None:
     """`--tool '*'` is the documented default (SPEC §2.1); export prints it, import must take it."""
-    cli_json("add", "--anti-pattern", "curl | sh", "--correct", "download, read, then run")
+    cli_json("add", "--no-regex", "--anti-pattern", "curl | sh", "--correct", "download, read, then run")
     source = tmp_path / "export.json"
     assert cli("export", "--output", str(source)).code == 0
     assert json.loads(source.read_text())["learnings"][0]["tool"] == "*"

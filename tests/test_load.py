@@ -45,8 +45,7 @@ class Done:
 
 def add(*options: str, anti: str, regex: str | None = None) -> int:
     args = ["add", "--anti-pattern", anti, "--correct", "the correct way", *options]
-    if regex is not None:
-        args.append(f"--regex={regex}")
+    args.append("--no-regex" if regex is None else f"--regex={regex}")
     return int(cli_json(*args)["id"])
 
 
@@ -99,7 +98,19 @@ def test_rounds_of_parallel_hooks_and_cli_writes_keep_exact_counts(db: Path) -> 
             jobs.append(Job("start", START, stdin=payload("session_start.startup", session_id=session)))
         for n in range(4):
             jobs.append(
-                Job("add", CLI, ("add", "--anti-pattern", f"added {round_}-{n}", "--correct", "c", "--json"))
+                Job(
+                    "add",
+                    CLI,
+                    (
+                        "add",
+                        "--no-regex",
+                        "--anti-pattern",
+                        f"added {round_}-{n}",
+                        "--correct",
+                        "c",
+                        "--json",
+                    ),
+                )
             )
         for _ in range(4):
             jobs.append(Job("show", CLI, ("show", str(shown), "--json")))

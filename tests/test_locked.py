@@ -102,7 +102,7 @@ def test_after_the_lock_everything_is_as_if_there_had_been_no_lock(db: Path, tmp
         "add", "--anti-pattern", "sudo make", "--correct", "make", "--regex", "sudo make", "--auto-block"
     )
     cli_json("add", "--anti-pattern", "untouched", "--correct", "y", "--regex", "zzz-never")
-    cli_json("add", "--anti-pattern", "pinned", "--correct", "y", "--pin")
+    cli_json("add", "--no-regex", "--anti-pattern", "pinned", "--correct", "y", "--pin")
     cli_json("update", "1", "--confidence", "0.40")
     twin = tmp_path / "twin" / "cortex.db"
     twin.parent.mkdir()

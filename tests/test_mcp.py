@@ -158,7 +158,9 @@ def test_a_signal_while_waiting_ends_the_server_with_0(mcp: Server, number: int)
 def test_sigint_mid_call_loses_nothing_acknowledged_and_writes_nothing_half(
     mcp: Server, project: Path
 ) -> None:
-    text, is_error = mcp.call("cortex_add_learning", anti_pattern="npm install", correct_pattern="pnpm")
+    text, is_error = mcp.call(
+        "cortex_add_learning", anti_pattern="npm install", correct_pattern="pnpm", regex="npm install"
+    )
     assert not is_error, text
     database = project / ".cortex" / "cortex.db"
     holder = sqlite3.connect(database, isolation_level=None)
@@ -171,7 +173,7 @@ def test_sigint_mid_call_loses_nothing_acknowledged_and_writes_nothing_half(
                 "method": "tools/call",
                 "params": {
                     "name": "cortex_add_learning",
-                    "arguments": {"anti_pattern": "a", "correct_pattern": "b"},
+                    "arguments": {"anti_pattern": "a", "correct_pattern": "b", "regex": "a"},
                 },
             }
         )
@@ -301,8 +303,11 @@ def test_a_config_edited_between_calls_is_read_again(mcp: Server, project: Path)
     """The running server reads config.toml as it is at each call, even rewritten at once with
     the same length (a cache keyed by the file's time and size would keep the old values)."""
     learning = {"anti_pattern": "npm install", "correct_pattern": "pnpm install", "regex": "npm"}
-    assert mcp.call("cortex_add_learning", **learning) == ("Added learning #1.", False)
     config = project / ".cortex" / "config.toml"
+    assert mcp.call("cortex_add_learning", **learning) == (
+        f"Added learning #1.\ncreated the project database {config.with_name('cortex.db')}",
+        False,
+    )
     for number, start in enumerate(("0.50", "0.60", "0.45"), start=2):
         config.write_text(f"[confidence]\nstart = {start}\n")
         assert mcp.call("cortex_add_learning", **learning) == (f"Added learning #{number}.", False)
@@ -331,8 +336,9 @@ def test_a_tool_call_goes_through_the_library_never_the_cli(project: Path) -> No
         timeout=60,
         check=True,
     )
+    database = project / ".cortex" / "cortex.db"
     assert completed.stdout.decode().splitlines() == [
-        "('Remembered memory #1 (context, project).', False)",
+        f"('Remembered memory #1 (context, project).\\ncreated the project database {database}', False)",
         "#1 (project memory, context, score 0.67)",
         "[]",
     ]

@@ -50,7 +50,8 @@ def test_add_learning_names_the_new_id_and_stores_what_add_stores(db: Path) -> N
         "high",
     )
     assert row["context"] == "pnpm lockfile"
-    assert npm_learning(**{"global": True}) == "Added learning #1."
+    made = Path.home() / ".claude" / "memory" / "cortex-global.db"  # found, not named: said
+    assert npm_learning(**{"global": True}) == f"Added learning #1.\ncreated the global database {made}"
     assert len(cli_json("list", "--global")) == 1
 
 
@@ -88,8 +89,8 @@ def test_update_learning_changes_the_fields_given(db: Path) -> None:
     )
     (row,) = cli_json("list")
     assert (row["confidence"], row["auto_block"], row["pinned"], row["tool"]) == (0.85, True, True, "Bash")
-    call("cortex_update_learning", id=1, auto_block=False)
-    assert cli_json("list")[0]["auto_block"] is False
+    assert "refused through MCP" in refused("cortex_update_learning", id=1, auto_block=False)  # weakening
+    assert cli_json("list")[0]["auto_block"] is True
     assert "no learning with id 9" in refused("cortex_update_learning", id=9, context="x")
     assert "confidence" in refused("cortex_update_learning", id=1, confidence=0.2)
     assert "pinned" in refused("cortex_update_learning", id=1, pinned=False)

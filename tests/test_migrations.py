@@ -184,7 +184,7 @@ def test_a_newer_schema_is_refused_by_every_command_and_hook(newer: Path, tmp_pa
     before = digest(newer), sorted(path.name for path in newer.parent.iterdir())
     commands = [
         ("list",), ("list", "--all"), ("list", "--review"), ("show", "1"),
-        ("add", "--anti-pattern", "a", "--correct", "b"), ("update", "1", "--context", "x"),
+        ("add", "--no-regex", "--anti-pattern", "a", "--correct", "b"), ("update", "1", "--context", "x"),
         ("pin", "2"), ("unpin", "2"), ("keep", "1"), ("archive", "1"), ("restore", "3"),
         ("prune",), ("prune", "--dry-run"), ("stats",), ("snapshot",), ("sessions", "list"),
         ("export",), ("import", str(source)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from contextlib import closing
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run
+from support import Result, cli, cli_json, payload, run, stored_as_of_old
 
 HOOK = "cortex-pre-tool-use"
 TEXT_LIMIT = 9500  # SPEC §4.4: every text a hook emits stays under this many characters
@@ -27,8 +28,7 @@ def add(
 ) -> int:
     """A new learning through the CLI; its id."""
     args = ["add", "--anti-pattern", anti, "--correct", correct]
-    if regex is not None:
-        args.append(f"--regex={regex}")
+    args.append("--no-regex" if regex is None else f"--regex={regex}")
     record = cli_json(*args, *options)
     return int(record["id"])
 
@@ -370,8 +370,9 @@ EVERYWHERE = {
         ("Notebook.*|Write", "NotebookEdit", True),
     ],
 )
-def test_tool_matcher(matcher: str, tool_name: str, matches: bool) -> None:
-    lid = add("MARKER", f"--tool={matcher}", "--target", "input")
+def test_tool_matcher(matcher: str, tool_name: str, matches: bool, db: Path) -> None:
+    lid = add("MARKER", "--target", "input")
+    stored_as_of_old(db, lid, tool=matcher)  # as stored: `bash` is refused at add now
     result = call(tool_name, EVERYWHERE)
     if matches:
         assert f"#{lid}" in output(result)["additionalContext"]
@@ -415,7 +416,8 @@ def test_case_insensitive_pattern_in_short_and_long_text(padding: int) -> None:
 
 def test_catastrophic_regex_is_skipped_and_other_learnings_still_decide() -> None:
     evil = add(r"(a|aa)+$", anti="EVIL")
-    also_evil = add(r"(a+)+$", anti="ALSO-EVIL")  # the classic; must not hang either
+    also_evil = add("placeholder", anti="ALSO-EVIL")  # the classic, refused at add now, stored before:
+    stored_as_of_old(os.environ["CORTEX_DB"], also_evil, regex=r"(a+)+$")  # must not hang either
     blocker = add(r"^echo ", "--auto-block", anti="BLOCKED-ANTI")
     warner = add(r"a{20}b", anti="WARNED-ANTI")
     command = "echo " + "a" * 5000 + "b"

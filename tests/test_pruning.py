@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run
+from support import Result, cli, cli_json, payload, reminder_unless_regex, run
 
 T0 = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 NOTHING = {"learnings": 0, "decisions": 0, "errors": 0}
@@ -31,7 +31,15 @@ def at(days: float) -> dict[str, str]:
 
 
 def add(anti: str, *options: str, days: float = 0) -> int:
-    record = cli_json("add", "--anti-pattern", anti, "--correct", f"not {anti}", *options, env=at(days))
+    record = cli_json(
+        "add",
+        "--anti-pattern",
+        anti,
+        "--correct",
+        f"not {anti}",
+        *reminder_unless_regex(options),
+        env=at(days),
+    )
     return int(record["id"])
 
 

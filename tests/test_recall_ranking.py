@@ -142,7 +142,7 @@ def test_peek_counts_no_access_and_writes_nothing(db: Path) -> None:
 
 
 def test_peek_still_lists_what_a_code_description_links_to(tmp_path: Path) -> None:
-    source = tmp_path / "retry.py"
+    source = tmp_path / "cwd" / "retry.py"  # a file of the project (the working directory)
     source.write_text("def retry(): ...\n")
     assert cli("index-code", str(source), "--prose", "retry wraps flaky network calls").code == 0
     (result,) = [r for r in cli_json("recall", "flaky network", "--peek") if r["type"] == "code_description"]

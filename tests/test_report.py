@@ -135,6 +135,7 @@ def _bash(command: str) -> dict[str, Any]:
 
 def test_commands_name_the_database_and_scope_they_act_on(db: Path, tmp_path: Path) -> None:
     other = tmp_path / "elsewhere" / "x.db"
+    other.parent.mkdir()  # a folder named for a database must be there
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "zzz", "--db", str(other))
     out = tmp_path / "r.html"
     report("--db", str(other), "--out", str(out))

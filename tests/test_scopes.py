@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json, payload, run
+from support import cli, cli_json, payload, reminder_unless_regex, run
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 
@@ -28,7 +28,7 @@ def bash(command: str, session: str = "s1") -> dict[str, Any]:
 
 
 def add(*args: str) -> dict[str, Any]:
-    learning: dict[str, Any] = cli_json("add", *args)
+    learning: dict[str, Any] = cli_json("add", *reminder_unless_regex(args))
     return learning
 
 

@@ -30,8 +30,7 @@ TEXT_LIMIT = 9500
 
 def add(*options: str, regex: str | None = None, anti: str = "an anti-pattern") -> int:
     args = ["add", "--anti-pattern", anti, "--correct", "the correct way"]
-    if regex is not None:
-        args.append(f"--regex={regex}")
+    args.append("--no-regex" if regex is None else f"--regex={regex}")
     return int(cli_json(*args, *options)["id"])
 
 

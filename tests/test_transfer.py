@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run
+from support import Result, cli, cli_json, payload, reminder_unless_regex, run
 
 KINDS = ("learnings", "decisions", "errors", "todos")
 NOW = {"CORTEX_NOW": "2025-06-01T12:00:00Z"}
@@ -36,7 +36,7 @@ def write(tmp_path: Path, document: Any, name: str = "memory.json") -> Path:
 
 def add(anti: str, *options: str, **kwargs: Any) -> dict[str, Any]:
     record: dict[str, Any] = cli_json(
-        "add", "--anti-pattern", anti, "--correct", f"not {anti}", *options, **kwargs
+        "add", "--anti-pattern", anti, "--correct", f"not {anti}", *reminder_unless_regex(options), **kwargs
     )
     return record
 

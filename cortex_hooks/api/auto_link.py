@@ -4,7 +4,6 @@ on, and its comparison with the memories of its scope: `relates_to` edges and co
 from __future__ import annotations
 
 import sqlite3
-from typing import NamedTuple
 
 from cortex_hooks.memory import similarity
 from cortex_hooks.memory.given import MemoryFields
@@ -14,12 +13,15 @@ from cortex_hooks.store import memories as store
 from cortex_hooks.store import recall as recall_store
 
 
-class Related(NamedTuple):
+class Related:
     """An older memory a new one was compared with and found alike."""
 
-    id: int
-    similarity: float
-    flagged: bool  # nearly the same: flagged for consolidation
+    __slots__ = ("flagged", "id", "similarity")
+
+    def __init__(self, memory_id: int, similarity: float, flagged: bool) -> None:
+        self.id = memory_id
+        self.similarity = similarity
+        self.flagged = flagged  # nearly the same: flagged for consolidation
 
 
 def auto_link(

@@ -62,7 +62,7 @@ def scan(
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise CortexError(f"cannot read transcript {transcript}: {reason}", USAGE) from None
-        proposed = [] if dry_run else [record(connection, pid) for pid in outcome.proposed]
+        proposed = outcome.records  # on a dry run too: what the run would propose (issue 23.9)
     return Scanned(outcome, proposed)
 
 
@@ -170,7 +170,7 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
                 learning_id = learnings.insert(project, row_values(fields, now))
                 proposals.accepted(project, proposal_id, learning_id, databases.scope, now)
             return load(project, learning_id)
-        with closing(db.for_writing(databases)) as target:
+        with closing(db.for_writing(databases, notes)) as target:
             with Transaction(target):
                 learning_id = learnings.insert(target, row_values(fields, now))
             learning = load(target, learning_id)

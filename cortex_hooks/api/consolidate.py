@@ -3,6 +3,7 @@ and a checkpoint put back."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import closing
 from typing import NamedTuple
@@ -10,7 +11,9 @@ from typing import NamedTuple
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory import consolidation
+from cortex_hooks.notes import Notes
 from cortex_hooks.store import checkpoint, memories
 from cortex_hooks.store import consolidation as store
 from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, open_database
@@ -85,14 +88,16 @@ class Restored(NamedTuple):
     removed: list[str]
 
 
-def restore(databases: Databases, file: str, *, dry_run: bool = False) -> Restored:
-    """Put a checkpoint back into the database acted on, a checkpoint of its current state first."""
+def restore(databases: Databases, file: str, notes: Notes, *, dry_run: bool = False) -> Restored:
+    """Put a checkpoint back into the database acted on, a checkpoint of its current state first.
+    A checkpoint of another database is refused; a copy kept elsewhere is restored, and named."""
     path = databases.path
     version = checkpoint.check(file, path)
+    _whose(file, path, notes)
     before: str | None = None
     removed: list[str] = []
     if not dry_run:
-        with closing(db.for_writing(databases)) as connection:
+        with closing(db.for_writing(databases, notes)) as connection:
             with Transaction(connection):  # nobody writes while the current state is copied
                 before = checkpoint.create(path, clock.now())
             checkpoint.restore(file, connection)
@@ -100,3 +105,21 @@ def restore(databases: Databases, file: str, *, dry_run: bool = False) -> Restor
             open_database(path).close()  # a checkpoint of an older version: migrated now
         removed = checkpoint.rotate(path)
     return Restored(file, path, version, before, removed)
+
+
+def _whose(file: str, database: str, notes: Notes) -> None:
+    """Refuse a checkpoint of another database (one in the `checkpoints/` folder beside another
+    database: another project's); name a file kept elsewhere (a copy, it may be of anything)."""
+    folder = os.path.dirname(os.path.realpath(file))
+    ours = os.path.realpath(checkpoint.folder(database))
+    if os.path.basename(folder) == checkpoint.FOLDER and folder != ours:
+        raise CortexError(
+            f"{file} is a checkpoint of another database (the one beside {os.path.dirname(folder)}), not of "
+            f"{database}: nothing restored (restore it with --db naming its own database)",
+            USAGE,
+        )
+    if folder != ours:
+        notes.add(
+            f"{file} is none of the checkpoints of {database} (those are in {ours}): make sure it is a "
+            "copy of this database (the undo command puts back the state before)"
+        )

@@ -3,8 +3,8 @@ opened for reading, for writing or for a change to one row, and the configuratio
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from typing import NamedTuple
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
@@ -19,12 +19,19 @@ if TYPE_CHECKING:
 BOTH = ("project", "global")
 
 
-class Databases(NamedTuple):
-    """The project's database, the user-global one, and the scope a call acts on."""
+class Databases:
+    """The project's database, the user-global one, and the scope a call acts on. (A plain class:
+    a NamedTuple's creation would cost every command's start a millisecond.)"""
 
-    project: str
-    user: str
-    scope: str = "project"  # "project" or "global"
+    __slots__ = ("named", "project", "scope", "user")
+
+    def __init__(
+        self, project: str, user: str, scope: str = "project", named: tuple[bool, bool] = (False, False)
+    ) -> None:
+        self.project = project
+        self.user = user
+        self.scope = scope  # "project" or "global"
+        self.named = named  # each path named (--db, CORTEX_DB …) rather than found
 
     @property
     def path(self) -> str:
@@ -32,7 +39,7 @@ class Databases(NamedTuple):
         return self.user if self.scope == "global" else self.project
 
     def acting_on(self, scope: str) -> Databases:
-        return self._replace(scope=scope)
+        return Databases(self.project, self.user, scope, self.named)
 
 
 def find(db: str | None = None, global_db: str | None = None, *, global_scope: bool = False) -> Databases:
@@ -42,12 +49,21 @@ def find(db: str | None = None, global_db: str | None = None, *, global_scope: b
         location.cli_database(db),
         location.global_database(global_db),
         "global" if global_scope else "project",
+        (bool(db or os.environ.get("CORTEX_DB")), bool(global_db or os.environ.get("CORTEX_GLOBAL_DB"))),
     )
 
 
-def for_writing(databases: Databases) -> sqlite3.Connection:
-    """The database acted on, created (private to the user) when it does not exist yet."""
-    return open_database(databases.path, create=True)
+def for_writing(databases: Databases, notes: Notes) -> sqlite3.Connection:
+    """The database acted on, created (private to the user) when it does not exist yet: one the
+    caller did not name (found from the project, or the user's default) is said where, in
+    notes, so that a write never silently picks a place."""
+    path = databases.path
+    existed = os.path.exists(path)
+    connection = open_database(path, create=True)
+    named = databases.named[1] if databases.scope == "global" else databases.named[0]
+    if not existed and not named:
+        notes.add(f"created the {databases.scope} database {path}")
+    return connection
 
 
 def for_reading(databases: Databases) -> sqlite3.Connection | None:

@@ -55,7 +55,7 @@ def add(
     error with the same message is the same error seen again."""
     fields = validated(kind.fields, given, f"invalid {kind.singular}")
     now = clock.iso(clock.now())
-    with closing(db.for_writing(databases)) as connection:
+    with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
             row_id, again = _insert(connection, kind, fields, now, supersedes)
         db.embed_written(databases, connection, kind.singular, [row_id], notes)

@@ -12,6 +12,7 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.guard import actions, hand_edits, pruning
 from cortex_hooks.guard.records import Learning, LearningFields
+from cortex_hooks.guard.weakening import Protection, Weakens, lowered
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
@@ -45,14 +46,30 @@ class Changed(NamedTuple):
     prunes_again: bool  # restored, but old and little used: the next session start archives it again
 
 
+NO_REGEX = (
+    "a learning without a regex never matches: give --regex PATTERN, or --no-regex to keep it as "
+    "a reminder (it shows in lists and the snapshot)"
+)
+
+
 def add(databases: Databases, given: Given, notes: Notes) -> Learning:
-    """A new learning; without a confidence it starts at the configured start value (SPEC §3, §7)."""
+    """A new learning; without a confidence it starts at the configured start value (SPEC §3, §7).
+    One without a regex never matches: it must say so (`regex: None`), else it is refused."""
     values: dict[str, Any] = dict(given)
     if "confidence" not in values:
         values["confidence"] = confidence.show(db.config(databases, notes).policy.start)
-    fields: LearningFields = validated(LearningFields, values, "invalid learning")
+    try:
+        fields: LearningFields = validated(LearningFields, values, "invalid learning")
+    except CortexError as error:
+        if "regex" in given:
+            raise
+        raise CortexError(
+            f"invalid learning: regex: {NO_REGEX}; {error.message.removeprefix('invalid learning: ')}", USAGE
+        ) from None
+    if "regex" not in given:
+        raise CortexError(f"invalid learning: regex: {NO_REGEX}", USAGE)
     now = clock.iso(clock.now())
-    with closing(db.for_writing(databases)) as connection:
+    with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
             learning_id = store.insert(connection, row_values(fields, now))
         db.embed_written(databases, connection, "learning", [learning_id], notes)
@@ -92,9 +109,13 @@ def show(databases: Databases, learning_id: int) -> Learning:
         return load(connection, learning_id)
 
 
-def update(databases: Databases, learning_id: int, changes: Given, notes: Notes) -> Learning:
+def update(
+    databases: Databases, learning_id: int, changes: Given, notes: Notes, *, may_weaken: bool = True
+) -> Learning:
     """The learning with the fields given changed and the others as they were; `regex: None`
-    removes its regex. Without a confidence the stored one stays, decayed or not."""
+    removes its regex. Without a confidence the stored one stays, decayed or not. Unless it
+    `may_weaken` (the person's own command), a change that would lower the learning's protection
+    is refused (guard.weakening.Weakens) and nothing is written."""
     if not changes:
         raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
     now = clock.iso(clock.now())
@@ -104,7 +125,13 @@ def update(databases: Databases, learning_id: int, changes: Given, notes: Notes)
             current = load(connection, learning_id)
             kept = set(LearningFields.model_fields) - {"confidence", "auto_block"}
             merged = {**current.model_dump(include=kept), **changes}
-            fields: LearningFields = validated(LearningFields, merged, "invalid learning")
+            context = {"kept": set(merged) - set(changes)}  # stored as they are: not judged again
+            fields: LearningFields = validated(LearningFields, merged, "invalid learning", context=context)
+            if not may_weaken:
+                after = fields.confidence if "confidence" in changes else _hundredths(current)
+                reasons = lowered(protection(current), protection(current, fields, after))
+                if reasons:
+                    raise Weakens(f"this change to learning #{learning_id}", reasons)
             values = fields.model_dump(exclude=None if "confidence" in changes else {"confidence"})
             values["updated_at"] = now
             # values hold the regex and target, so the prefilter data is derived again: an
@@ -153,6 +180,27 @@ def _columns(what: str, current: Learning, policy: confidence.Policy, now: str) 
         "restore": {"archived_at": None},
     }
     return {**values[what], "updated_at": now}
+
+
+def protection(
+    learning: Learning, fields: LearningFields | None = None, hundredths: int | None = None
+) -> Protection:
+    """What of a stored learning protects, or of it with these fields and confidence instead."""
+    given = fields or learning
+    return Protection(
+        given.regex,
+        given.tool,
+        given.target,
+        given.action,
+        _hundredths(learning) if hundredths is None else hundredths,
+        given.pinned,
+        learning.archived_at is not None,
+        given.rewrite,
+    )
+
+
+def _hundredths(learning: Learning) -> int:
+    return round(learning.confidence * 100)
 
 
 def readable_rows(rows: list[sqlite3.Row], notes: Notes) -> list[sqlite3.Row]:

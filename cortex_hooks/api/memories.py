@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
-from typing import Any, NamedTuple, TypedDict
+from typing import Any
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
@@ -25,29 +25,40 @@ from cortex_hooks.store.connection import Transaction
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic records, built only when asked for
+    from typing import TypedDict
+
     from cortex_hooks.memory.edges import Edge
     from cortex_hooks.memory.records import Memory
 
 CHANGES = ("pin", "unpin", "archive", "restore")
 
 
-class Given(TypedDict, total=False):
-    """A memory's fields as given (memory.given checks them; a missing one takes its default)."""
+if TYPE_CHECKING:  # a type for the checker alone: its class would cost `remember`'s start
 
-    content: str
-    type: str
-    summary: str
-    priority: int
-    tags: list[str]
-    pinned: bool
+    class Given(TypedDict, total=False):
+        """A memory's fields as given (memory.given checks them; a missing one takes its default)."""
+
+        content: str
+        type: str
+        summary: str
+        priority: int
+        tags: list[str]
+        pinned: bool
 
 
-class Remembered(NamedTuple):
-    id: int
-    type: str
-    scope: str
-    related: list[Related]
-    memory: Memory | None  # with record=True
+class Remembered:
+    """A memory just stored: its id, type and scope, those it relates to, its record if asked for."""
+
+    __slots__ = ("id", "memory", "related", "scope", "type")
+
+    def __init__(
+        self, memory_id: int, kind: str, scope: str, related: list[Related], memory: Memory | None
+    ) -> None:
+        self.id = memory_id
+        self.type = kind
+        self.scope = scope
+        self.related = related
+        self.memory = memory
 
 
 def new_row(fields: MemoryFields, now: str, **stored: Any) -> dict[str, Any]:
@@ -81,7 +92,7 @@ def remember(databases: Databases, memory: Given, notes: Notes, *, record: bool 
     fields = given.checked(dict(memory), "invalid memory")
     now = clock.iso(clock.now())
     vector = vector_of(db.embeddings(databases, notes), fields, notes)
-    with closing(db.for_writing(databases)) as connection:
+    with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
             memory_id = store.insert(connection, new_row(fields, now))
             if vector is not None:
@@ -187,11 +198,16 @@ def change(databases: Databases, memory_id: int, what: str, *, record: bool = Fa
         return load(connection, databases, memory_id) if record else None
 
 
-class Link(NamedTuple):
-    type: str
-    from_: int
-    to: int
-    strength: float
+class Link:
+    """An edge between two memories."""
+
+    __slots__ = ("from_", "strength", "to", "type")
+
+    def __init__(self, kind: str, from_id: int, to_id: int, strength: float) -> None:
+        self.type = kind
+        self.from_ = from_id
+        self.to = to_id
+        self.strength = strength
 
 
 def link(databases: Databases, from_id: int, to_id: int, edge_type: str, strength: float = 1.0) -> Link:

@@ -71,7 +71,7 @@ def _enable(databases: Databases, name: str, notes: Notes, *, dry_run: bool) -> 
     records = packs.load(name)
     now = clock.iso(clock.now())
     start = db.config(databases, notes).policy.start
-    connection = db.for_reading(databases) if dry_run else db.for_writing(databases)
+    connection = db.for_reading(databases) if dry_run else db.for_writing(databases, notes)
     summary: dict[str, Any] = {"pack": name, "scope": databases.scope, "dry_run": dry_run}
     if connection is None:  # a dry run where there is no database yet: everything would be added
         return {**summary, "added": len(records), "updated": 0, "archived": 0}

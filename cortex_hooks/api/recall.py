@@ -10,7 +10,7 @@ from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import BOTH, Databases
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.memory.recall import KINDS, Found, query_words, ranked
+from cortex_hooks.memory.recall import KINDS, Found, query_symbols, query_words, ranked
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import kinds, learnings, memories
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from cortex_hooks.embeddings.recall import Pending
 
 LIMIT = 10
+MOST = 1_000_000  # FTS5 hits read per scope, whatever the limit asked for (SQLite's LIMIT is 64-bit)
 
 
 def recall(
@@ -39,7 +40,8 @@ def recall(
     if limit < 1:
         raise CortexError("--limit must be at least 1", USAGE)
     words = query_words(query)
-    if not words:
+    symbols = [] if words else query_symbols(query)
+    if not words and not symbols:
         raise CortexError("nothing to recall: the query has no words (only punctuation or nothing)", USAGE)
     wanted = {kind} if kind else set(KINDS)
     if memory_type:
@@ -48,7 +50,9 @@ def recall(
     try:
         notes.extend(skipped)
         vector = _query_vector(databases, query, notes) if opened else None
-        results = ranked(gather(opened, words, wanted, memory_type, vector, limit=limit), limit)
+        results = ranked(
+            gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols), limit
+        )
         for scope in opened:
             mine = [result for result in results if result["scope"] == scope.name]
             _count_and_link(scope, mine, count=not peek)
@@ -65,15 +69,22 @@ def gather(
     vector: tuple[str, bytes] | Pending | None = None,
     *,
     limit: int = LIMIT,
+    symbols: list[str] | None = None,
 ) -> list[Found]:
     """What each scope holds for a query, unranked and without counting an access: its best FTS5
     hits (5 for each result asked for, at least recall_store.CANDIDATES: the rank score only reorders
-    near-ties), and with the query's vector the nearest items too (SPEC §12)."""
+    near-ties), and with the query's vector the nearest items too (SPEC §12). A query of symbols
+    alone (no word) finds the rows holding them."""
     found: list[Found] = []
-    best = max(recall_store.CANDIDATES, 5 * limit)
+    best = min(max(recall_store.CANDIDATES, 5 * limit), MOST)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        rows = recall_store.found(scope.connection, recall_store.query(scope.connection, words), wanted, best)
+        if words:
+            rows = recall_store.found(
+                scope.connection, recall_store.query(scope.connection, words), wanted, best
+            )
+        else:
+            rows = recall_store.containing(scope.connection, symbols or [], wanted, best)
         if vector is not None:
             from cortex_hooks.embeddings.recall import candidates
 

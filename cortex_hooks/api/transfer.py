@@ -88,7 +88,16 @@ def parse(raw: bytes, source: str) -> ExportFile:
         raise CortexError(f"{source} rejected, nothing imported: not a JSON file ({error})", USAGE) from None
     if isinstance(document, list):
         document = {"learnings": document}
-    parsed: ExportFile = validated(ExportFile, document, f"{source} rejected, nothing imported")
+    rejected = f"{source} rejected, nothing imported"
+    parsed: ExportFile = validated(ExportFile, document, rejected)
+    ids = {memory.id for memory in parsed.memories if memory.id is not None}
+    for index, edge in enumerate(parsed.edges):
+        for end, memory_id in (("from", edge.from_), ("to", edge.to)):
+            if memory_id not in ids:
+                raise CortexError(
+                    f"{rejected}: edges.{index}.{end}: {memory_id} is the id of no memory in the file",
+                    USAGE,
+                )
     return parsed
 
 
@@ -97,8 +106,14 @@ def load(databases: Databases, parsed: ExportFile, notes: Notes) -> dict[str, in
     them within the file). How many of each kind were imported."""
     now = clock.iso(clock.now())
     start = db.config(databases, notes).policy.start
-    with closing(db.for_writing(databases)) as connection, Transaction(connection):
+    with closing(db.for_writing(databases, notes)) as connection, Transaction(connection):
         _import(connection, parsed, now, start)
+    reminders = sum(1 for learning in parsed.learnings if learning.regex is None)
+    if reminders:  # kept as they were (a file's learnings are existing ones), but said
+        notes.add(
+            f"{reminders} of the learnings imported {'has' if reminders == 1 else 'have'} no regex and never "
+            "match (reminders): give one with `cortex-hooks update ID --regex PATTERN`"
+        )
     return {kind: len(getattr(parsed, kind)) for kind in COUNTED}
 
 
@@ -161,7 +176,7 @@ def _import_memories(connection: sqlite3.Connection, parsed: ExportFile, now: st
         new_id = memories.insert(connection, values)
         if memory.id is not None:
             memory_ids[memory.id] = new_id
-    for edge in parsed.edges:  # an edge to a memory outside the file is dropped
+    for edge in parsed.edges:  # both ends are memories of the file (parse checked it)
         if edge.from_ in memory_ids and edge.to in memory_ids:
             memories.link(
                 connection,

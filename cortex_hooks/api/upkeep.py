@@ -11,6 +11,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits
+from cortex_hooks.guard.weakening import Weakens
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
 from cortex_hooks.store import kinds, learnings, sessions
@@ -24,14 +25,25 @@ if TYPE_CHECKING:
 LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"}  # what names a row
 
 
-def prune(databases: Databases, notes: Notes, *, dry_run: bool = False) -> dict[str, int]:
+def prune(
+    databases: Databases, notes: Notes, *, dry_run: bool = False, may_weaken: bool = True
+) -> dict[str, int]:
     """Ebbinghaus pruning (SPEC §5) of learnings, decisions and errors: those never used and old
-    are archived (never deleted); how many of each kind were (dry: would be)."""
+    are archived (never deleted); how many of each kind were (dry: would be). Unless it
+    `may_weaken` (the person's command; SessionStart's own pruning), a pruning that would archive
+    a learning is refused (guard.weakening.Weakens) and nothing is archived."""
     connection = db.for_reading(databases)
     if connection is None:
         return dict.fromkeys(kinds.PRUNED_KINDS, 0)
     with closing(connection), Transaction(connection, keep=not dry_run):
-        return startup.prune(connection, db.config(databases, notes), clock.now(), dry_run=dry_run)
+        config, now = db.config(databases, notes), clock.now()
+        if not may_weaken and not dry_run:
+            learnings = startup.prune(connection, config, now, dry_run=True)["learnings"]
+            if learnings:
+                raise Weakens(
+                    "this pruning", [f"it would archive {learnings} learning{'' if learnings == 1 else 's'}"]
+                )
+        return startup.prune(connection, config, now, dry_run=dry_run)
 
 
 def most_accessed(databases: Databases, days: int = 7) -> dict[str, Any]:

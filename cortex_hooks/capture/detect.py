@@ -9,8 +9,8 @@ import re
 from cortex_hooks.capture import regex_synthesis as synth
 from cortex_hooks.capture import segments
 from cortex_hooks.capture.reading import Call, Event
-from cortex_hooks.capture.redact import is_secret, redact
 from cortex_hooks.errors import CortexError
+from cortex_hooks.redact import is_secret, redact
 
 WINDOW = 5  # a fix is looked for among this many later calls of the same tool
 EVIDENCE = 300
@@ -129,9 +129,9 @@ def pair(failed: Call, fixed: Call, successes: list[str]) -> Candidate | str | N
     if len(differing) != 1:
         return None
     segment, corrected = before[differing[0]], after[differing[0]]
-    old, new = segments.words(segment), segments.words(corrected)
-    if not old or not new:
-        return None
+    (variables, old), (new_variables, new) = _command_words(segment), _command_words(corrected)
+    if variables != new_variables or not old or not new:
+        return None  # a variable's value changed (the work, not the call's shape), or no command
     if failed.exit_code == 1 and (old[0] in SEARCHES or old[:2] == ["git", "diff"]):
         return None  # "nothing found" / "they differ" is an answer, not a mistake
     shape = _change(old, new)
@@ -204,10 +204,19 @@ def _suggested(
     return template
 
 
+def _command_words(segment: str) -> tuple[list[str], list[str]]:
+    """The variables a segment sets for its command (`PGPASSWORD=…`), and its words from the
+    command word on."""
+    words = segments.words(segment)
+    lead = segments.assignments(words)
+    return words[:lead], words[lead:]
+
+
 def unfixed(failed: Call) -> Candidate | str | None:
     """A repeated-failure occurrence: a failure of the call's shape that no later call fixed."""
     for segment in segments.split(failed.text):
         words = segments.words(segment)
+        words = words[segments.assignments(words) :]  # the command word follows the variables
         for position, word in enumerate(words):
             if not _named(failed.output, word) or (position and not _PLAIN_WORD.fullmatch(word)):
                 continue
@@ -356,6 +365,7 @@ def _referent_regex(referent: str, command: str) -> str | None:
     command, or (for a span of several words) the span itself."""
     for segment in segments.split(command):
         words = segments.words(segment)
+        words = words[segments.assignments(words) :]
         if not words:
             continue
         if referent == words[0] or segment.startswith(referent + " ") or segment == referent:

@@ -2,6 +2,9 @@
 pattern from its redacted evidence. Only the background worker calls it; the deterministic
 proposal stands whenever anything fails.
 
+The prompt goes to the child on stdin, never in its arguments (anyone can read those in `ps`),
+and every piece of it passes the one redactor first (SPEC §19), whatever an older version stored.
+
 The recursion guard: the child gets CORTEX_HOOKS_CHILD=1 (every hook of ours does nothing) and
 loses CLAUDECODE, runs with `--setting-sources ""` (no settings, so no hooks at all) and
 `--no-session-persistence` (no transcript left behind), one turn, read-only tools, a budget cap,
@@ -36,8 +39,11 @@ def binary() -> str | None:
 
 
 def prompt(proposal: dict[str, Any]) -> str:
+    from cortex_hooks.redact import redact
+
     evidence = "\n".join(
-        f"- failed: {item['failed']}" + (f"\n  then: {item['fixed']}" if item["fixed"] else "")
+        f"- failed: {redact(item['failed'])}"
+        + (f"\n  then: {redact(item['fixed'])}" if item["fixed"] else "")
         for item in proposal["evidence"]
     )
     return (
@@ -46,16 +52,16 @@ def prompt(proposal: dict[str, Any]) -> str:
         '{"anti_pattern": "<what not to do, at most 120 characters>", '
         '"correct_pattern": "<what to do instead, at most 160 characters>", '
         '"regex": "<a narrow Python regex matching the mistaken command, not the corrected one>"}\n\n'
-        f"Kind: {proposal['signal']}\nCurrent wording: AVOID {proposal['anti_pattern']} / DO "
-        f"{proposal['correct_pattern']}\nEvidence:\n{evidence}\n"
+        f"Kind: {proposal['signal']}\nCurrent wording: AVOID {redact(proposal['anti_pattern'])} / DO "
+        f"{redact(proposal['correct_pattern'])}\nEvidence:\n{evidence}\n"
     )
 
 
-def command(claude: str, text: str) -> list[str]:
+def command(claude: str) -> list[str]:
+    """The child's arguments: the prompt is not among them (it is read from stdin)."""
     return [
         claude,
         "-p",
-        text,
         "--model",
         MODEL,
         "--max-turns",
@@ -77,10 +83,10 @@ def call(claude: str, text: str, cwd: str) -> dict[str, str] | str:
     """The model's wording, or why there is none (one short line)."""
     try:
         completed = subprocess.run(
-            command(claude, text),
+            command(claude),
+            input=text,  # on stdin: the arguments of a process are anyone's to read (`ps`)
             env=child_environment(),
             cwd=cwd,
-            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=TIMEOUT,

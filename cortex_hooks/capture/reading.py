@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from cortex_hooks import regular_file
-from cortex_hooks.capture.redact import redact
+from cortex_hooks.redact import redact
 
 PARSE_LIMIT = 1 << 20  # a longer line (a huge Write or output) is skipped, never parsed
 OUTPUT_KEPT = 1000  # characters of a result kept from its head and again from its tail
@@ -171,7 +171,8 @@ def _events(record: dict[str, Any], pending: dict[str, Call]) -> list[Event]:
     prompt = _prompt_text(content)
     if prompt is None:
         return []
-    return [Prompt(prompt[:PROMPT_KEPT])]
+    # the person's words, secrets aside (redacted before the cut: no secret is kept half)
+    return [Prompt(redact(prompt[: 8 * PROMPT_KEPT])[:PROMPT_KEPT])]
 
 
 def _calls(content: Any, pending: dict[str, Call]) -> list[Event]:

@@ -13,31 +13,43 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-COMMAND_POSITION = r"(?:^|[;&|(\n])\s*"
+from cortex_hooks.redact import MASK
+
+# A command word stands at the start of a line or after an operator, after the variables set
+# for it (`PGPASSWORD=… psql`): their values are not part of the rule.
+COMMAND_POSITION = r"(?:^|[;&|(\n])\s*(?:[A-Za-z_]\w*=(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"])*\s+)*"
+# What a redacted secret stands for in a regex: any value. A regex never holds a secret, nor the
+# mask that replaced it (which no command holds): it matches the command it came from (SPEC §19).
+SECRET = ".+?"
 WORD_END = r"(?=[\s;&|)]|$)"
 TIMEOUT = 0.05  # seconds per search: the patterns are plain, the texts short
 SUCCESS_LIMIT = 3  # matching this many of the project's successful calls refuses a regex...
 SUCCESS_SHARE = 0.05  # ...and so does matching this share of them
 
 
+def literal(text: str) -> str:
+    """Text as a regex matches it: escaped, a redacted secret standing for any value."""
+    return SECRET.join(re.escape(part) for part in text.split(MASK))
+
+
 def command_word(word: str) -> str:
     """A regex for a command run as `word` (not `word3`, not as an argument of another)."""
-    return f"{COMMAND_POSITION}{re.escape(word)}{WORD_END}"
+    return f"{COMMAND_POSITION}{literal(word)}{WORD_END}"
 
 
 def command_words(words: list[str]) -> str:
     """A regex for a command line beginning with these words, at command position."""
-    return COMMAND_POSITION + r"\s+".join(re.escape(word) for word in words) + WORD_END
+    return COMMAND_POSITION + r"\s+".join(literal(word) for word in words) + WORD_END
 
 
 def argument(command: str, word: str) -> str:
     """A regex for `word` given as a whole argument to `command`, within one segment."""
-    return rf"{COMMAND_POSITION}{re.escape(command)}\s(?:[^;&|\n]*\s)?{re.escape(word)}{WORD_END}"
+    return rf"{COMMAND_POSITION}{literal(command)}\s(?:[^;&|\n]*\s)?{literal(word)}{WORD_END}"
 
 
 def phrase(text: str) -> str:
     """A regex for a literal span of words (a backticked referent), on word boundaries."""
-    return rf"(?<![\w-]){re.escape(text)}(?![\w-])"
+    return rf"(?<![\w-]){literal(text)}(?![\w-])"
 
 
 @cache

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from typing import Any
 
 from cortex_hooks.capture import detect, reading, recurrence
 from cortex_hooks.capture import regex_synthesis as synth
@@ -20,11 +21,14 @@ SUCCESS_LENGTH = 500
 
 
 class Outcome:
-    __slots__ = ("behind", "candidates", "proposed", "session_id", "skipped")
+    __slots__ = ("behind", "candidates", "proposed", "records", "session_id", "skipped")
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self.proposed: list[int] = []
+        # the new proposals as `--json` prints them, read inside the scan's transaction: a dry
+        # run, rolled back, reports what the run would propose (SPEC §10.1)
+        self.records: list[dict[str, Any]] = []
         self.candidates = 0
         self.skipped: list[str] = []
         self.behind = 0  # bytes of the transcript left for a later scan
@@ -82,7 +86,16 @@ def scan(
             tail=json.dumps([call.to_json() for call in _kept(events)]),
             now=now,
         )
+        outcome.records = [_shown(connection, proposal_id) for proposal_id in outcome.proposed]
     return outcome
+
+
+def _shown(connection: sqlite3.Connection, proposal_id: int) -> dict[str, Any]:
+    from cortex_hooks.capture import texts
+
+    return texts.record(
+        proposals.get(connection, proposal_id), proposals.occurrences(connection, proposal_id)
+    )
 
 
 def _record(

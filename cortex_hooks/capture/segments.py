@@ -3,6 +3,8 @@ command reader reads (guard.shell, SPEC §13) — the one reader PreToolUse matc
 
 from __future__ import annotations
 
+import re
+
 
 def split(command: str) -> list[str]:
     """The segments of a command line: its simple commands as the shell runs them (split at
@@ -39,3 +41,15 @@ def words(segment: str) -> list[str]:
     if current:
         found.append("".join(current))
     return found
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+
+
+def assignments(words: list[str]) -> int:
+    """How many of a segment's first words set variables for its command (`PGPASSWORD=… psql`):
+    the command word comes after them."""
+    count = 0
+    while count < len(words) - 1 and _ASSIGNMENT.match(words[count]):
+        count += 1
+    return count

@@ -116,7 +116,7 @@ def _draft(connection: Any, errors: list[str]) -> None:
     from cortex_hooks import clock
     from cortex_hooks.capture import drafting, texts
     from cortex_hooks.capture import regex_synthesis as synth
-    from cortex_hooks.capture.redact import redact
+    from cortex_hooks.redact import redact
     from cortex_hooks.store import proposals
     from cortex_hooks.store.transaction import Transaction
 

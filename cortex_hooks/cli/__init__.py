@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
 from typing import NoReturn
 
@@ -12,10 +13,49 @@ from cortex_hooks.errors import USAGE, CortexError
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one `cortex-hooks:` line and exit 2, like every other error."""
+    """argparse, but a usage error is one `cortex-hooks:` line and exit 2, like every other error,
+    and a mistyped command or option is answered with the one meant (`did you mean …?`)."""
 
     def error(self, message: str) -> NoReturn:
+        invalid = re.fullmatch(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)", message)
+        if invalid is not None:
+            import difflib  # only for a mistake: a command that parses pays nothing for it
+
+            choices = re.findall(r"'([^']*)'", invalid[3])
+            meant = difflib.get_close_matches(invalid[2], choices, n=1, cutoff=0.6)
+            if meant:
+                message = f"argument {invalid[1]}: invalid choice: {invalid[2]!r}: did you mean {meant[0]}?"
         raise CortexError(f"{message} (see {self.prog} --help)", USAGE)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        try:
+            parsed, extras = super().parse_known_args(args, namespace)
+        except CortexError:
+            self._suggest(args or [])
+            raise
+        self._suggest(extras)
+        return parsed, extras
+
+    def _suggest(self, words: list[str]) -> None:
+        """A mistyped option among the words, answered with the option meant (argparse would say
+        a required option is missing, or an argument is unrecognized)."""
+        known = list(self._option_string_actions)
+        for word in words:
+            if word == "--":
+                return
+            option = re.fullmatch(r"(--?[A-Za-z][\w-]*)(=.*)?", word)
+            if option is None or any(name.startswith(option[1]) for name in known):
+                continue
+            import difflib  # only for an option this parser does not know
+
+            meant = difflib.get_close_matches(option[1], known, n=1, cutoff=0.7)
+            if meant:
+                raise CortexError(
+                    f"unrecognized option {option[1]}: did you mean {meant[0]}? (see {self.prog} --help)",
+                    USAGE,
+                )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace) -> int:
-    result = api.restore(database.of(args), args.restore, dry_run=args.dry_run)
+    result = api.restore(database.of(args), args.restore, database.notes(), dry_run=args.dry_run)
     undo = _undo(args, result.checkpoint)
     if args.json:
         render.emit_json(

@@ -74,6 +74,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _refuse_another_projects_folder(args)
     plans = [_settings_plan(args)]
     plans += files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
@@ -140,6 +141,13 @@ def _pack_lines(enabled: list[dict[str, Any]] | None) -> list[str]:
     from cortex_hooks.texts import packs as texts
 
     return [texts.enabled(summary) for summary in enabled]
+
+
+def _refuse_another_projects_folder(args: argparse.Namespace) -> None:
+    """Install wires the folder Claude Code starts in (SPEC §19): one inside another project is
+    refused, naming both (location.install_project), before anything is written."""
+    if args.action == "install" and args.scope != "user":
+        location.install_project()
 
 
 def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:

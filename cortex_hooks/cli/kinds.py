@@ -47,7 +47,9 @@ def _add_options(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--title", required=True, help="what was decided")
         parser.add_argument("--reasoning", required=True, help="why")
         parser.add_argument("--category", help="a word to group decisions by")
-        parser.add_argument("--supersedes", type=int, metavar="ID", help="the decision this replaces")
+        parser.add_argument(
+            "--supersedes", type=options.record_id, metavar="ID", help="the decision this replaces"
+        )
     elif name == "errors":
         parser.add_argument("--message", required=True, help="the error as it was seen")
         parser.add_argument("--fix", help="the fix, or how to prevent it")

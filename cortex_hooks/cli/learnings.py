@@ -66,8 +66,14 @@ def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--correct", required=required, metavar="TEXT", help="what to do instead")
     regex = parser.add_mutually_exclusive_group()
     regex.add_argument("--regex", metavar="PATTERN", help="detection regex")
-    if not required:  # update: an empty --regex is refused, so removing one is said out loud
-        regex.add_argument("--no-regex", action="store_true", help="remove the regex (never matches)")
+    # An empty --regex is refused and a learning without one never matches: saying so is explicit.
+    regex.add_argument(
+        "--no-regex",
+        action="store_true",
+        help="remove the regex (never matches)"
+        if not required
+        else "no regex: a reminder that never matches",
+    )
     parser.add_argument("--tool", metavar="MATCHER", help="Claude Code tool matcher (default *)")
     parser.add_argument("--target", help="content (default), raw, path or input")
     parser.add_argument("--severity", help="low, medium (default), high or critical")

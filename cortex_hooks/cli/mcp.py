@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from cortex_hooks import boundary
+from cortex_hooks.errors import CortexError
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -19,6 +21,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_mcp(args: argparse.Namespace) -> int:
     if boundary.is_child():  # a process we started: no server (SPEC §10.4)
         return 0
+    if sys.stdin is None or sys.stdout is None:  # started with a closed stream: nothing to serve on
+        raise CortexError("the MCP server talks over stdin and stdout, and one of them is closed")
     from cortex_hooks.mcp import server
     from cortex_hooks.mcp.tools import Options
     from cortex_hooks.store.connection import keep_open

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+from cortex_hooks.checks import MAX_ID
+
 
 def record_id(text: str) -> int:
-    """An id as given: `3` or `#3`."""
+    """An id as given: `3` or `#3` (from 1 to SQLite's largest rowid)."""
     try:
         value = int(text.lstrip("#"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an id: {text!r}") from None
-    if value < 1:
+    if not 1 <= value <= MAX_ID:
         raise argparse.ArgumentTypeError(f"not an id: {text!r}")
     return value
 

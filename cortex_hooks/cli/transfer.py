@@ -31,7 +31,7 @@ def run_export(args: argparse.Namespace) -> int:
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         _write_private(args.output, text)
-        counts = ", ".join(count(len(document[kind]), kind) for kind in ("learnings", *api.SHOWN))
+        counts = ", ".join(count(len(document[kind]), kind) for kind in (*api.COUNTED, "edges"))
         print(f"Exported {counts} to {clean(args.output)}.", file=sys.stderr)
     else:
         sys.stdout.write(text)

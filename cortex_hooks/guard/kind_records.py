@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard.records import Severity
+from cortex_hooks.guard.records import GivenSeverity, Severity, one_of
 
 Priority = Literal["high", "medium", "low"]
+GivenPriority = Annotated[Priority, one_of("priority", get_args(Priority))]
 
 
 class _Given(BaseModel):
@@ -61,7 +62,7 @@ class ImportedDecision(DecisionFields):
 class ErrorFields(_Given):
     message: Text
     fix: str | None = None
-    severity: Severity = "medium"
+    severity: GivenSeverity = "medium"
 
 
 class Error(_Shown):
@@ -89,7 +90,7 @@ class ImportedError(ErrorFields):
 
 class TodoFields(_Given):
     text: Text
-    priority: Priority = "medium"
+    priority: GivenPriority = "medium"
 
 
 class Todo(_Shown):

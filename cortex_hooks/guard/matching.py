@@ -105,8 +105,13 @@ def mistyped(tool_name: str, tool_input: dict[str, Any]) -> str | None:
 
 
 def compact(tool_input: dict[str, Any]) -> str:
-    """The compact JSON of a tool input, non-ASCII kept as it is so literals match."""
-    return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
+    """The compact JSON of a tool input, non-ASCII kept as it is so literals match; at any depth."""
+    try:
+        return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:  # deeper than the C encoder goes (SPEC §19): written with a stack
+        from cortex_hooks import json_values
+
+        return json_values.compact(tool_input)
 
 
 def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[str]:

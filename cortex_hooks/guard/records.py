@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -19,11 +19,29 @@ from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard import actions, matching
+from cortex_hooks.guard import actions, matching, unmatchable
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input", "raw"]
 Action = Literal["block", "ask", "warn"]  # guard.actions.ACTIONS
+
+
+def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
+    """A closed set given by a person or the agent, refused in our words (pydantic would say
+    "Input should be 'low', 'medium', …"); the field's type keeps the set for JSON schemas."""
+
+    def check(value: object) -> object:
+        if isinstance(value, str) and value not in choices:
+            *first, last = choices
+            raise ValueError(f"{value!r} is not a {what}: {', '.join(first)} or {last}")
+        return value
+
+    return BeforeValidator(check)
+
+
+GivenSeverity = Annotated[Severity, one_of("severity", get_args(Severity))]
+GivenTarget = Annotated[Target, one_of("target", get_args(Target))]
+GivenAction = Annotated[Action, one_of("action", get_args(Action))]
 START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
 
 
@@ -48,9 +66,9 @@ class LearningFields(BaseModel):
     correct_pattern: Text
     regex: str | None = None
     tool: str = "*"
-    target: Target = "content"
-    severity: Severity = "medium"
-    action: Action = "warn"
+    target: GivenTarget = "content"
+    severity: GivenSeverity = "medium"
+    action: GivenAction = "warn"
     # the older flag, an alias: true is action block, false is warn (never stored, never dumped)
     auto_block: bool | None = Field(None, exclude=True)
     rewrite: str | None = None  # a Bash learning's correction of its match (SPEC §16)
@@ -59,6 +77,39 @@ class LearningFields(BaseModel):
     context: str | None = None
 
     _encodable = field_validator("*")(encodable)
+
+    @field_validator("context")
+    @classmethod
+    def _context(cls, context: str | None) -> str | None:
+        return context or None  # `--context ''` removes it
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, pattern: str | None, info: ValidationInfo) -> str | None:
+        if pattern is None:
+            return None
+        if not pattern:  # taken for "no regex" it would quietly disarm an auto-block learning
+            raise ValueError("must not be empty (no regex: update ID --no-regex, or null in a file)")
+        try:
+            matching.compile_pattern(pattern)
+        except CortexError as error:
+            raise ValueError(error.message) from None
+        wrong = None if _kept(info, "regex") else unmatchable.nested_quantifiers(pattern)
+        if wrong is not None:
+            raise ValueError(wrong)
+        return pattern
+
+    @field_validator("tool")
+    @classmethod
+    def _matcher(cls, matcher: str, info: ValidationInfo) -> str:
+        try:
+            matching.check_tool_matcher(matcher)
+        except CortexError as error:
+            raise ValueError(error.message) from None
+        wrong = None if _kept(info, "tool") else unmatchable.tool_case(matcher)
+        if wrong is not None:
+            raise ValueError(wrong)
+        return matcher
 
     @field_validator("rewrite")
     @classmethod
@@ -79,31 +130,12 @@ class LearningFields(BaseModel):
             )
         return self
 
-    @field_validator("context")
-    @classmethod
-    def _context(cls, context: str | None) -> str | None:
-        return context or None  # `--context ''` removes it
 
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, pattern: str | None) -> str | None:
-        if pattern is None:
-            return None
-        if not pattern:  # taken for "no regex" it would quietly disarm an auto-block learning
-            raise ValueError("must not be empty (no regex: update ID --no-regex, or null in a file)")
-        try:
-            matching.compile_pattern(pattern)
-        except CortexError as error:
-            raise ValueError(error.message) from None
-        return pattern
-
-    @field_validator("tool")
-    @classmethod
-    def _matcher(cls, matcher: str) -> str:
-        try:
-            return matching.check_tool_matcher(matcher)
-        except CortexError as error:
-            raise ValueError(error.message) from None
+def _kept(info: ValidationInfo, field: str) -> bool:
+    """Whether the field is one an update keeps as it was stored: the rules on a learning that
+    could never do its work apply to what is given, never to an old learning's other fields."""
+    context = info.context or {}
+    return field in context.get("kept", ())
 
 
 def checked_rewrite(template: str | None, fields: dict[str, object]) -> str | None:

@@ -46,15 +46,21 @@ def run(
     event: str,
     parse: Callable[[Payload], Parsed],
     handle: Callable[[Parsed, list[Scope]], Outcome],
+    *,
+    guard_files: bool = False,
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
     `parse` validates the payload before a database is looked at, so bad input is reported even
-    in a project without one; `handle` loads, decides and writes, scope by scope.
+    in a project without one; `handle` loads, decides and writes, scope by scope. With
+    `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
+    (scopes.open_scopes).
     """
     if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
-    return boundary.guarded(lambda: _run(event, parse, handle), prefix=f"cortex-hooks: {event}", hook=True)
+    return boundary.guarded(
+        lambda: _run(event, parse, handle, guard_files), prefix=f"cortex-hooks: {event}", hook=True
+    )
 
 
 def leave(status: int) -> int:
@@ -77,12 +83,13 @@ def _run(
     event: str,
     parse: Callable[[Payload], Parsed],
     handle: Callable[[Parsed, list[Scope]], Outcome],
+    guard_files: bool,
 ) -> int:
-    payload = read_payload(event)
+    payload, repaired = read_payload(event)
     parsed = parse(payload)
     project = location.hook_database(payload.get("cwd"))
     boundary.works_on(project)
-    scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT)
+    scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT, guard_files=guard_files)
     if not scopes:
         if skipped:
             raise CortexError("; ".join(skipped))
@@ -92,6 +99,8 @@ def _run(
     finally:
         close(scopes)
     outcome.problems[:0] = skipped
+    if repaired:
+        outcome.notes.insert(0, repaired)
     if outcome.output is not None:
         sys.stdout.write(json.dumps(outcome.output) + "\n")
     _report(event, outcome)
@@ -109,8 +118,16 @@ def _report(event: str, outcome: Outcome) -> None:
         print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
 
 
-def read_payload(event: str) -> Payload:
-    """The hook payload from stdin: a JSON object of this event, or CortexError saying why not."""
+def read_payload(event: str) -> tuple[Payload, str | None]:
+    """The hook payload from stdin: a JSON object of this event, or CortexError saying why not;
+    and a note when a string had to be repaired.
+
+    Only what a decision reads is checked, each field by the hook that reads it (SPEC §19: a
+    decision never depends on what it does not read). Depth is no failure: a payload nested past
+    the standard parser's limit is read by json_values. A lone surrogate (an invalid `\\udXXX`
+    escape, which UTF-8 cannot store) is read as U+FFFD wherever it is: a command is matched as
+    the shell will run it, since Claude Code hands it on with U+FFFD in that place.
+    """
     stream = getattr(sys.stdin, "buffer", None)
     raw = stream.read() if stream is not None else b""
     if not raw.strip():
@@ -122,23 +139,36 @@ def read_payload(event: str) -> Payload:
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CortexError(
-            f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from None
+        raise _not_json(error) from None
+    except RecursionError:  # deeper than the C parser goes: the same JSON, read with a stack
+        from cortex_hooks import json_values
+
+        try:
+            payload = json_values.loads(text)
+        except json.JSONDecodeError as error:
+            raise _not_json(error) from None
     if not isinstance(payload, dict):
         raise CortexError(f"payload is a JSON {type(payload).__name__}, not an object")
-    if ("\\ud" in text or "\\uD" in text) and not _storable(payload):
-        # only a \u escape can make a lone surrogate (raw bytes were checked as UTF-8 above)
-        raise CortexError("invalid payload: a string holds a lone surrogate (an invalid \\u escape)")
+    repaired = None
+    if "\\ud" in text or "\\uD" in text:  # only a \u escape can make a lone surrogate
+        repaired = _well_formed(payload)
     name = payload.get("hook_event_name")
     if name is None:
         raise CortexError(f"invalid payload: hook_event_name is missing (expected {event!r})")
     if name != event:
         raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
-    return payload
+    return payload, repaired
 
 
-def _storable(payload: Payload) -> bool:
-    from cortex_hooks import sanitize  # only for the rare payload that holds a \u escape
+def _not_json(error: json.JSONDecodeError) -> CortexError:
+    return CortexError(f"payload is not JSON: {error.msg} at line {error.lineno} column {error.colno}")
 
-    return sanitize.storable(payload)
+
+def _well_formed(payload: Payload) -> str | None:
+    """Lone surrogates in the payload replaced by U+FFFD, in place; a note when there were some."""
+    from cortex_hooks import json_values, sanitize
+
+    if sanitize.storable(payload):
+        return None
+    json_values.map_strings(payload, sanitize.well_formed)
+    return "a lone surrogate (an invalid \\u escape) in the payload was read as U+FFFD"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return pipeline.leave(pipeline.run("PreToolUse", parse, handle))
+    return pipeline.leave(pipeline.run("PreToolUse", parse, handle, guard_files=True))
 
 
 class ToolCall:
@@ -38,12 +38,11 @@ class ToolCall:
 
 
 def parse(payload: dict[str, Any]) -> ToolCall:
-    """The fields this hook uses, checked with the standard library (no pydantic here)."""
-    session_id = payload.get("session_id")
+    """The fields this hook's decision reads, checked with the standard library (no pydantic
+    here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
+    depth never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    if not isinstance(session_id, str) or not session_id:
-        raise CortexError("invalid payload: session_id must be a non-empty string")
     if not isinstance(tool_name, str) or not tool_name:
         raise CortexError("invalid payload: tool_name must be a non-empty string")
     if not isinstance(tool_input, dict):
@@ -60,13 +59,22 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
     outcome = pipeline.Outcome()
+    looked = _looked(call.tool_name, texts)
     hits: list[Any] = []
     subjects: dict[str, Any] | None = None
-    for scope, rows in _candidate_rows(call.tool_name, texts, scopes, outcome.problems):
+    for scope in scopes:
+        if scope.connection is None:  # held unreadable by another process: its guard file decides
+            outcome.notes.append(
+                f"{scope.name} database held by another process: decided from its guard file"
+            )
+        rows = _rows(scope, call.tool_name, texts, looked, outcome.problems)
+        if not rows:
+            continue
         # past here the hot path imports more; a call that matches nothing never gets here
         if subjects is None:
             subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
-        hits += _match(scope, rows, outcome, call=call, texts=texts, subjects=subjects)
+        decide = _match if scope.connection is not None else _guarded
+        hits += decide(scope, rows, outcome, call=call, texts=texts, subjects=subjects)
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
@@ -78,22 +86,32 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     return outcome
 
 
-def _candidate_rows(
-    tool_name: str, texts: dict[str, list[str]], scopes: list[Scope], problems: list[str]
-) -> list[tuple[Scope, list[sqlite3.Row]]]:
-    """Each scope's learnings the prefilter and the tool matcher let through for these texts."""
-    # What the prefilter looks up per key letter: content and raw share theirs (a Bash command's
-    # loosened, see prefilter.lookup), so each text is cut into grams once.
+def _looked(tool_name: str, texts: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:
+    """What the prefilter looks up per key letter (content and raw share theirs: a Bash
+    command's loosened, see prefilter.lookup, so each text is cut into grams once), and the keys
+    of the short texts: made once for every scope."""
     looked = dict(
         prefilter.lookup(target, tool_name, texts[target]) for target in ("content", "path", "input")
     )
-    short = _text_keys(looked)
-    found = []
-    for scope in scopes:
-        rows = _candidates(scope.connection, tool_name, texts, (looked, short), problems)
-        if rows:
-            found.append((scope, rows))
-    return found
+    return looked, _text_keys(looked)
+
+
+def _rows(
+    scope: Scope,
+    tool_name: str,
+    texts: dict[str, list[str]],
+    looked: tuple[dict[str, list[str]], str],
+    problems: list[str],
+) -> list[Any]:
+    """One scope's learnings that may match: the prefilter's and the tool matcher's candidates,
+    or, for a database another process holds, its guard file's learnings for this tool."""
+    if scope.connection is None:
+        return [
+            row
+            for row in scope.guard or []
+            if row["target"] in texts and matching.tool_accepts(row["tool"], tool_name)
+        ]
+    return _candidates(scope.connection, tool_name, texts, looked, problems)
 
 
 def _candidates(
@@ -241,6 +259,51 @@ def _match(
     return hits
 
 
+def _guarded(
+    scope: Scope,
+    rows: list[Any],
+    outcome: pipeline.Outcome,
+    *,
+    call: ToolCall,
+    texts: dict[str, list[str]],
+    subjects: dict[str, Any],
+) -> list[Any]:
+    """The hits of a locked database's learnings, from its guard file (store.guard_file): each
+    judged at its confidence there plus the boosts still pending, each boost kept for later."""
+    from cortex_hooks import clock, confidence, location
+    from cortex_hooks.guard import verdict
+    from cortex_hooks.hooks import kept_call
+    from cortex_hooks.store import pending
+
+    config = location.config_for(scope.path)
+    matched = _matches(scope, rows, subjects, outcome.problems, config)
+    if not matched:
+        return []
+    corrections = _corrections(matched, call, subjects, config)
+    waiting = pending.entries(scope.path)
+    hits = []
+    for row, _where in matched.values():
+        before = row["confidence"]
+        for entry in waiting:
+            if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+                before = confidence.boosted(before, config.policy)
+        correction = corrections.get(row["id"])
+        hits.append(
+            verdict.Hit.of(row, before, scope=scope.name, policy=config.policy, correction=correction)
+        )
+    answers = {hit.id: verdict.answer(hit) for hit in hits}
+    pending.append(
+        scope.path,
+        "match",
+        ids=list(answers),
+        answers={str(i): said for i, said in answers.items()},
+        tool=call.tool_name,
+        call=kept_call.text(texts),
+        now=clock.iso(clock.now()),
+    )
+    return hits
+
+
 def _recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[str]) -> Any:
     """A rewrite's corrected command checked against every learning of every scope, as the
     call itself was but read only (no boost, no history: the agent never sent that command),
@@ -251,14 +314,20 @@ def _recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[s
     corrected = {**call.tool_input, "command": decided.corrected}
     texts = {target: matching.fragments(target, call.tool_name, corrected) for target in matching.TARGETS}
     subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
+    looked = _looked(call.tool_name, texts)
     again: list[Any] = []
-    for scope, rows in _candidate_rows(call.tool_name, texts, scopes, problems):
+    for scope in scopes:
+        rows = _rows(scope, call.tool_name, texts, looked, problems)
         config = location.config_for(scope.path)
-        matched = _matches(scope, rows, subjects, problems, config)
-        if matched:
-            readable, unreadable = hand_edits.split(store.matched(scope.connection, list(matched)))
+        matched = _matches(scope, rows, subjects, problems, config) if rows else {}
+        if not matched:
+            continue
+        if scope.connection is None:  # its guard file's rows, as they are there
+            found = [row for row, _where in matched.values()]
+        else:
+            found, unreadable = hand_edits.split(store.matched(scope.connection, list(matched)))
             problems += unreadable
-            again += [verdict.Hit.of(row, scope=scope.name, policy=config.policy) for row in readable]
+        again += [verdict.Hit.of(row, scope=scope.name, policy=config.policy) for row in found]
     return verdict.recheck(decided, again, call.tool_input, str(call.tool_input.get("command")))
 
 

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 from cortex_hooks import regular_file
 
 SUMMARY_LENGTH = 200
+REDACTED_WINDOW = 8_000  # of a longer prompt only this much is redacted: far more than is kept
 MAX_CHANGES = 50
 PARSE_LIMIT = 1 << 20  # of a longer line only this much is read, with a byte pattern, not parsed
 
@@ -39,7 +40,8 @@ class Summary:
 
 
 def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
-    """The first user prompt (cut to 200 characters) and the files written or edited, per tool.
+    """The first user prompt (redacted, cut to 200 characters) and the files written or edited,
+    per tool.
 
     Malformed lines are skipped. A tool call whose result was an error (a denied Write, say)
     is not a change. OSError propagates, also for a path that is not a regular file: the caller
@@ -106,7 +108,9 @@ def _prompt(record: Any) -> str | None:
         )
     if not isinstance(content, str):
         return None
-    text = content.strip()  # as written (the snapshot shows it on one line)
+    from cortex_hooks.redact import redact  # SPEC §19: no secret of a prompt is kept
+
+    text = redact(content.strip()[:REDACTED_WINDOW])  # as written, secrets aside (shown on one line)
     return text[:SUMMARY_LENGTH] or None
 
 

@@ -109,20 +109,44 @@ def back_up(path: str, content: bytes) -> tuple[str, list[str]]:
     raise CortexError(f"cannot find a free backup name beside {path}")
 
 
+NEW_FILE_MODE, NEW_FOLDER_MODE = 0o644, 0o755  # whatever the umask: never writable by others
+
+
+def _make_folders(directory: str) -> None:
+    """The folder and those missing above it, each 0755 whatever the umask."""
+    missing = []
+    while not os.path.isdir(directory):
+        missing.append(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            continue  # made meanwhile (or a file there: the write below says so)
+        os.chmod(folder, NEW_FOLDER_MODE)
+
+
 def write(path: str, text: str) -> None:
     """Write through a temporary file and a rename: Claude Code never reads half a file.
 
-    A symlinked settings file (dotfiles) is written where it points, and stays a link.
+    A symlinked settings file (dotfiles) is written where it points, and stays a link. A file
+    keeps its mode; a new one is 0644 and a new folder 0755, whatever the umask (under `umask 000`
+    a settings file writable by every user would let any of them rewire the hooks).
     """
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
+    _make_folders(directory)
     temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
     try:
         with open(temporary, "wb") as handle:
             handle.write(text.encode("utf-8"))  # bytes: line ends exactly as the text has them
         if os.path.exists(path):
             shutil.copymode(path, temporary)
+        else:
+            os.chmod(temporary, NEW_FILE_MODE)
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):

@@ -11,11 +11,19 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_hooks.api.databases import Databases
+from cortex_hooks.checks import MAX_ID
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard.weakening import Weakens
 from cortex_hooks.mcp import models
 from cortex_hooks.notes import Notes
 
-_NOT_FIELDS = {"id", "global_", "auto_block", "pinned"}  # flags, and what names the row or the scope
+_NOT_FIELDS = {
+    "id",
+    "global_",
+    "auto_block",
+    "pinned",
+    "no_regex",
+}  # flags, and what names the row or the scope
 
 
 def _usage(command: str, message: str) -> CortexError:
@@ -23,8 +31,17 @@ def _usage(command: str, message: str) -> CortexError:
     return CortexError(f"{message} (see cortex-hooks {command} --help)", USAGE)
 
 
+def _refused(refused: Weakens, command: str) -> CortexError:
+    """A weakening asked for through MCP: refused, with the command the person can run."""
+    return CortexError(
+        f"refused through MCP: {refused.what} would weaken the guard ({'; '.join(refused.reasons)}); "
+        f"only the person can do that, in a terminal: {command}",
+        USAGE,
+    )
+
+
 def _record_id(command: str, value: int) -> int:
-    if value < 1:
+    if not 1 <= value <= MAX_ID:
         raise _usage(command, f"argument ID: not an id: '{value}'")
     return value
 
@@ -45,18 +62,26 @@ def add_learning(checked: models.AddLearning, databases: Databases, notes: Notes
     given = _learning(checked)
     if checked.auto_block:
         given["auto_block"] = True
+    if checked.no_regex:
+        if checked.regex is not None:
+            raise _usage("add", "argument --no-regex: not allowed with argument --regex")
+        given["regex"] = None
     return added(learnings.add(databases, given, notes))  # type: ignore[arg-type]
 
 
 def update_learning(checked: models.UpdateLearning, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import learnings
-    from cortex_hooks.texts.learnings import updated
+    from cortex_hooks.texts.learnings import update_command, updated
 
     learning_id = _record_id("update", checked.id)
     given = _learning(checked)
     if checked.auto_block is not None:
         given["auto_block"] = checked.auto_block
-    return updated(learnings.update(databases, learning_id, given, notes))  # type: ignore[arg-type]
+    try:
+        learning = learnings.update(databases, learning_id, given, notes, may_weaken=False)  # type: ignore[arg-type]
+    except Weakens as refused:
+        raise _refused(refused, update_command(learning_id, given, databases.scope)) from None
+    return updated(learning)
 
 
 def list_learnings(checked: models.ListLearnings, databases: Databases, notes: Notes) -> str:
@@ -73,7 +98,11 @@ def run_pruning(checked: models.RunPruning, databases: Databases, notes: Notes) 
     from cortex_hooks.api.upkeep import prune
     from cortex_hooks.texts.upkeep import pruned
 
-    return pruned(prune(databases, notes, dry_run=checked.dry_run), dry_run=checked.dry_run)
+    try:
+        counts = prune(databases, notes, dry_run=checked.dry_run, may_weaken=False)
+    except Weakens as refused:
+        raise _refused(refused, "cortex-hooks prune") from None
+    return pruned(counts, dry_run=checked.dry_run)
 
 
 def recall(checked: models.Recall, databases: Databases, notes: Notes) -> str:

@@ -8,17 +8,28 @@ front doors cannot disagree.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from cortex_hooks.guard.records import GivenAction as Action
+from cortex_hooks.guard.records import GivenSeverity as Severity
+from cortex_hooks.guard.records import GivenTarget as Target
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 
-Target = Literal["content", "path", "input", "raw"]
-Severity = Literal["low", "medium", "high", "critical"]
 Kind = Literal["memory", "learning", "decision", "error", "todo"]
-Action = Literal["block", "ask", "warn"]
+
+
+def _not_a_boolean(value: object) -> object:
+    """JSON's true is no number: pydantic would take it for 1 (a limit of one, a priority of one)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_not_a_boolean)]
+Number = Annotated[float, BeforeValidator(_not_a_boolean)]
 
 GLOBAL = Field(False, alias="global", description="act on the user-global database instead of the project's")
 
@@ -28,14 +39,14 @@ class _Arguments(BaseModel):
 
 
 class _LearningFields(_Arguments):
-    regex: str | None = Field(None, description="detection regex; without one the learning never matches")
+    regex: str | None = Field(None, description="detection regex (required, unless no_regex)")
     tool: str | None = Field(None, description="Claude Code tool matcher, e.g. Bash (default * = every tool)")
     target: Target | None = Field(None, description="what the regex is matched against (default content)")
     severity: Severity | None = Field(None, description="default medium")
     action: Action | None = Field(
         None, description="what a trusted match does: block, ask (the user decides) or warn (the default)"
     )
-    confidence: float | None = Field(None, description="0.30 to 0.90, at most two decimals (default 0.70)")
+    confidence: Number | None = Field(None, description="0.30 to 0.90, at most two decimals (default 0.70)")
     context: str | None = Field(None, description="why, where it came from")
     global_: bool = GLOBAL
 
@@ -45,10 +56,11 @@ class AddLearning(_LearningFields):
     correct_pattern: str = Field(description="what to do instead (the text of a deny)")
     auto_block: bool = Field(False, description="deny matching calls once trusted, instead of warning")
     pinned: bool = Field(False, description="exempt from decay and pruning")
+    no_regex: bool = Field(False, description="no regex: a reminder that never matches")
 
 
 class UpdateLearning(_LearningFields):
-    id: int = Field(description="the learning's id")
+    id: Whole = Field(description="the learning's id")
     anti_pattern: str | None = None
     correct_pattern: str | None = None
     auto_block: bool | None = Field(None, description="true: deny once trusted; false: only warn")
@@ -68,7 +80,7 @@ class RunPruning(_Arguments):
 
 class Recall(_Arguments):
     query: str = Field(description="the words to look for")
-    limit: int | None = Field(None, description="at most this many results (default 10)")
+    limit: Whole | None = Field(None, description="at most this many results (default 10)")
     type: MemoryType | None = Field(None, description="memories of this type only")
     kind: Kind | None = Field(None, description="one kind only")
     scope: Literal["both", "project", "global"] = Field("both", description="which databases to search")
@@ -78,7 +90,7 @@ class Remember(_Arguments):
     content: str = Field(description="the knowledge to keep")
     type: MemoryType | None = Field(None, description=f"default {given.DEFAULT_TYPE}")
     summary: str | None = Field(None, description="default: the first line of the content")
-    priority: int | None = Field(
+    priority: Whole | None = Field(
         None, description=f"{given.PRIORITIES[0]} to {given.PRIORITIES[1]} (default {given.DEFAULT_PRIORITY})"
     )
     tags: list[str] | None = None
@@ -87,7 +99,7 @@ class Remember(_Arguments):
 
 
 class Forget(_Arguments):
-    id: int | None = Field(None, description="the memory's id (give id or match)")
+    id: Whole | None = Field(None, description="the memory's id (give id or match)")
     match: str | None = Field(None, description="archive the memory that best matches these words")
     global_: bool = GLOBAL
 
@@ -107,9 +119,9 @@ class Reflect(_Arguments):
     action: Literal["decay", "similar"] = Field(
         description="decay (memories not accessed lately lose confidence) or similar (near-duplicates)"
     )
-    days: int | None = Field(None, description="decay: not accessed for this many days (default 30)")
-    threshold: float | None = Field(None, description="similar: the least similarity (default 0.85)")
-    limit: int | None = Field(None, description="similar: at most this many pairs (default 20)")
+    days: Whole | None = Field(None, description="decay: not accessed for this many days (default 30)")
+    threshold: Number | None = Field(None, description="similar: the least similarity (default 0.85)")
+    limit: Whole | None = Field(None, description="similar: at most this many pairs (default 20)")
     dry_run: bool = Field(False, description="decay: say what would change, change nothing")
     global_: bool = Field(
         False,

@@ -15,7 +15,7 @@ SCHEMAS: dict[str, Any] = json.loads(
   "properties": {
    "regex": {
     "type": "string",
-    "description": "detection regex; without one the learning never matches"
+    "description": "detection regex (required, unless no_regex)"
    },
    "tool": {
     "type": "string",
@@ -80,6 +80,11 @@ SCHEMAS: dict[str, Any] = json.loads(
     "default": false,
     "description": "exempt from decay and pruning",
     "type": "boolean"
+   },
+   "no_regex": {
+    "default": false,
+    "description": "no regex: a reminder that never matches",
+    "type": "boolean"
    }
   },
   "required": [
@@ -93,7 +98,7 @@ SCHEMAS: dict[str, Any] = json.loads(
   "properties": {
    "regex": {
     "type": "string",
-    "description": "detection regex; without one the learning never matches"
+    "description": "detection regex (required, unless no_regex)"
    },
    "tool": {
     "type": "string",

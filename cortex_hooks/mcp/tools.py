@@ -11,6 +11,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.api.databases import Databases
+
 
 class Options:
     """Where the tools find the databases: `cortex-hooks mcp --db PATH --global-db PATH`; None
@@ -147,7 +151,7 @@ def call(name: str, arguments: dict[str, Any], options: Options | None = None) -
     return "\n".join([text or "(nothing to show)", *said]), False
 
 
-def _read(databases: Any, scope: str | None) -> list[str]:
+def _read(databases: Databases, scope: str | None) -> list[str]:
     """The database files a call reads: the scope acted on, or those of recall's `scope`."""
     if databases.scope == "global":
         return [databases.user]

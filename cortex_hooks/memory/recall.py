@@ -18,6 +18,7 @@ global scope, then the older item.
 from __future__ import annotations
 
 import json
+import re
 
 from cortex_hooks.memory import rank
 from cortex_hooks.memory.similarity import WORD
@@ -58,6 +59,45 @@ def _identifier(token: str) -> str | None:
     if len(parts) < 2 or not any(mark in token for mark in "0123456789._/:"):
         return None
     return " ".join(part.casefold() for part in parts)
+
+
+_SYMBOLS = re.compile(r"[^\w\s\x00-\x7f]+")
+
+
+def query_symbols(text: str) -> list[str]:
+    """The symbols of a query that has no word (`🚀`, `→`, `👍🏽`), each searched as it is written
+    (SPEC §9.3: emoji are searched too), since the full-text index keeps only words. ASCII
+    punctuation alone is no query."""
+    units: list[str] = []
+    for run in _SYMBOLS.findall(text):
+        units += _symbols(run)
+    return list(dict.fromkeys(units))[:MAX_WORDS]
+
+
+def _symbols(run: str) -> list[str]:
+    """A run of symbols cut into what a reader sees as one each: a mark, a variation selector, a
+    skin tone, the character after a zero-width joiner and the second half of a flag stay with
+    the symbol before them."""
+    import unicodedata
+
+    units: list[str] = []
+    for character in run:
+        code = ord(character)
+        joins = bool(units) and (
+            unicodedata.category(character) in ("Mn", "Me", "Cf")
+            or 0x1F3FB <= code <= 0x1F3FF
+            or units[-1].endswith("\u200d")
+            or (_flag(code) and len(units[-1]) == 1 and _flag(ord(units[-1])))
+        )
+        if joins:
+            units[-1] += character
+        else:
+            units.append(character)
+    return units
+
+
+def _flag(code: int) -> bool:
+    return 0x1F1E6 <= code <= 0x1F1FF  # a regional indicator: two make a flag
 
 
 class Found:

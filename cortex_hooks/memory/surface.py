@@ -16,7 +16,6 @@ the budget, Code index is cut first, then Context (cortex_hooks.text_budget says
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from cortex_hooks import sanitize
@@ -37,7 +36,6 @@ HEADER = (
 )
 EMPTY = "No memories yet: `cortex-hooks remember TEXT` stores one."
 SECTIONS = ("critical", "context", "code_index")
-_IMPORT = re.compile(r"(^|\s)@")  # Claude Code follows `@path` in an imported file: never ours to give
 
 
 @dataclass
@@ -111,7 +109,9 @@ def build(scopes: list[ScopeRows], *, budget: int, cli: str = "cortex-hooks") ->
         ),
     ]
     header = HEADER + (
-        f"\n(`cortex-hooks` is not on PATH here: run it as {cli})" if cli != "cortex-hooks" else ""
+        f"\n(`cortex-hooks` is not on PATH here: run it as {sanitize.inert(cli)})"
+        if cli != "cortex-hooks"
+        else ""
     )
     body = assemble(sections, budget - len(header) - 2)
     listed = {name: len(section.entries) for name, section in zip(SECTIONS, sections, strict=True)}
@@ -144,14 +144,14 @@ def _entry(scope: str, row: dict[str, object]) -> str:
     shown = f" [{', '.join(tags)}]" if tags else ""
     where = f" ({', '.join(marks)})" if marks else ""
     summary = sanitize.line(str(row["summary"]), SUMMARY_LIMIT)
-    return _inert(f"- #{row['id']}{where} {summary}{shown} — {_show(scope, row)}")
+    return sanitize.inert(f"- #{row['id']}{where} {summary}{shown} — {_show(scope, row)}")
 
 
 def _code_entry(scope: str, row: dict[str, object]) -> str:
     where = " (global)" if scope == "global" else ""
     path = sanitize.line(str(row.get("path") or "?"), PATH_LIMIT).replace("`", "'")
     summary = sanitize.line(str(row["summary"]), SUMMARY_LIMIT)
-    return _inert(f"- `{path}`{where}: {summary} — {_show(scope, row)}")
+    return sanitize.inert(f"- `{path}`{where}: {summary} — {_show(scope, row)}")
 
 
 def _tags(raw: object) -> list[str]:
@@ -160,12 +160,6 @@ def _tags(raw: object) -> list[str]:
     except ValueError:
         return []
     return [sanitize.line(str(tag), 40) for tag in tags][:5] if isinstance(tags, list) else []
-
-
-def _inert(text: str) -> str:
-    """A line that can neither close the markers nor make Claude Code import a file."""
-    text = text.replace("<!--", "<! --").replace("-->", "-- >")
-    return _IMPORT.sub(lambda match: match[1] + "\uff20", text)
 
 
 def _shown(scope: str, row: dict[str, object]) -> dict[str, object]:

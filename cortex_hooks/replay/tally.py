@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cortex_hooks.capture.redact import (
-    redact,
-)  # the one redactor (cortex_hooks/redact.py after the integrity merge)
 from cortex_hooks.guard import matching
+from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

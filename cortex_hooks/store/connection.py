@@ -19,6 +19,7 @@ __all__ = [
     "BUSY_TIMEOUT",
     "HOOK_WRITE_WAIT",
     "SCHEMA_VERSION",
+    "Locked",
     "Missing",
     "Transaction",
     "keep_open",
@@ -35,6 +36,10 @@ HOOK_WRITE_WAIT = 0.6
 
 class Missing(CortexError):
     """There is no database at the path (hooks then do nothing)."""
+
+
+class Locked(CortexError):
+    """Another process holds the database so that it cannot even be read (locking_mode=EXCLUSIVE)."""
 
 
 def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT) -> sqlite3.Connection:
@@ -79,7 +84,8 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
             _replay(connection, path, busy)
     except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
         _discard(connection)
-        raise CortexError(f"cannot use the database {path}: {_circumstances(path, error)}") from None
+        kind = Locked if locked(error) else CortexError
+        raise kind(f"cannot use the database {path}: {_circumstances(path, error)}") from None
     except sqlite3.DatabaseError as error:
         _discard(connection)
         raise CortexError(

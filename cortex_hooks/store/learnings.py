@@ -115,6 +115,9 @@ def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: obj
            ON CONFLICT (learning_id) DO UPDATE SET confidence = excluded.confidence""",
         {"id": learning_id, "confidence": value},
     )
+    from cortex_hooks.store import guard_file
+
+    guard_file.mark(connection, only_blocking=json.dumps([learning_id]))
 
 
 def derive(connection: sqlite3.Connection, learning_id: int) -> None:
@@ -300,6 +303,9 @@ def record_matches(
         said = answers or {}
         verdicts = [(i, said.get(i, "warn")) for i in dict.fromkeys(ids)]
         history.keep_calls(connection, verdicts, call[0], call[1], now)
+    from cortex_hooks.store import guard_file  # a match: past the hot path's no-match end
+
+    guard_file.mark(connection, only_blocking=parameters["ids"])
 
 
 def decay_all(connection: sqlite3.Connection, policy: Policy, now: str) -> int:
@@ -324,6 +330,10 @@ def decay_all(connection: sqlite3.Connection, policy: Policy, now: str) -> int:
         f"UPDATE learning_confidence SET confidence = {decayed} WHERE {where}", parameters
     )
     history.fold(connection, day)
+    if cursor.rowcount:
+        from cortex_hooks.store import guard_file
+
+        guard_file.mark(connection)
     return cursor.rowcount
 
 

@@ -99,7 +99,12 @@ def replay(connection: sqlite3.Connection, database: str, policy: Policy) -> int
             for entry in fresh:
                 _apply(connection, entry, policy)
             connection.executemany("INSERT INTO pending_applied (id) VALUES (?)", [(e["id"],) for e in fresh])
+            from cortex_hooks.store import guard_file
+
+            guarded = guard_file.before_commit(connection)
             connection.execute("COMMIT")
+            if guarded:
+                guard_file.after_commit(connection)
         except BaseException:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")

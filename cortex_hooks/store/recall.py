@@ -82,6 +82,28 @@ def found(
     return results
 
 
+def containing(
+    connection: sqlite3.Connection, texts: list[str], kinds: set[str], best: int = CANDIDATES
+) -> list[dict[str, object]]:
+    """The active rows of these kinds whose text holds any of these texts (the symbols FTS5's
+    tokenizer leaves out of its words: an emoji), the newest first, at most `best`; a scan of the
+    index's text, for the rare query that has no word at all. Each has relevance 1."""
+    held = " OR ".join(f"instr(body, :text{index}) > 0" for index in range(len(texts)))
+    hits = connection.execute(
+        f"SELECT rowid FROM search WHERE ({held}) AND rowid % 8 IN (SELECT value FROM json_each(:kinds)) "
+        "ORDER BY rowid DESC LIMIT :best",
+        {
+            **{f"text{index}": text for index, text in enumerate(texts)},
+            "kinds": json.dumps([NUMBERS[kind] for kind in kinds]),
+            "best": best,
+        },
+    ).fetchall()
+    wanted: dict[str, dict[int, float]] = {}
+    for (rowid,) in hits:
+        wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = 1.0
+    return rows(connection, wanted)
+
+
 def _floor(connection: sqlite3.Connection, match: str) -> int:
     """The lowest rowid bm25 scores: the newest BUDGET rows the query finds are scored, older ones
     not (0 when it finds no more than that)."""

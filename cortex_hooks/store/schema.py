@@ -59,6 +59,8 @@ _SEARCH_FILLS = {
 }
 _SEARCH_BACKFILL = tuple(fill for table, fill in _SEARCH_FILLS.items() if table != "memory")
 
+_MASKED = re.escape("[REDACTED]")  # what a regex built from redacted text held
+_ANY_VALUE = ".+?"  # what stands for a secret in a regex (capture.regex_synthesis.SECRET)
 _VERDICTS = """matches INTEGER NOT NULL DEFAULT 0, denies INTEGER NOT NULL DEFAULT 0,
     asks INTEGER NOT NULL DEFAULT 0, warnings INTEGER NOT NULL DEFAULT 0,
     rewrites INTEGER NOT NULL DEFAULT 0"""
@@ -135,6 +137,21 @@ def _allow_raw_target(connection: sqlite3.Connection) -> None:
     connection.execute("ALTER TABLE learning_widened RENAME TO learning")
     for statement in attached:
         connection.execute(statement)
+
+
+# What the guard file holds (store.guard_file): the learnings that block, ask or rewrite. Its
+# triggers mark every change of such a row, whoever makes it.
+_GUARDED = "({row}.action != 'warn' OR {row}.rewrite IS NOT NULL)"
+_GUARD_TRIGGERS = (
+    f"""CREATE TRIGGER learning_guarded AFTER INSERT ON learning WHEN {_GUARDED.format(row="new")} BEGIN
+        UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+    f"""CREATE TRIGGER learning_reguarded AFTER UPDATE OF anti_pattern, correct_pattern, regex, tool,
+        target, severity, action, rewrite, archived_at, muted ON learning
+        WHEN {_GUARDED.format(row="new")} OR {_GUARDED.format(row="old")}
+        BEGIN UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+    f"""CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN {_GUARDED.format(row="old")} BEGIN
+        UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+)
 
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
@@ -487,7 +504,45 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
             enabled_at TEXT NOT NULL
         ) WITHOUT ROWID""",
     ),
-    # 17: ask and auto-correct (SPEC §16). A learning's `action` (block, ask or warn) is the one
+    # 17 (SPEC §19): the one redactor over what earlier versions kept from transcripts and prompts:
+    # a session's summary held its first prompt verbatim; capture's redactor, which the history's
+    # kept calls used too, missed password options (`sshpass -p`, `mysql -p…`). cortex_redacted is
+    # cortex_hooks.redact.redact (registered by migrate). A successful call that becomes a duplicate
+    # is kept once; a scan's tail that held a secret is dropped (it costs the context of one scan).
+    # A proposal or a learning built from redacted text had `\[REDACTED\]` in its regex, which
+    # never matches: it stands for any value now. And the guard file (below).
+    (
+        "UPDATE session SET summary = cortex_redacted(summary) WHERE summary IS NOT NULL",
+        """UPDATE proposal SET anti_pattern = cortex_redacted(anti_pattern),
+            correct_pattern = cortex_redacted(correct_pattern), content = cortex_redacted(content)""",
+        "UPDATE proposal_occurrence SET failed = cortex_redacted(failed), fixed = cortex_redacted(fixed)",
+        """INSERT OR IGNORE INTO capture_success (command, session_id, seen_at)
+            SELECT cortex_redacted(command), session_id, seen_at FROM capture_success
+            WHERE cortex_redacted(command) IS NOT command""",
+        "DELETE FROM capture_success WHERE cortex_redacted(command) IS NOT command",
+        "UPDATE capture_scan SET tail = '[]' WHERE cortex_redacted(tail) IS NOT tail",
+        "UPDATE verdict_call SET call = cortex_redacted(call)",  # the history's kept calls (14)
+        f"""UPDATE proposal SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
+            WHERE instr(regex, '{_MASKED}') > 0""",
+        f"""UPDATE learning SET regex = replace(regex, '{_MASKED}', '{_ANY_VALUE}')
+            WHERE instr(regex, '{_MASKED}') > 0""",
+        # The guard file (store.guard_file): what a deny needs, readable when another process
+        # holds the database in locking_mode=EXCLUSIVE. guard_state says it must be rewritten;
+        # these triggers mark every change of an auto-block learning's row, whoever makes it (the
+        # store marks its own boosts, decays and confidence writes: a trigger on every row of a
+        # decay would cost each session end).
+        """CREATE TABLE guard_state (id INTEGER PRIMARY KEY CHECK (id = 1), changed INTEGER NOT NULL,
+            version INTEGER NOT NULL)""",
+        "INSERT INTO guard_state (id, changed, version) VALUES (1, 1, 0)",
+        """CREATE TRIGGER learning_guarded AFTER INSERT ON learning WHEN new.auto_block BEGIN
+            UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+        """CREATE TRIGGER learning_reguarded AFTER UPDATE OF anti_pattern, correct_pattern, regex, tool,
+            target, severity, auto_block, archived_at, muted ON learning WHEN new.auto_block OR old.auto_block
+            BEGIN UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+        """CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN old.auto_block BEGIN
+            UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+    ),
+    # 18: ask and auto-correct (SPEC §16). A learning's `action` (block, ask or warn) is the one
     # truth of what a trusted match does; `auto_block` stays, computed from it (a generated
     # column), for whatever reads the older flag, and can no longer be written. A Bash learning's
     # `rewrite`, and a proposal's suggested one (failed-then-fixed: its fix). The partial indexes
@@ -496,6 +551,10 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         # a hand-edited flag (only possible with ignore_check_constraints) would stop the next
         # ADD COLUMN's check of the whole table: read as block, the stricter reading
         "UPDATE learning SET auto_block = 1 WHERE auto_block IS NOT 0 AND auto_block IS NOT 1",
+        # the guard file's triggers (17) name auto_block: made again below on the action
+        "DROP TRIGGER IF EXISTS learning_guarded",
+        "DROP TRIGGER IF EXISTS learning_reguarded",
+        "DROP TRIGGER IF EXISTS learning_unguarded",
         "DROP INDEX IF EXISTS learning_auto_block",
         "DROP INDEX IF EXISTS learning_by_update",
         "DROP INDEX IF EXISTS learning_prunable",
@@ -511,6 +570,8 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         """CREATE INDEX learning_prunable ON learning (created_at)
            WHERE archived_at IS NULL AND action = 'warn' AND pinned = 0""",
         "ALTER TABLE proposal ADD COLUMN rewrite TEXT",
+        *_GUARD_TRIGGERS,
+        "UPDATE guard_state SET changed = 1",  # the file holds the action and the rewrite now
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
@@ -522,6 +583,14 @@ def _check_ours(connection: sqlite3.Connection, path: str) -> None:
         raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
     if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
         raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+
+
+def _redacted(text: str | None) -> str | None:
+    if text is None:
+        return None
+    from cortex_hooks.redact import redact
+
+    return redact(text)
 
 
 def is_blank(connection: sqlite3.Connection) -> bool:
@@ -537,6 +606,7 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
     _check_ours(connection, path)  # before anything, even the journal mode, is written
     if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
+    connection.create_function("cortex_redacted", 1, _redacted, deterministic=True)
     with Transaction(connection):
         _check_ours(connection, path)  # again: another process may have migrated meanwhile
         version = user_version(connection)

@@ -30,7 +30,12 @@ class Transaction:
         traceback: TracebackType | None,
     ) -> None:
         if kind is None and self.keep:
+            from cortex_hooks.store import guard_file
+
+            guarded = guard_file.before_commit(self.connection)
             self.connection.execute("COMMIT")
+            if guarded:  # a blocking learning changed: its guard file, outside the lock
+                guard_file.after_commit(self.connection)
         elif self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
 

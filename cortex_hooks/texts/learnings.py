@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
+from typing import Any
+
 from cortex_hooks import confidence
 from cortex_hooks.texts.words import clean, times
 
@@ -86,3 +89,32 @@ def changed(result: Changed) -> str:
             f" pin it (cortex-hooks pin {learning.id}) to keep it."
         )
     return message
+
+
+_OPTIONS = {  # a learning's field -> its option of `cortex-hooks update`
+    "anti_pattern": "--anti-pattern",
+    "correct_pattern": "--correct",
+    "regex": "--regex",
+    "tool": "--tool",
+    "target": "--target",
+    "severity": "--severity",
+    "confidence": "--confidence",
+    "context": "--context",
+}
+
+
+def update_command(learning_id: int, given: dict[str, Any], scope: str) -> str:
+    """The `cortex-hooks update` a person types for these changes (`--regex=…` form: a value
+    may begin with a dash), quoted for a POSIX shell."""
+    words = ["cortex-hooks", "update", str(learning_id)]
+    for field, option in _OPTIONS.items():
+        if field in given:
+            value = given[field]
+            words.append("--no-regex" if value is None else f"{option}={value}")
+    if "auto_block" in given:
+        words.append("--auto-block" if given["auto_block"] else "--no-auto-block")
+    if given.get("pinned"):
+        words.append("--pin")
+    if scope == "global":
+        words.append("--global")
+    return " ".join(shlex.quote(word) for word in words)

@@ -1,0 +1,218 @@
+"""One redactor for everything stored or sent from a transcript or a prompt (SPEC §19, issue 23
+items 4, 5 and 8), end to end through the installed hooks and commands on real databases: the
+session summary, capture's evidence and proposals, SessionStart's context, the drafting prompt
+(on the child's stdin, never in its arguments), what older versions stored, and a proposal built
+from redacted text that still matches the command it came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import cli, cli_json, payload, run
+from transcripts import NOT_FOUND, Transcript
+
+from cortex_hooks.store.version import SCHEMA_VERSION
+
+# Built here, so that no scanner takes this file for a leak.
+AWS_KEY = "AKIA" + "ZQ7XK3MNB2VWYT4P"
+GITHUB_TOKEN = "ghp_" + "Zx81kQm2Vn7bT0pLr4Yw9Cs6Hd3Jf5Ga2Ue8"
+PASSWORDS = ["Tr0ub4dor-3", "s3cr3t-mysql", "hunter2secret"]
+
+
+def end(path: Path, session: str) -> None:
+    result = run(
+        "cortex-session-end",
+        stdin=payload("session_end.other", session_id=session, transcript_path=str(path)),
+    )
+    assert result.code == 0, result.stderr
+
+
+def start_context() -> str:
+    result = run("cortex-session-start", stdin=payload("session_start.startup", session_id="next"))
+    assert result.code == 0, result.stderr
+    return str(result.json()["hookSpecificOutput"]["additionalContext"]) if result.stdout.strip() else ""
+
+
+def everything_stored(database: str) -> str:
+    """Every value of every table, as text: what a secret would have to hide in."""
+    with closing(sqlite3.connect(database)) as connection:
+        return "\n".join(connection.iterdump())
+
+
+def test_the_session_summary_keeps_no_secret_of_the_first_prompt(db: Path, tmp_path: Path) -> None:
+    """Issue 23.4: an AWS key and a ghp_ token were stored verbatim and shown at every start."""
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
+    prompt = f"deploy with AWS_ACCESS_KEY_ID={AWS_KEY} and push with {GITHUB_TOKEN} please"
+    end(Transcript("s1").prompt(prompt).bash("make deploy").write(tmp_path / "s1.jsonl"), "s1")
+
+    (session,) = cli_json("sessions", "list")
+    assert session["summary"].startswith("deploy with AWS_ACCESS_KEY_ID=[REDACTED] and push with")
+    for shown in (json.dumps(session), start_context(), cli("snapshot").stdout, everything_stored(str(db))):
+        assert AWS_KEY not in shown
+        assert GITHUB_TOKEN not in shown
+
+
+def failing_and_fixed(session: str) -> Transcript:
+    """Password options in calls that fail and are fixed: capture proposes from them."""
+    transcript = Transcript(session).prompt(f"connect, the mysql password is -p{PASSWORDS[1]}")
+    transcript.bash(f"sshpass -p {PASSWORDS[0]} sssh deploy@host", NOT_FOUND.format(word="sssh"), code=127)
+    transcript.bash(f"sshpass -p {PASSWORDS[0]} ssh deploy@host")
+    transcript.bash(
+        f"mysql -u root -p{PASSWORDS[1]} --databse shop", "mysql: unknown option '--databse'", code=2
+    )
+    transcript.bash(f"mysql -u root -p{PASSWORDS[1]} --database shop")
+    transcript.bash(
+        f"PGPASSWORD={PASSWORDS[2]} psql -h db -c 'select 1'", NOT_FOUND.format(word="psql"), code=127
+    )
+    return transcript.bash(f"PGPASSWORD={PASSWORDS[2]} pgcli -h db -c 'select 1'")
+
+
+def test_capture_keeps_no_password_option(db: Path, tmp_path: Path) -> None:
+    """Issue 23.5: `sshpass -p`, `mysql -p…` reached the database, proposals and SessionStart."""
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
+    for session in ("s1", "s2"):
+        end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
+    proposed = cli_json("proposals")
+    assert len(proposed) == 3
+    shown = [json.dumps(proposed), start_context(), cli("proposals").stdout, everything_stored(str(db))]
+    for password in PASSWORDS:
+        for text in shown:
+            assert password not in text
+    assert "sshpass -p [REDACTED] sssh" in json.dumps(proposed)
+
+
+def test_a_proposal_from_redacted_text_matches_its_own_command(db: Path, tmp_path: Path) -> None:
+    """Issue 23.8: accepting the `PGPASSWORD=… psql` proposal gave a regex with a literal
+    `\\[REDACTED\\]`, which matches no command."""
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
+    for session in ("s1", "s2"):
+        end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
+    for proposal in cli_json("proposals"):
+        assert "REDACTED" not in proposal["regex"]
+        learning = cli_json("accept", str(proposal["id"]), "--auto-block")
+        assert "REDACTED" not in learning["regex"]
+    for command in (
+        f"PGPASSWORD={PASSWORDS[2]} psql -h db -c 'select 1'",
+        f"sshpass -p {PASSWORDS[0]} sssh deploy@host",
+        f"mysql -u root -p{PASSWORDS[1]} --databse shop",
+    ):
+        result = run(
+            "cortex-pre-tool-use", stdin=payload("pre_tool_use.bash", tool_input={"command": command})
+        )
+        assert result.code == 0, result.stderr
+        assert result.json()["hookSpecificOutput"]["permissionDecision"] == "deny", command
+    fixed = payload("pre_tool_use.bash", tool_input={"command": f"PGPASSWORD={PASSWORDS[2]} pgcli -h db"})
+    assert run("cortex-pre-tool-use", stdin=fixed).stdout == ""
+
+
+FAKE_CLAUDE = """#!/usr/bin/env python3
+import json, sys
+with open({record!r}, "w") as handle:
+    json.dump({{"argv": sys.argv[1:], "stdin": sys.stdin.read()}}, handle)
+wording = {{"anti_pattern": "a", "correct_pattern": "b", "regex": "never-matches-x"}}
+print(json.dumps({{"result": json.dumps(wording)}}))
+"""
+
+
+def test_the_drafting_prompt_goes_on_stdin_redacted(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23.5: the prompt was passed to `claude -p` in its arguments, visible in `ps`."""
+    from cortex_hooks.capture import worker
+
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
+    for session in ("s1", "s2"):
+        end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
+    # a proposal an older version stored with a password in its evidence (its redactor missed it)
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute(
+            "UPDATE proposal_occurrence SET failed = failed || :more",
+            {"more": "; sshpass -p OldLeak99 ssh h"},
+        )
+    record = tmp_path / "claude-call.json"
+    fake = tmp_path / "claude"
+    fake.write_text(FAKE_CLAUDE.format(record=str(record)))
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    (db.parent / "config.toml").write_text('[capture]\nllm = "claude-cli"\n')
+    monkeypatch.setenv("CORTEX_CLAUDE_BIN", str(fake))
+    worker.run(str(db))
+
+    call: dict[str, Any] = json.loads(record.read_text())
+    assert "sshpass" in call["stdin"] or "mysql" in call["stdin"] or "psql" in call["stdin"]
+    assert "Evidence" not in " ".join(call["argv"])
+    assert all(len(argument) < 100 for argument in call["argv"])  # flags only
+    for secret in [*PASSWORDS, "OldLeak99"]:
+        assert secret not in call["stdin"]
+
+
+def version_before(path: Path) -> None:
+    """A database at the schema before the redacting migration's (the first that calls the one
+    redactor, whichever version later ones make it), made by the migrations themselves."""
+    from cortex_hooks.store import schema
+
+    before = next(
+        version
+        for version, statements in enumerate(schema.MIGRATIONS)
+        if any(isinstance(statement, str) and "cortex_redacted" in statement for statement in statements)
+    )
+    assert before < SCHEMA_VERSION
+    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        connection.execute("BEGIN")
+        for statements in schema.MIGRATIONS[:before]:
+            for statement in statements:
+                if isinstance(statement, str):
+                    connection.execute(statement)
+                else:
+                    statement(connection)
+        connection.execute(f"PRAGMA user_version = {before}")
+        connection.execute("COMMIT")
+
+
+def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path) -> None:
+    """The migration runs the one redactor over what earlier versions kept, and mends a regex
+    built from redacted text (as an older version proposed it and the person accepted it)."""
+    version_before(db)
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute(
+            "INSERT INTO session (id, summary) VALUES ('old', :summary)",
+            {"summary": f"use {GITHUB_TOKEN} and sshpass -p {PASSWORDS[0]} ssh host"},
+        )
+        connection.execute(
+            "INSERT INTO capture_success (command, session_id, seen_at) VALUES (:command, 'old', 'x')",
+            {"command": f"mysql -p{PASSWORDS[1]} shop"},
+        )
+        connection.execute(
+            """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, target, auto_block,
+                   created_at, updated_at) VALUES (1, 'captured', 'b', :regex, 'Bash', 'content', 0,
+                   '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z')""",
+            {"regex": r"mysql\s+-u\s+root\s+-p\[REDACTED\]\s"},
+        )
+        connection.execute("INSERT INTO learning_confidence (learning_id, confidence) VALUES (1, 70)")
+    assert cli("list").code == 0  # any command opens it: the migration runs
+
+    stored = everything_stored(str(db))
+    assert GITHUB_TOKEN not in stored
+    for password in PASSWORDS:
+        assert password not in stored
+    (old,) = [session for session in cli_json("sessions", "list") if session["id"] == "old"]
+    assert old["summary"] == "use [REDACTED] and sshpass -p [REDACTED] ssh host"
+    command = {"command": f"mysql -u root -p{PASSWORDS[1]} shop"}
+    warned = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash", tool_input=command))
+    assert "captured" in warned.stdout  # its regex now stands for any value where the mask was
+
+
+def test_no_process_we_start_carries_a_prompt_in_its_arguments() -> None:
+    """The child's argv is fixed flags: a prompt can only reach it on stdin."""
+    from cortex_hooks.capture import drafting
+
+    argv = drafting.command(os.devnull)
+    assert argv[1] == "-p"
+    assert not any(" " in argument for argument in argv)
