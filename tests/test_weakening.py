@@ -39,6 +39,12 @@ def learning(db: Path) -> dict[str, Any]:
     ("change", "command", "reason"),
     [
         ({"auto_block": False}, "cortex-hooks update 1 --no-auto-block", "auto-block would be turned off"),
+        ({"action": "warn"}, "cortex-hooks update 1 --action=warn", "auto-block would be turned off"),
+        (
+            {"action": "ask"},
+            "cortex-hooks update 1 --action=ask",
+            "its action would go down from block to ask (block > ask > warn)",
+        ),
         (
             {"confidence": 0.84},
             "cortex-hooks update 1 --confidence=0.84",
@@ -91,6 +97,26 @@ def test_strengthening_through_mcp_keeps_working(db: Path) -> None:
         True,
         "seen in CI",
     )
+
+
+def test_an_action_is_raised_through_mcp_and_a_rewrite_never_touched(db: Path) -> None:
+    """warn to ask to block strengthens; a rewrite decides what runs instead of the agent's
+    command: MCP has no field for it, so it can neither add, change nor remove one."""
+    assert call("cortex_add_learning", **{**BLOCKING, "auto_block": False})[1] is False
+    assert call("cortex_update_learning", id=1, action="ask") == ("Updated learning #1.", False)
+    assert cli_json("list")[0]["action"] == "ask"
+    text, is_error = call("cortex_update_learning", id=1, auto_block=False)
+    assert is_error
+    assert "its action would go down from ask to warn (block > ask > warn)" in text
+    assert call("cortex_update_learning", id=1, action="block") == ("Updated learning #1.", False)
+    added = cli_json(
+        "add", "--anti-pattern", "pip", "--correct", "python3 -m pip", "--regex", r"^pip\b", "--tool", "Bash"
+    )
+    for change in ({"rewrite": "python3 -m pip"}, {"rewrite": None}):
+        text, is_error = call("cortex_update_learning", id=added["id"], **change)
+        assert is_error
+        assert "rewrite" in text
+    assert cli_json("show", str(added["id"]))["rewrite"] is None
 
 
 def test_a_learning_without_a_regex_may_be_given_one(db: Path) -> None:

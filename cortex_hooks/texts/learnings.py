@@ -98,6 +98,7 @@ _OPTIONS = {  # a learning's field -> its option of `cortex-hooks update`
     "tool": "--tool",
     "target": "--target",
     "severity": "--severity",
+    "action": "--action",
     "confidence": "--confidence",
     "context": "--context",
 }
