@@ -32,6 +32,7 @@ from cortex_hooks.store import learnings as store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cortex_hooks.api.capture import Answer
     from cortex_hooks.config import Config
     from cortex_hooks.guard.records import LearningFields
     from cortex_hooks.guard.shared import SharedLearning
@@ -76,6 +77,26 @@ def run(
     else:
         learned, described = stored_learnings(databases, selection.learning, notes)
     return report(learned, described, where, notes, progress)
+
+
+def of_pack(
+    databases: Databases, name: str, notes: Notes, progress: Progress | None = None
+) -> dict[str, Any]:
+    """`packs enable --dry-run`: a pack's learnings replayed over this project's transcripts."""
+    learned, described = pack_learnings(databases, name, notes)
+    return report(learned, described, Where([]), notes, progress)
+
+
+def of_accepting(
+    databases: Databases, proposal_id: int, answer: Answer, notes: Notes, progress: Progress | None = None
+) -> tuple[LearningFields, dict[str, Any]]:
+    """`accept --dry-run`: the learning accepting the proposal with this answer would make, and
+    its replay over this project's transcripts."""
+    from cortex_hooks.api.capture import preview
+
+    fields = preview(databases, proposal_id, notes, answer)
+    learned, described = proposal_learnings(databases, fields, proposal_id, notes)
+    return fields, report(learned, described, Where([]), notes, progress)
 
 
 def report(

@@ -116,11 +116,8 @@ def _preview(args: argparse.Namespace, where: Any, answer: api.Answer) -> int:
     from cortex_hooks.cli.replay import Progress
     from cortex_hooks.texts.replay import replayed
 
-    notes = database.notes()
-    fields = api.preview(where, args.id, notes, answer)
-    learned, described = replay.proposal_learnings(where, fields, args.id, notes)
     with Progress(shown=not args.json) as progress:
-        result = replay.report(learned, described, replay.Where([]), notes, progress)
+        fields, result = replay.of_accepting(where, args.id, answer, database.notes(), progress)
     if args.json:
         render.emit_json({"learning": fields.model_dump(mode="json"), "dry_run": True, "replay": result})
     else:

@@ -72,9 +72,8 @@ def _replay(where: Any, name: str, args: argparse.Namespace, notes: Any) -> dict
     from cortex_hooks.api import replay
     from cortex_hooks.cli.replay import Progress
 
-    learned, described = replay.pack_learnings(where, name, notes)
     with Progress(shown=not args.json) as progress:
-        return replay.report(learned, described, replay.Where([]), notes, progress)
+        return replay.of_pack(where, name, notes, progress)
 
 
 def run_disable(args: argparse.Namespace) -> int:
