@@ -176,6 +176,7 @@ def database(work: str, env: dict[str, str]) -> str:
     source = os.path.join(work, "learnings.json")
     with open(source, "w", encoding="utf-8") as stream:
         json.dump(bench.learnings(1_000), stream)
+    os.makedirs(os.path.dirname(env["CORTEX_DB"]), exist_ok=True)  # a command never makes the folder
     cli("import", source, env=env)
     cli("packs", "enable", "core", env=env)
     cli(
