@@ -395,3 +395,18 @@ def test_the_snapshot_and_the_review_prompt_show_the_action(db: Path) -> None:
     )
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "weak blocker (confidence 0.40, action block)" in context
+
+
+def test_the_report_shows_an_ask_learning_as_asking(db: Path, tmp_path: Path) -> None:
+    """Trusted, an ask learning's row says ask; below the gate it warns, and says it will ask."""
+    add("push", r"^git push\b", "--tool", "Bash", "--action", "ask")
+    add("pull", r"^git pull\b", "--tool", "Bash", "--action", "ask", "--confidence", "0.40")
+    add("fetch", r"^git fetch\b", "--tool", "Bash", "--auto-block", "--confidence", "0.40")
+    hook("git push")
+    out = tmp_path / "report.html"
+    assert cli("report", "--out", str(out)).code == 0
+    page = out.read_text()
+    assert '<span class="badge ask">ask</span>' in page
+    assert 'title="ask: asks the person once above the gate">ask</span>' in page
+    assert 'title="auto-block: denies once above the gate">auto-block</span>' in page
+    assert '<span class="badge deny">' not in page  # nothing here denies yet
