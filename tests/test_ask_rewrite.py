@@ -290,7 +290,19 @@ def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path
         }
         with pytest.raises(sqlite3.OperationalError, match="generated column"):
             connection.execute("UPDATE learning SET auto_block = 0")
+        triggers = dict(connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
     assert {"learning_acting", "learning_by_update", "learning_prunable"} <= indexes
+    # the guard file's triggers are made again on the action and the rewrite, and the file follows
+    for name in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
+        assert "action" in triggers[name]
+    assert cli("update", "2", "--action", "ask", "--db", str(path)).code == 0
+    held = json.loads(Path(f"{path}.guard").read_text())
+    assert held["version"] == 2
+    assert [(entry["id"], entry["action"]) for entry in held["learnings"]] == [
+        (1, "block"),
+        (2, "ask"),
+        (3, "block"),
+    ]
 
 
 def test_a_blocking_or_asking_learning_is_not_pruned(db: Path) -> None:
