@@ -217,7 +217,7 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
-        # (18: the action, of which auto_block is computed, and the rewrite; the guard file's
+        # (19: the action, of which auto_block is computed, and the rewrite; the guard file's
         # triggers, made again on the action, go with 17's table below)
         for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
             connection.execute(f"DROP TRIGGER {trigger}")
@@ -251,6 +251,9 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         for column in ("slug", "pack", "muted"):
             connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
         connection.execute("DROP TABLE pack")
+        # (17: the index of Claude Code's memory)
+        for table in ("claude_chunk", "claude_file", "claude_search"):
+            connection.execute(f"DROP TABLE {table}")
         # (14: the history)
         for trigger in ("memory_added", "memory_recalled", "memory_archived"):
             connection.execute(f"DROP TRIGGER {trigger}")

@@ -154,13 +154,13 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
 
 
 def version_before(path: Path) -> None:
-    """A database at the schema before the redacting migration's (the first that calls the one
-    redactor, whichever version later ones make it), made by the migrations themselves."""
+    """A database at the schema before the redactor's migration (the one that calls
+    cortex_redacted; later versions may follow it), made by the migrations themselves."""
     from cortex_hooks.store import schema
 
     before = next(
-        version
-        for version, statements in enumerate(schema.MIGRATIONS)
+        index
+        for index, statements in enumerate(schema.MIGRATIONS)
         if any(isinstance(statement, str) and "cortex_redacted" in statement for statement in statements)
     )
     assert before < SCHEMA_VERSION
