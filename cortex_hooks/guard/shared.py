@@ -13,14 +13,14 @@ import json
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
 from cortex_hooks.guard import matching
+from cortex_hooks.guard.records import Action, checked_rewrite
 
-Action = Literal["block", "ask", "warn"]
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9-]*")
 
 
@@ -37,10 +37,15 @@ class SharedLearning(BaseModel):
     correct_pattern: Text
     action: Action = "warn"
     severity: Literal["low", "medium", "high", "critical"] = "medium"
-    rewrite: str | None = None  # a replacement for the match (SPEC §16): read, not applied yet
+    rewrite: str | None = None  # a replacement for the match (SPEC §16, guard.rewrite)
     context: str | None = None
 
     _encodable = field_validator("*")(encodable)
+
+    @field_validator("rewrite")
+    @classmethod
+    def _rewrite(cls, template: str | None, info: ValidationInfo) -> str | None:
+        return checked_rewrite(template, info.data)
 
     @field_validator("id")
     @classmethod
