@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
+    Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
 
 MAX_DEPTH = 8  # how deep what the shell runs again is read again
 MAX_COMMANDS = 10_000
@@ -30,9 +31,11 @@ TEXT_FACTOR = 4  # the canonical texts may total this many times the command (pl
 
 
 class Simple:
-    """One simple command: its canonical text and the (start, end) spans of it that are data."""
+    """One simple command: its canonical text and the (start, end) spans of it that are data;
+    `parts`, for a rule that reads arguments rather than text (guard.shell_words): the words the
+    scanner read, the index of the program among them and that of its first wrapper."""
 
-    __slots__ = ("data", "depth", "order", "pipeline", "text", "wrapped")
+    __slots__ = ("data", "depth", "order", "parts", "pipeline", "text", "wrapped")
 
     def __init__(
         self,
@@ -43,6 +46,7 @@ class Simple:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        parts: Parts | None = None,
     ) -> None:
         self.text = text
         self.data = data
@@ -50,6 +54,7 @@ class Simple:
         self.order = order
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
+        self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
@@ -116,13 +121,14 @@ class _Reader:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        parts: Parts | None = None,
     ) -> None:
         self.text_left -= len(text)
         if self.text_left < 0:
             raise scan.Exhausted
         self.sequence += 1
         order = (anchor, depth, self.sequence)
-        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline))
+        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, parts=parts))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -131,7 +137,11 @@ class _Reader:
         if _plain(words, texts):  # the common case, quickly: as written, nothing to read again
             first = programs.basename(texts[0])
             self.emit(
-                " ".join([first, *texts[1:]]), (), depth, anchor if anchor is not None else words[0].start
+                " ".join([first, *texts[1:]]),
+                (),
+                depth,
+                anchor if anchor is not None else words[0].start,
+                parts=(command, 0, None),
             )
             command.facts = _PLAIN
             return
@@ -147,7 +157,7 @@ class _Reader:
         if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
             return  # `}`, `fi`, `done`: no command
         indices = _arguments(words, program + 1)
-        self.emit(*_canonical(words, texts, value, program), depth, here)
+        self.emit(*_canonical(words, texts, value, program), depth, here, parts=(command, program, wrapper))
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
             self.emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
         stdin_shell, echoed = False, None
