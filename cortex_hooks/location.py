@@ -16,6 +16,13 @@ FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
 GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
 
+# Words the name of every place the guard keeps holds (guard.protected): a tool call whose
+# command or path holds none of them cannot touch the guard, and PreToolUse never imports its
+# built-in protection for it (SPEC §19). A database given by CORTEX_DB or CORTEX_GLOBAL_DB adds
+# its file name and its folder (own_words).
+OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
+NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
+
 
 def hook_database(payload_cwd: object) -> str:
     """The database a hook uses: CORTEX_DB, else the project Claude Code names, else the payload's cwd."""
@@ -23,6 +30,22 @@ def hook_database(payload_cwd: object) -> str:
     if explicit:
         return explicit
     return os.path.join(hook_project(payload_cwd), DIRECTORY, FILENAME)
+
+
+def names_own_place(tool_input: dict[str, object]) -> bool:
+    """Whether a tool input's command or path could name a place the guard keeps: a few
+    substring tests, all that a call which cannot pays."""
+    words: tuple[str, ...] = OWN_WORDS
+    for variable in ("CORTEX_DB", "CORTEX_GLOBAL_DB"):
+        custom = os.environ.get(variable)
+        if custom:
+            folder = os.path.dirname(custom)
+            words += (os.path.basename(custom) or custom, folder if len(folder) > 1 else custom)
+    for field in NAMING_FIELDS:
+        value = tool_input.get(field)
+        if isinstance(value, str) and any(word in value for word in words):
+            return True
+    return False
 
 
 def hook_project(payload_cwd: object) -> str:
