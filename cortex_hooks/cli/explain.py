@@ -34,6 +34,7 @@ def run_explain(args: argparse.Namespace) -> int:
                 "decision": result.decision,
                 "output": result.output,
                 "read_as": result.read_as,
+                "built_in": result.built_in,
                 "learnings": result.learnings,
             }
         )
