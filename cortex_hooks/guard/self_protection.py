@@ -161,16 +161,16 @@ def reason(refused: Refusal) -> str:
         if len(command) > TEXT_LIMIT // 2:
             command = command[: TEXT_LIMIT // 2] + "…"
         person = (
-            "If the person wants it done, ask them to run it themselves, in their own terminal "
-            f"(cortex-hooks' own commands always work there):\n{command}"
+            "If the person wants it done, ask them to run it in their own terminal, where nothing "
+            f"stops it:\n{command}"
         )
     else:
         person = "If the person wants this change, ask them to make it themselves, outside this session."
     text = (
         "cortex-hooks' built-in protection denied this tool call: "
         f"{sanitize.line(refused.what, 300)}: {sanitize.line(refused.why, 1000)}. "
-        "The agent may not switch off or weaken its own guard. This protection is built in, not a "
-        "learning: it never decays and cannot be archived or muted; do not look for another way "
+        "The agent may not switch off or weaken its own guard; this protection is built in, not a "
+        "learning (it never decays and cannot be archived or muted), so do not look for another way "
         f"around it. {person}"
     )
     return text[:TEXT_LIMIT]
