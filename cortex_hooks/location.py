@@ -16,11 +16,23 @@ FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
 GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
 
-# Words the name of every place the guard keeps holds (guard.protected): a tool call whose
-# command or path holds none of them cannot touch the guard, and PreToolUse never imports its
-# built-in protection for it (SPEC §19). A database given by CORTEX_DB or CORTEX_GLOBAL_DB adds
-# its file name and its folder (own_words).
+# Words the name of every place the guard keeps holds (guard.protected). A database given by
+# CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
 OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
+# The programs (and git's commands) that reach the guard's places without naming them: through
+# a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
+# glob (`rm -rf .c*`), or git deleting the ignored `.cortex/` (`git clean -x`, `git stash -a`)
+# or restoring a tracked settings file (`git checkout .`). guard.self_protection_programs
+# judges them; a command that holds none of them and none of OWN_WORDS it never refuses.
+REACHING = frozenset(
+    {
+        *("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "mv", "rsync", "find"),
+        *("chmod", "chown", "chgrp", "chattr", "setfacl", "clean", "stash", "checkout", "restore"),
+    }
+)
+# What a command's words are cut at, and what the shell removes from them (quotes, escapes), so
+# that neither `r''m -rf .` nor `rm -rf .co\rtex` hides a word.
+_CUTS = str.maketrans(dict.fromkeys(";|&()<>`\n\t", " ") | dict.fromkeys("'\"\\", ""))
 NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
 
 
@@ -33,8 +45,10 @@ def hook_database(payload_cwd: object) -> str:
 
 
 def names_own_place(tool_input: dict[str, object]) -> bool:
-    """Whether a tool input's command or path could name a place the guard keeps: a few
-    substring tests, all that a call which cannot pays."""
+    """Whether a tool call could reach a place the guard keeps (SPEC §19): a few substring tests
+    on its command or paths, all that a call which cannot pays. It never says no to a call the
+    built-in protection (guard.self_protection) would refuse: a command's words are read with
+    the shell's quotes and escapes removed, and one of the REACHING programs counts."""
     words: tuple[str, ...] = OWN_WORDS
     for variable in ("CORTEX_DB", "CORTEX_GLOBAL_DB"):
         custom = os.environ.get(variable)
@@ -43,8 +57,18 @@ def names_own_place(tool_input: dict[str, object]) -> bool:
             words += (os.path.basename(custom) or custom, folder if len(folder) > 1 else custom)
     for field in NAMING_FIELDS:
         value = tool_input.get(field)
-        if isinstance(value, str) and any(word in value for word in words):
+        if not isinstance(value, str):
+            continue
+        if any(word in value for word in words):
             return True
+        if field == "command":
+            if "$'" in value or "{" in value:  # `$'\x72m'`, `c{o,}rtex`: words only the shell spells
+                return True
+            plain = value.replace("\\\n", "").translate(_CUTS)
+            if any(word in plain for word in words) or any(
+                word.rsplit("/", 1)[-1] in REACHING for word in plain.split()
+            ):
+                return True
     return False
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cortex_hooks import location
 from cortex_hooks.guard import self_protection
 from cortex_hooks.guard.protected import Places, Refusal
 from cortex_hooks.install import wiring
@@ -586,3 +587,51 @@ def test_a_call_that_cannot_be_read_is_refused_not_let_through() -> None:
     )
     assert refusal is not None
     assert "could not read" in refusal.why
+
+
+# --- the hook's substring tests (location.names_own_place) never hide a refusal ----------------
+
+SPLICED = [
+    "rm -rf .co''rtex",
+    'rm -rf .co""rtex/',
+    "rm -rf .cor\\tex",
+    "r''m -rf .",
+    "\\rm -rf .",
+    "rm -rf .c?rtex",
+    "c{o,}rtex-hooks archive 1",
+    "$'\\x72m' -rf .cortex",
+    "cor\\\ntex-hooks archive 1",
+    "$(echo rm) -rf .cortex",
+    "mv ../proj /tmp/old",
+    "cd .. && rm -rf proj",
+    "git stash push --all",
+    "git clean  -fdX",
+]
+
+
+@pytest.mark.parametrize("command", DENIED + SPLICED)
+def test_every_refused_command_reaches_the_rule(command: str) -> None:
+    """PreToolUse asks the rule only about a call whose command holds one of a few words: each
+    refused command, however spelled, holds one (a quote, an escape or a folder above the guard
+    hides none)."""
+    assert refused(command) is not None, command
+    assert location.names_own_place({"command": command}), command
+
+
+WORDS = [
+    *("rm", "r''m", "\\rm", "mv", "find", "chmod", "chown", "rsync", "shred", "git", "sudo", "xargs"),
+    *("cat", "ls", "echo", "cp", "tee", "sqlite3", "python3", "cortex-hooks", "cd", "bash", "eval"),
+    *("clean", "stash", "checkout", "restore", "archive", "update", "import", "push", "-c", "-m"),
+    *("-rf", "-R", "-x", "-fdx", "-a", "--all", "-delete", "-type", "f", "-exec", "{}", "+", "-i"),
+    *(".", "..", "/", "~", "$HOME", "$PWD", "*", ".*", ".c*", ".[c]ortex", ".co''rtex", "proj"),
+    *("../proj", "/w/proj", "/w", ".cortex", ".cortex/cortex.db", "cortex.db", ".cortex/config.toml"),
+    *(".claude", ".claude/settings.json", "settings.json", "build", "x.db", "1", "'x y'", '"$D"'),
+    *("&&", ";", "|", "||", ">", ">>", "<", "(", ")", "$(", "`", "\\\n", "\n", "D=.;", "{a,b}"),
+]
+
+
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8))
+def test_no_command_the_rule_refuses_escapes_the_hooks_substring_tests(words: list[str]) -> None:
+    command = " ".join(words)
+    if refused(command) is not None:
+        assert location.names_own_place({"command": command}), command

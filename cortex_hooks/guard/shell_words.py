@@ -121,6 +121,8 @@ def _arg(source: str, word: scan.Word) -> Arg:
         if char == "\\" and span is None:  # an escaped character is itself, whatever it is
             position += 2
             continue
+        if char == "\\" and span is not None and source.startswith("$'", span[0]):
+            expands = True  # `$'\x72m'`: a word spelled in escapes, known once the shell reads it
         if not literal and (
             char == "`" or (char == "$" and source[position + 1 : position + 2] in _EXPANDS_AFTER)
         ):
