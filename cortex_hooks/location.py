@@ -21,9 +21,9 @@ GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # 
 OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
 # The programs (and git's commands) that reach the guard's places without naming them: through
 # a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
-# glob (`rm -rf .c*`), or git deleting the ignored `.cortex/` (`git clean -x`, `git stash -a`)
-# or restoring a tracked settings file (`git checkout .`). guard.self_protection_programs
-# judges them; a command that holds none of them and none of OWN_WORDS it never refuses.
+# glob (`rm -rf .c*`, `git restore .c*`), or git deleting the ignored `.cortex/` (`git clean -x`,
+# `git stash -a`). guard.self_protection_programs judges them; a command that holds none of them
+# and none of OWN_WORDS it never refuses.
 REACHING = frozenset(
     {
         *("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "mv", "rsync", "find"),

@@ -205,6 +205,7 @@ DENIED = [
     "git rm -r .cortex",
     "git checkout -- .claude/settings.json",
     "git restore .claude",
+    "git restore .c*",
     # sqlite3, or any program, writing a database
     'sqlite3 .cortex/cortex.db "delete from learning"',
     'sqlite3 .cortex/cortex.db "update learning set auto_block = 0"',
@@ -324,6 +325,11 @@ ALLOWED = [
     "git log -p -- .claude/settings.json",
     "git clean -fd",
     "git stash",
+    # git changes tracked files only: restored as committed, like `git reset --hard`; never .cortex/
+    "git checkout -- .",
+    "git restore .",
+    "git rm -r --cached .",
+    "git reset --hard",
     "sqlite3 -readonly .cortex/cortex.db 'select id, anti_pattern from learning'",
     "sqlite3 -readonly .cortex/cortex.db <<'SQL'\nselect count(*) from learning;\nSQL",
     "sqlite3 'file:.cortex/cortex.db?mode=ro' 'select 1'",

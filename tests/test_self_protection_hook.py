@@ -102,6 +102,8 @@ def test_the_hook_denies_a_weakening_command_and_writes_nothing(project: Path, c
         "cat .cortex/config.toml",
         "sqlite3 -readonly .cortex/cortex.db 'select count(*) from learning'",
         "rm -rf build",
+        "git checkout -- .",
+        "find . -name '*.pyc' -delete",
     ],
 )
 def test_the_hook_lets_reads_strengthening_and_quotations_through(project: Path, command: str) -> None:

@@ -227,7 +227,7 @@ def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | Non
 
 def _git(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
     """`git clean -x` and `git stash --all` delete the ignored `.cortex/`; `git rm`, `checkout`,
-    `restore` and `mv` of a protected path (or of a folder holding one) change it."""
+    `restore` and `mv` of a protected path (a settings file, `.claude/`, `.cortex/`) change it."""
     values = [arg.value for arg in call.args]
     index = 0
     while index < len(values) and values[index].startswith("-"):
@@ -250,7 +250,13 @@ def _git(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
     if command in ("rm", "checkout", "restore", "mv") and not staged:
         for arg in _operands(rest):
             found = places.named(arg, bases, whole=True)
-            if found is not None and found[0] != UNKNOWN:
+            # Only tracked files change: a folder above (`git checkout .`) restores them as
+            # committed, as `git reset --hard` does, and never reaches the ignored `.cortex/`.
+            if (
+                found is not None
+                and found[0] != UNKNOWN
+                and (arg.globbed or found[1] in (places.paths(arg, bases) or []))
+            ):
                 return _named("changes", found)
     return None
 
