@@ -30,9 +30,10 @@ REACHING = frozenset(
         *("chmod", "chown", "chgrp", "chattr", "setfacl", "clean", "stash", "checkout", "restore"),
     }
 )
-# What a command's words are cut at, and what the shell removes from them (quotes, escapes), so
-# that neither `r''m -rf .` nor `rm -rf .co\rtex` hides a word.
-_CUTS = str.maketrans(dict.fromkeys(";|&()<>`\n\t", " ") | dict.fromkeys("'\"\\", ""))
+# What the shell removes from a command's words (quotes, escapes: neither `r''m -rf .` nor
+# `rm -rf .co\rtex` hides a word), and what they are cut at (`/` too: `/bin/rm` holds `rm`).
+_REMOVED = ("\\\n", "'", '"', "\\")
+_CUTS = (";", "|", "&", "(", ")", "<", ">", "`", "/")
 NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
 
 
@@ -64,11 +65,16 @@ def names_own_place(tool_input: dict[str, object]) -> bool:
         if field == "command":
             if "$'" in value or "{" in value:  # `$'\x72m'`, `c{o,}rtex`: words only the shell spells
                 return True
-            plain = value.replace("\\\n", "").translate(_CUTS)
-            if any(word in plain for word in words) or any(
-                word.rsplit("/", 1)[-1] in REACHING for word in plain.split()
-            ):
+            plain = value
+            for removed in _REMOVED:
+                plain = plain.replace(removed, "")
+            if any(word in plain for word in words):
                 return True
+            if any(name in plain for name in REACHING):  # as a substring first: no split of most
+                for cut in _CUTS:
+                    plain = plain.replace(cut, " ")
+                if not REACHING.isdisjoint(plain.split()):
+                    return True
     return False
 
 
