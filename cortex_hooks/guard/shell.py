@@ -76,14 +76,23 @@ class Reading:
 
 
 def read(command: str) -> Reading:
-    """The simple commands the shell would execute for `command` (see the module docstring)."""
+    """The simple commands the shell would execute for `command` (see the module docstring).
+
+    The last command read is remembered with its reading (never changed once made): PreToolUse's
+    built-in protection and its learnings read the same command once (a 1 MB heredoc)."""
+    if _last and _last[0][0] == command:
+        return _last[0][1]
     try:
         reader = _Reader(len(command))
         reader.read(command, 0, len(command), depth=0, anchor=None)
+        reading = Reading(sorted(reader.found, key=lambda simple: simple.order), raw=False)
     except Exception:  # past the budget, or a bug: the raw string is matched
-        return Reading([Simple(command, (), 0, (0,))], raw=True)
-    found = sorted(reader.found, key=lambda simple: simple.order)
-    return Reading(found, raw=False)
+        reading = Reading([Simple(command, (), 0, (0,))], raw=True)
+    _last[:] = [(command, reading)]
+    return reading
+
+
+_last: list[tuple[str, Reading]] = []
 
 
 class _Facts:

@@ -18,11 +18,9 @@ if TYPE_CHECKING:
 
 def refusal(tool_name: str, tool_input: dict[str, Any], payload_cwd: object) -> Refusal | None:
     """Why the agent may not make this call (None: it may)."""
-    from cortex_hooks.install import wiring
-
     cwd = payload_cwd if isinstance(payload_cwd, str) and os.path.isabs(payload_cwd) else os.getcwd()
     return self_protection.refusal(
-        tool_name, tool_input, places(cwd), cwd, current=_current, settings_lost=wiring.weakened
+        tool_name, tool_input, places(cwd), cwd, current=_current, settings_lost=_settings_lost
     )
 
 
@@ -57,6 +55,14 @@ def places(cwd: str) -> protected.Places:
     return protected.Places(
         databases=databases, settings=settings, home=home, variables=variables, real=os.path.realpath
     )
+
+
+def _settings_lost(before: str | None, after: str | None) -> list[str]:
+    """install.wiring's judgement of a settings file's new text, imported only for a settings
+    file (its import costs a Bash call that only names a folder ~12 ms)."""
+    from cortex_hooks.install import wiring
+
+    return wiring.weakened(before, after)
 
 
 def _current(path: str) -> str | None:
