@@ -12,7 +12,7 @@ from cortex_hooks.guard import hand_edits, review
 from cortex_hooks.hooks import payloads, pipeline, protocol
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
-from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store.connection import Transaction, upgrade_notes
 from cortex_hooks.upkeep import startup
 
 
@@ -31,11 +31,14 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         _start(scope, payload, now, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
-    text, awaiting = startup.session_text(scopes, now, (shown, total))
+    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
+    text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
+    upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     if not text:
-        return pipeline.Outcome(notes=notes)
+        output = {"systemMessage": upgraded} if upgraded else None
+        return pipeline.Outcome(output, notes=notes)
     _count_shown(scopes, shown, now, notes)
     if total:
         from cortex_hooks.capture import texts
@@ -43,6 +46,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         message = texts.system_message(total, awaiting)
     else:
         message = review.system_message(awaiting) if awaiting else None
+    message = " ".join(part for part in (upgraded, message) if part) or None
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
 
 
