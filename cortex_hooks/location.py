@@ -30,10 +30,12 @@ REACHING = frozenset(
         *("chmod", "chown", "chgrp", "chattr", "setfacl", "clean", "stash", "checkout", "restore"),
     }
 )
-# What the shell removes from a command's words (quotes, escapes: neither `r''m -rf .` nor
-# `rm -rf .co\rtex` hides a word), and what they are cut at (`/` too: `/bin/rm` holds `rm`).
-_REMOVED = ("\\\n", "'", '"', "\\")
-_CUTS = (";", "|", "&", "(", ")", "<", ">", "`", "/")
+_REACHING_BYTES = frozenset(name.encode() for name in REACHING)
+# What a command's words are cut at (`/` too: `/bin/rm` holds `rm`), and what the shell removes
+# from them (quotes, escapes: neither `r''m -rf .` nor `rm -rf .co\rtex` hides a word). Bytes:
+# one C pass over a 1 MB command (str.translate and substring tests cost 2-3 times as much).
+_CUTS = bytes.maketrans(b";|&()<>`/\t\n", b"           ")
+_REMOVED = b"'\"\\"
 NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
 
 
@@ -65,16 +67,12 @@ def names_own_place(tool_input: dict[str, object]) -> bool:
         if field == "command":
             if "$'" in value or "{" in value:  # `$'\x72m'`, `c{o,}rtex`: words only the shell spells
                 return True
-            plain = value
-            for removed in _REMOVED:
-                plain = plain.replace(removed, "")
-            if any(word in plain for word in words):
+            plain = value.encode("utf-8", "surrogatepass").replace(b"\\\n", b"")
+            plain = plain.translate(_CUTS, _REMOVED)
+            if any(word.encode("utf-8", "surrogatepass") in plain for word in words):
                 return True
-            if any(name in plain for name in REACHING):  # as a substring first: no split of most
-                for cut in _CUTS:
-                    plain = plain.replace(cut, " ")
-                if not REACHING.isdisjoint(plain.split()):
-                    return True
+            if not _REACHING_BYTES.isdisjoint(plain.split()):
+                return True
     return False
 
 
