@@ -158,6 +158,8 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             "score": round(score, 4),
             "tags": json.loads(str(item.row["tags"] or "[]")),
             "path": item.row["path"],
+            "source": item.row.get("source", "cortex"),  # "claude-code": a chunk of its memory files
+            **({"line": item.row["line"], "origin": item.row["origin"]} if "line" in item.row else {}),
         }
         for score, item in scored[:limit]
     ]
