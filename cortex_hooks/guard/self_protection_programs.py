@@ -196,7 +196,9 @@ def _from_stdin(call: Invocation) -> Refusal | None:
 
 
 def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """The destination of a copy or link: a protected file, or one of the same name in it."""
+    """The destination of a copy or link: a protected file, or one of the same name in it; the
+    source of a link (`ln`, `cp -s|-l`): a protected file or `.cortex/`, which a later Write
+    through the link would reach with a path that names none of the guard's places."""
     from cortex_hooks.guard.shell_words import Arg
 
     operands = [arg for arg in _operands(call.args) if not (call.program == "scp" and ":" in arg.value)]
@@ -207,6 +209,11 @@ def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | Non
     if target is None:
         return _from_stdin(call)
     values = [arg.value for arg in call.args]
+    if call.program == "ln" or (call.program == "cp" and any(map(_links, values))):
+        for source in sources:  # a second name the hook would not know (`ln -s .cortex c`)
+            found = places.named(source, bases)
+            if found is not None and found[0] != UNKNOWN:
+                return _named("makes a second name, unknown to the hook, for", found)
     if call.program == "rsync" and any(value.startswith("--delete") for value in values):
         found = places.named(target, bases, whole=True)
         if found is not None:
@@ -223,6 +230,13 @@ def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | Non
         if found is not None and (found[0] in FILES or places.concrete(found[1])):
             return _named("writes over", found)
     return _from_stdin(call)
+
+
+def _links(option: str) -> bool:
+    """Whether a `cp` option makes links rather than copies (`-s`, `-l`, `-as`, `--link` …)."""
+    if option.startswith("--"):
+        return option in ("--link", "--symbolic-link")
+    return option.startswith("-") and ("s" in option or "l" in option)
 
 
 def _git(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
