@@ -47,17 +47,22 @@ def hook_database(payload_cwd: object) -> str:
     return os.path.join(hook_project(payload_cwd), DIRECTORY, FILENAME)
 
 
-def names_own_place(tool_input: dict[str, object]) -> bool:
-    """Whether a tool call could reach a place the guard keeps (SPEC §19): a few substring tests
-    on its command or paths, all that a call which cannot pays. It never says no to a call the
-    built-in protection (guard.self_protection) would refuse: a command's words are read with
-    the shell's quotes and escapes removed, and one of the REACHING programs counts."""
+def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
+    """Whether a tool call made in `cwd` could reach a place the guard keeps (SPEC §19): a few
+    substring tests on its command or paths, all that a call which cannot pays. It never says no
+    to a call the built-in protection (guard.self_protection) would refuse: a command's words are
+    read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
+    does any call made inside the guard's folders (there `config.toml` is the guard's)."""
     words: tuple[str, ...] = OWN_WORDS
+    folders: tuple[str, ...] = (f"/{DIRECTORY}", "/.claude")
     for variable in ("CORTEX_DB", "CORTEX_GLOBAL_DB"):
         custom = os.environ.get(variable)
         if custom:
             folder = os.path.dirname(custom)
             words += (os.path.basename(custom) or custom, folder if len(folder) > 1 else custom)
+            folders += (folder,) if len(folder) > 1 else ()
+    if isinstance(cwd, str) and any(folder in cwd for folder in folders):
+        return True
     for field in NAMING_FIELDS:
         value = tool_input.get(field)
         if not isinstance(value, str):

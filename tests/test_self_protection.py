@@ -649,3 +649,12 @@ def test_no_command_the_rule_refuses_escapes_the_hooks_substring_tests(words: li
     command = " ".join(words)
     if refused(command) is not None:
         assert location.names_own_place({"command": command}), command
+
+
+def test_a_call_made_inside_the_guards_folders_always_reaches_the_rule() -> None:
+    bare = {"command": "echo 'block_gate = 0.89' > config.toml"}
+    assert refused(bare["command"], cwd=f"{PROJECT}/.cortex") is not None
+    assert location.names_own_place(bare, f"{PROJECT}/.cortex")
+    assert location.names_own_place(bare, f"{HOME}/.claude/memory")
+    assert refused(bare["command"]) is None
+    assert not location.names_own_place(bare, PROJECT)

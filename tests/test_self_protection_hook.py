@@ -221,3 +221,16 @@ def imported(command: str, where: Path) -> list[str]:
 def test_a_call_that_names_none_of_its_places_never_loads_it(project: Path) -> None:
     assert imported("cd proj && python3 -m pytest -q 'tests/test x.py' 2>&1 | tail -n 20", project) == []
     assert "cortex_hooks.guard.self_protection" in imported("rm -rf .cortex", project)
+
+
+def test_inside_the_memory_folder_its_files_are_named_bare(project: Path) -> None:
+    """Claude Code keeps the Bash tool's working directory between calls: after `cd .cortex`,
+    `config.toml` is the guard's, though the command names none of its places."""
+    inside = project / ".cortex"
+    reason = denied(bash(inside, "echo 'block_gate = 0.89' > config.toml"))
+    assert "config file" in reason
+    assert not (inside / "config.toml").exists()
+    result = bash(inside, "cat config.toml")
+    assert (result.code, result.stdout, result.stderr) == (0, "", "")
+    outside = bash(project, "echo 'block_gate = 0.89' > config.toml")  # another file of that name
+    assert (outside.code, outside.stdout) == (0, "")

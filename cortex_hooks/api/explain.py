@@ -9,6 +9,7 @@ the simple commands the command reader read it as (SPEC §13), with the one each
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, NamedTuple
 
 from cortex_hooks import confidence, location
@@ -39,7 +40,11 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     the hook does (made here from the working directory); the learnings are still shown."""
     from cortex_hooks.hooks import built_in
 
-    refused = built_in.refusal(tool, tool_input, None) if location.names_own_place(tool_input) else None
+    refused = (
+        built_in.refusal(tool, tool_input, None)
+        if location.names_own_place(tool_input, os.getcwd())
+        else None
+    )
     texts = {target: matching.fragments(target, tool, tool_input) for target in matching.TARGETS}
     subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
     reports: list[dict[str, Any]] = []

@@ -51,7 +51,7 @@ def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
     problem = matching.mistyped(tool_name, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
-    if location.names_own_place(tool_input):  # SPEC §19; any other call pays these substring tests
+    if location.names_own_place(tool_input, payload.get("cwd")):  # SPEC §19; others pay substring tests
         from cortex_hooks.hooks import built_in
 
         refused = built_in.refusal(tool_name, tool_input, payload.get("cwd"))
