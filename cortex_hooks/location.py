@@ -52,16 +52,15 @@ def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
     substring tests on its command or paths, all that a call which cannot pays. It never says no
     to a call the built-in protection (guard.self_protection) would refuse: a command's words are
     read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
-    does any call made inside the guard's folders (there `config.toml` is the guard's)."""
+    does any call made inside `.cortex/` or `.claude/` (there `config.toml` is the guard's)."""
     words: tuple[str, ...] = OWN_WORDS
-    folders: tuple[str, ...] = (f"/{DIRECTORY}", "/.claude")
     for variable in ("CORTEX_DB", "CORTEX_GLOBAL_DB"):
         custom = os.environ.get(variable)
-        if custom:
+        if custom:  # its folder may be any, its config file beside it named bare
             folder = os.path.dirname(custom)
             words += (os.path.basename(custom) or custom, folder if len(folder) > 1 else custom)
-            folders += (folder,) if len(folder) > 1 else ()
-    if isinstance(cwd, str) and any(folder in cwd for folder in folders):
+            words += (CONFIG_FILENAME,)
+    if isinstance(cwd, str) and (f"/{DIRECTORY}" in cwd or "/.claude" in cwd):
         return True
     for field in NAMING_FIELDS:
         value = tool_input.get(field)

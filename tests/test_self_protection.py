@@ -651,10 +651,24 @@ def test_no_command_the_rule_refuses_escapes_the_hooks_substring_tests(words: li
         assert location.names_own_place({"command": command}), command
 
 
-def test_a_call_made_inside_the_guards_folders_always_reaches_the_rule() -> None:
-    bare = {"command": "echo 'block_gate = 0.89' > config.toml"}
-    assert refused(bare["command"], cwd=f"{PROJECT}/.cortex") is not None
+def test_a_call_made_inside_the_guards_folders_always_reaches_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CORTEX_DB", raising=False)
+    monkeypatch.delenv("CORTEX_GLOBAL_DB", raising=False)
+    bare: dict[str, object] = {"command": "echo 'block_gate = 0.89' > config.toml"}
+    assert refused("echo 'block_gate = 0.89' > config.toml", cwd=f"{PROJECT}/.cortex") is not None
     assert location.names_own_place(bare, f"{PROJECT}/.cortex")
     assert location.names_own_place(bare, f"{HOME}/.claude/memory")
-    assert refused(bare["command"]) is None
+    assert refused("echo 'block_gate = 0.89' > config.toml") is None
     assert not location.names_own_place(bare, PROJECT)
+
+
+def test_beside_a_custom_database_its_config_file_named_bare_reaches_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CORTEX_DB", "/data/memory/team.sqlite")
+    command = "echo 'block_gate = 0.89' > config.toml"
+    assert refused(command, cwd="/data/memory", where=places(extra=("/data/memory/team.sqlite",)))
+    assert location.names_own_place({"command": command}, "/data/memory")
+    assert not location.names_own_place({"command": "ls"}, "/data/memory")
