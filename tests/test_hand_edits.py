@@ -34,7 +34,7 @@ def stored_confidence(db: Path, learning_id: int) -> object:
 @pytest.fixture
 def edited(db: Path) -> Path:
     """#1 auto-block, its confidence edited by hand to the REAL 0.9; #2 a sound auto-block one."""
-    for anti in ("rm -rf /", "git push --force"):
+    for anti in ("rm -rf /srv/app", "git push --force"):
         cli_json("add", "--anti-pattern", anti, "--correct", "no", "--regex", anti.split()[0], "--auto-block")
     sql(db, "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 1")
     return db
@@ -45,7 +45,7 @@ def bash(command: str) -> dict[str, Any]:
 
 
 def test_a_match_of_the_edited_learning_is_skipped_named_and_never_boosted(edited: Path) -> None:
-    result = run(PRE, stdin=bash("rm -rf / && git push --force"))
+    result = run(PRE, stdin=bash("rm -rf /srv/app && git push --force"))
     assert result.code == 0, result.stderr  # the sound learning still decides
     specific = result.json()["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
@@ -58,7 +58,7 @@ def test_a_match_of_the_edited_learning_is_skipped_named_and_never_boosted(edite
 
 
 def test_a_match_of_only_the_edited_learning_is_a_named_hook_error(edited: Path) -> None:
-    result = run(PRE, stdin=bash("rm -rf /"))
+    result = run(PRE, stdin=bash("rm -rf /srv/app"))
     assert (result.code, result.stdout) == (1, "")
     assert "learning #1 skipped" in result.stderr
     assert stored_confidence(edited, 1) == 0.9
@@ -82,7 +82,7 @@ def test_session_hooks_keep_working_and_name_the_row(edited: Path) -> None:
         ["list", "--json"],
         ["snapshot"],
         ["export"],
-        ["explain", "--tool", "Bash", "--command", "rm -rf /"],
+        ["explain", "--tool", "Bash", "--command", "rm -rf /srv/app"],
     ],
 )
 def test_commands_skip_and_name_the_row(edited: Path, command: list[str]) -> None:

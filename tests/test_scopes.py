@@ -58,15 +58,24 @@ def test_a_global_learning_denies_in_a_project_and_is_boosted_where_it_lives(db:
 
 
 def test_global_learnings_apply_where_the_project_has_no_database(tmp_path: Path, user_db: Path) -> None:
-    add("--anti-pattern", "rm -rf /", "--correct", "no", "--regex", "rm -rf /", "--auto-block", "--global")
+    add(
+        "--anti-pattern",
+        "rm -rf /srv/app",
+        "--correct",
+        "no",
+        "--regex",
+        "rm -rf /srv/app",
+        "--auto-block",
+        "--global",
+    )
     nowhere = tmp_path / "fresh" / ".cortex" / "cortex.db"
-    result = run(PRE, stdin=bash("rm -rf /"), env={"CORTEX_DB": str(nowhere)})
+    result = run(PRE, stdin=bash("rm -rf /srv/app"), env={"CORTEX_DB": str(nowhere)})
     assert result.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert not nowhere.parent.exists()  # hooks never create a database
 
 
 def test_no_database_in_either_scope_is_silence(tmp_path: Path, user_db: Path) -> None:
-    result = run(PRE, stdin=bash("rm -rf /"), env={"CORTEX_DB": str(tmp_path / "none.db")})
+    result = run(PRE, stdin=bash("rm -rf /srv/app"), env={"CORTEX_DB": str(tmp_path / "none.db")})
     assert (result.code, result.stdout, result.stderr) == (0, "", "")
     assert not user_db.exists()
 

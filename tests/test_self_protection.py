@@ -163,6 +163,8 @@ DENIED = [
     "D=.cortex; rm -rf $D",
     'rm -rf "$(echo .cortex)"',
     "echo .cortex | xargs rm -rf",
+    "echo .co''rtex | xargs rm -rf",
+    "ls .cortex | xargs chmod 000",
     "mv .cortex /tmp/old",
     "mv .cortex/cortex.db /tmp/x.db",
     "mv /tmp/empty.db .cortex/cortex.db",
@@ -247,6 +249,9 @@ DENIED = [
 
 # Each must pass: reads, strengthening commands, look-alikes, quotations, other projects' files.
 ALLOWED = [
+    "find . -name '*.pyc' | xargs rm",  # xargs is given files, in a command that names none of ours
+    "find . -type d -name __pycache__ | xargs rm -rf",
+    "git ls-files '*.sh' | xargs chmod +x",
     "cortex-hooks",
     "cortex-hooks --help",
     "cortex-hooks --version",

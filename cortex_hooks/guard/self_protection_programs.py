@@ -66,7 +66,7 @@ def judged(call: Invocation, places: Places, bases: list[str]) -> Refusal | None
             return rule(call, places, bases)
     if name in READERS:
         return None
-    refused = _from_stdin(call)
+    refused = _from_stdin(call, places)
     if refused is not None:
         return refused
     for arg in call.args:
@@ -85,7 +85,7 @@ def _deleted(call: Invocation, places: Places, bases: list[str]) -> Refusal | No
         found = places.named(arg, bases, whole=True)
         if found is not None:
             return _named("moves" if call.program == "mv" else "deletes", found)
-    return _from_stdin(call)
+    return _from_stdin(call, places)
 
 
 def _moded(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
@@ -97,7 +97,7 @@ def _moded(call: Invocation, places: Places, bases: list[str]) -> Refusal | None
         found = places.named(arg, bases, whole=recursive)
         if found is not None and found[0] != UNKNOWN:
             return _named("changes who may read or write", found)
-    return _from_stdin(call)
+    return _from_stdin(call, places)
 
 
 def _scripted(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
@@ -185,14 +185,22 @@ def _first(args: list[Arg], places: Places, bases: list[str], verb: str) -> Refu
     return None
 
 
-def _from_stdin(call: Invocation) -> Refusal | None:
-    """`… | xargs rm`: the files come on standard input, in a command that names the guard's."""
-    if "xargs" in call.wrappers:
+def _from_stdin(call: Invocation, places: Places) -> Refusal | None:
+    """`… | xargs rm`: the files come on standard input, in a command that names the guard's
+    (with the shell's quotes and escapes taken out: `.co''rtex`), or spells a word only the shell
+    spells (`$'…'`, braces). `find . -name '*.pyc' | xargs rm` names none and passes."""
+    if "xargs" not in call.wrappers:
+        return None
+    plain = call.source.translate(_UNQUOTED)
+    if places.mentioned(plain) or "$'" in call.source or "{" in call.source:
         return Refusal(
             "",
             f"{call.program} gets its files on standard input (xargs), in a command that names the guard's",
         )
     return None
+
+
+_UNQUOTED = str.maketrans("", "", "'\"\\\n")
 
 
 def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
@@ -207,7 +215,7 @@ def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | Non
     if target is None and operands:
         target = operands[-1] if len(operands) > 1 else Arg(".")
     if target is None:
-        return _from_stdin(call)
+        return _from_stdin(call, places)
     values = [arg.value for arg in call.args]
     if call.program == "ln" or (call.program == "cp" and any(map(_links, values))):
         for source in sources:  # a second name the hook would not know (`ln -s .cortex c`)
@@ -229,7 +237,7 @@ def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | Non
         found = places.named(inside, bases)
         if found is not None and (found[0] in FILES or places.concrete(found[1])):
             return _named("writes over", found)
-    return _from_stdin(call)
+    return _from_stdin(call, places)
 
 
 def _links(option: str) -> bool:

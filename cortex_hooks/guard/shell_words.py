@@ -41,9 +41,10 @@ class Invocation:
     """A simple command as the shell will run it: `program` (its base name; "" for a command of
     assignments or redirections alone), `named` (the program word as written, a path maybe),
     `args`, `redirects` ((operator, target) in order, those before the program too), `wrappers`
-    (`sudo`, `xargs` … that run it) and `stdin`: "heredoc", "herestring", "pipe", "file" or None."""
+    (`sudo`, `xargs` … that run it), `stdin`: "heredoc", "herestring", "pipe", "file" or None,
+    and `source`: the whole text it was read from (the command, or a string run again)."""
 
-    __slots__ = ("args", "named", "program", "redirects", "stdin", "wrappers")
+    __slots__ = ("args", "named", "program", "redirects", "source", "stdin", "wrappers")
 
     def __init__(
         self,
@@ -52,8 +53,11 @@ class Invocation:
         redirects: list[tuple[str, Arg]],
         wrappers: list[str],
         stdin: str | None,
+        *,
+        source: str = "",
     ) -> None:
         self.named = named
+        self.source = source
         self.program = programs.basename(named.value) if named is not None else ""
         self.args = args
         self.redirects = redirects
@@ -106,7 +110,7 @@ def invocation(simple: Simple) -> Invocation | None:
             continue
         args.append(_arg(source, words[index]))
         index += 1
-    return Invocation(named, args, redirects, wrappers, stdin)
+    return Invocation(named, args, redirects, wrappers, stdin, source=source)
 
 
 def _arg(source: str, word: scan.Word) -> Arg:
