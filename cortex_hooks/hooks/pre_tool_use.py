@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction, locked
+from cortex_hooks.upkeep import team_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,11 +31,12 @@ def main() -> int:
 
 
 class ToolCall:
-    __slots__ = ("tool_input", "tool_name")
+    __slots__ = ("cwd", "tool_input", "tool_name")
 
-    def __init__(self, tool_name: str, tool_input: dict[str, Any]) -> None:
+    def __init__(self, tool_name: str, tool_input: dict[str, Any], cwd: object = None) -> None:
         self.tool_name = tool_name
         self.tool_input = tool_input
+        self.cwd = cwd  # where the team file is looked for, when Claude Code names no project
 
 
 def parse(payload: dict[str, Any]) -> ToolCall:
@@ -49,7 +52,7 @@ def parse(payload: dict[str, Any]) -> ToolCall:
     problem = matching.mistyped(tool_name, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
-    return ToolCall(tool_name, tool_input)
+    return ToolCall(tool_name, tool_input, payload.get("cwd"))
 
 
 def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
@@ -69,6 +72,10 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
         if scope.connection is None:  # held unreadable by another process: its guard file decides
             hits += _guarded(scope, call.tool_name, texts, outcome)
             continue
+        if not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
+            outcome.problems += team_file.refresh(
+                scope.connection, location.hook_project(call.cwd), scope.path
+            )
         rows = _candidates(scope.connection, call.tool_name, texts, (looked, short), outcome.problems)
         if rows:  # past here the hot path imports more; a call that matches nothing never gets here
             subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
@@ -124,7 +131,7 @@ def _match(
     """Run one scope's candidates' regexes on what each target reads (`subjects`: a Bash command
     as the shell reads it) and record its matches in one transaction, with what each verdict will
     be (guard.verdict.blocks, pure) for the history, and the call as written (`texts`); its hits."""
-    from cortex_hooks import clock, location
+    from cortex_hooks import clock
     from cortex_hooks.guard import hand_edits, verdict
     from cortex_hooks.hooks import kept_call
 
@@ -188,7 +195,7 @@ def _guarded(
 ) -> list[Any]:
     """The hits of a locked database's blocking learnings, from its guard file (store.guard_file):
     each judged at its confidence there plus the boosts still pending, each boost kept for later."""
-    from cortex_hooks import clock, confidence, location
+    from cortex_hooks import clock, confidence
     from cortex_hooks.guard import verdict
     from cortex_hooks.hooks import kept_call
     from cortex_hooks.store import pending

@@ -158,6 +158,7 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             "score": round(score, 4),
             "tags": json.loads(str(item.row["tags"] or "[]")),
             "path": item.row["path"],
+            "team": item.row.get("team") is not None,  # from the team file (SPEC §17)
         }
         for score, item in scored[:limit]
     ]
