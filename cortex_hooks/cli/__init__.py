@@ -95,6 +95,7 @@ MODULES = {
     **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
     "report": "report",
     "packs": "packs",
+    "team": "team",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 
