@@ -34,7 +34,7 @@ def listing(databases: Databases, notes: Notes) -> dict[str, Any]:
     connection = db.for_reading(_project(databases))
     path = team_file.path_in(project)
     if connection is None:  # reading never creates a database: the file as it is, nothing trusted
-        records, problems = _parsed(project)
+        records, problems = parsed(project)
         entries = [_declared(record) for record in records]
         return {"path": path, "exists": os.path.lexists(path), "trusted": False, "entries": entries,
                 "problems": problems}  # fmt: skip
@@ -86,7 +86,7 @@ def _problems(state: Any) -> list[str]:
     return [str(problem) for problem in found] if isinstance(found, list) else []
 
 
-def _parsed(project: str) -> tuple[list[shared.Entry], list[str]]:
+def parsed(project: str) -> tuple[list[shared.Entry], list[str]]:
     """The file's valid entries and its problems, read within bounds, without a database."""
     loaded = team_file.load(project)
     lines, said = team.lines(loaded.data or b"", cut=loaded.cut)
@@ -158,7 +158,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         if row is None or row["archived_at"] is not None:
             raise unknown
         record = _record(row, team_id, learning_id)
-        records, problems = _parsed(project)
+        records, problems = parsed(project)
         if len(problems) != len([p for p in problems if " line " not in p]) or _unread(project, records):
             raise CortexError(
                 f"{path} has lines that do not validate: fix them first (cortex-hooks team check)", USAGE

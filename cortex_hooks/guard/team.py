@@ -121,3 +121,18 @@ def bounded(problems: list[str]) -> list[str]:
     if len(problems) <= MAX_SAID:
         return problems
     return [*problems[:MAX_SAID], f"and {len(problems) - MAX_SAID} more problems (cortex-hooks team check)"]
+
+
+def waiting_line(counted: dict[str, int]) -> str | None:
+    """SessionStart's one line while the file waits to be trusted (None: nothing waits)."""
+    acting = [
+        f"{counted[name]} {plural if counted[name] != 1 else plural[:-1]}"
+        for name, plural in (("block", "blocks"), ("ask", "asks"), ("rewrite", "rewrites"))
+        if counted[name]
+    ]
+    if not acting:
+        return None
+    return (
+        f"cortex-hooks: the team file {FOLDER}/{NAME} is not trusted here, so what it declares "
+        f"({', '.join(acting)}) only warns: review it, then run `cortex-hooks team trust`."
+    )

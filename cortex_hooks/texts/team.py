@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cortex_hooks.guard.team import waiting_line as waiting
 from cortex_hooks.texts.words import clean, count
+
+__all__ = ["added", "checked", "listing", "muted", "trusted", "waiting"]
 
 PATH = ".claude/cortex-team.jsonl"
 
@@ -61,18 +64,3 @@ def checked(result: dict[str, Any]) -> str:
     if result["ok"]:
         return f"{PATH}: {count(result['entries'], 'entries')}, no problem."
     return "\n".join(clean(problem, one_line=True) for problem in result["problems"])
-
-
-def waiting(counted: dict[str, int]) -> str | None:
-    """SessionStart's one line while the file waits to be trusted (None: nothing waits)."""
-    acting = [
-        count(counted[name], plural)
-        for name, plural in (("block", "blocks"), ("ask", "asks"), ("rewrite", "rewrites"))
-        if counted[name]
-    ]
-    if not acting:
-        return None
-    return (
-        f"cortex-hooks: the team file {PATH} is not trusted here: its {', '.join(acting)} act as "
-        "warnings (rewrites do nothing) until you review it and run `cortex-hooks team trust`."
-    )
