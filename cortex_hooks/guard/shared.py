@@ -60,6 +60,11 @@ class SharedLearning(BaseModel):
             matching.compile_pattern(pattern)
         except CortexError as error:
             raise ValueError(error.message) from None
+        from cortex_hooks.guard.unmatchable import nested_quantifiers
+
+        wrong = nested_quantifiers(pattern)  # it could take exponential time on benign text
+        if wrong is not None:
+            raise ValueError(wrong)
         return pattern
 
     @field_validator("tool")
