@@ -124,9 +124,10 @@ def entry(line: str, *, memories: bool = False) -> Entry:
     try:
         return model.model_validate(value)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "line"
-        raise ValueError(f"{field}: {first['msg']}") from None
+        said = [
+            f"{'.'.join(str(part) for part in item['loc']) or 'line'}: {item['msg']}" for item in error.errors()[:5]
+        ]
+        raise ValueError("; ".join(said)) from None
 
 
 def problems(text: str, name: str, *, memories: bool = False) -> tuple[list[Entry], list[str]]:

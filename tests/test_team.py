@@ -1,0 +1,297 @@
+"""The team file (SPEC §17) end to end: read into the project database when its stat changes,
+trusted by digest, its commands, its memories in recall, and every bad input the issue names
+(huge, binary, FIFO, symlink out, CRLF, BOM, merge conflict, duplicate ids, a slow regex): bad
+lines are named, the hook never hangs or fails, and the rest keeps working."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import cli, cli_json, run
+
+FORCE = {
+    "action": "block",
+    "anti_pattern": "force-pushing rewrites everyone's history",
+    "correct_pattern": "push a branch and open a pull request",
+    "id": "acme:force-push",
+    "regex": r"^git push\s+(?:--force|-f)\b",
+    "tool": "Bash",
+}
+DEPLOY = {"content": "We deploy with make deploy, never by hand", "id": "acme:deploy", "kind": "memory",
+          "tags": ["deploy"]}  # fmt: skip
+WARN_TODO = {
+    "anti_pattern": "leaving TODO without an issue",
+    "correct_pattern": "open an issue and link it",
+    "id": "acme:todo",
+    "regex": "TODO(?!\\(#\\d+\\))",
+    "tool": "Write|Edit",
+}
+
+
+def line(entry: dict[str, Any]) -> str:
+    return json.dumps(entry, sort_keys=True) + "\n"
+
+
+def team_file(project: Path, *entries: dict[str, Any], text: str | None = None) -> Path:
+    path = project / ".claude" / "cortex-team.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(
+        text if text is not None else "".join(line(e) for e in sorted(entries, key=lambda e: e["id"]))
+    )
+    return path
+
+
+def hook(command: str, project: Path, **env: str) -> Any:
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Bash",
+               "tool_input": {"command": command}}  # fmt: skip
+    return run("cortex-pre-tool-use", stdin=json.dumps(payload), env=env, timeout=60)
+
+
+def decision(result: Any) -> str | None:
+    if not result.stdout.strip():
+        return None
+    output = result.json()["hookSpecificOutput"]
+    return output.get("permissionDecision") or ("warn" if output.get("additionalContext") else None)
+
+
+def start(project: Path) -> Any:
+    payload = {"session_id": "s1", "hook_event_name": "SessionStart", "cwd": str(project), "source": "startup",
+               "transcript_path": str(project / "none.jsonl")}  # fmt: skip
+    return run("cortex-session-start", stdin=json.dumps(payload), timeout=60)
+
+
+@pytest.fixture
+def project(db: Path) -> Path:
+    """The project (the tests' working directory) with its database created by the CLI."""
+    cli("todos", "add", "--text", "a row, so the database exists")
+    return Path.cwd()
+
+
+def test_a_team_block_warns_until_trusted_then_denies_and_a_change_waits_again(project: Path) -> None:
+    path = team_file(project, FORCE, DEPLOY)
+    assert decision(hook("git push --force origin main", project)) == "warn"  # not trusted yet
+    said = start(project).json()
+    assert "team trust" in said["systemMessage"] and "1 block" in said["systemMessage"]
+    trusted = cli_json("team", "trust")
+    assert trusted["block"] == 1 and trusted["entries"] == 2
+    assert decision(hook("git push --force origin main", project)) == "deny"
+    assert decision(hook("git push origin feature", project)) is None
+    assert "systemMessage" not in (start(project).stdout and start(project).json())
+    path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz-todo"}))  # a teammate adds a line
+    assert decision(hook("git push --force origin main", project)) == "warn"
+    assert not cli_json("team", "list")["trusted"]
+    cli_json("team", "trust")
+    assert decision(hook("git push --force origin main", project)) == "deny"
+
+
+def test_the_file_is_read_only_when_its_stat_changes(project: Path, db: Path) -> None:
+    team_file(project, FORCE)
+    hook("ls", project)
+    with closing(sqlite3.connect(db)) as connection:
+        first = connection.execute("SELECT read_at, stat FROM team_file").fetchone()
+        connection.execute("UPDATE team_file SET read_at = 'untouched'")
+        connection.commit()
+    hook("ls", project)  # the same stat: not read again
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("SELECT read_at FROM team_file").fetchone()[0] == "untouched"
+    assert first[1] != "absent"
+
+
+def test_team_learnings_keep_the_persons_state_by_id_and_a_removed_line_is_archived(
+    project: Path, db: Path
+) -> None:
+    path = team_file(project, FORCE)
+    cli_json("team", "trust")
+    hook("git push -f origin main", project)
+    before = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
+    assert before["acme:force-push"]["hits"] == 1
+    team_file(project, {**FORCE, "correct_pattern": "open a pull request instead"})
+    after = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
+    assert after["acme:force-push"]["hits"] == 1  # the declaration changed, the person's state did not
+    path.write_text("")
+    assert cli_json("team", "list")["entries"] == []
+    assert decision(hook("git push -f origin main", project)) is None
+    team_file(project, FORCE)
+    assert cli_json("team", "list")["entries"][0]["hits"] == 1  # back, with its state
+
+
+def test_mute_is_personal_and_the_file_is_not_touched(project: Path) -> None:
+    path = team_file(project, FORCE)
+    cli_json("team", "trust")
+    text = path.read_text()
+    assert cli_json("team", "mute", "acme:force-push")["muted"]
+    assert decision(hook("git push -f origin main", project)) is None
+    assert path.read_text() == text
+    cli_json("team", "unmute", "acme:force-push")
+    assert decision(hook("git push -f origin main", project)) == "deny"
+    assert cli("team", "mute", "acme:nothing").code == 2
+
+
+def test_team_memories_are_recalled_and_surfaced_marked_team(project: Path) -> None:
+    team_file(project, FORCE, DEPLOY)
+    cli("remember", "We deploy the docs site from the docs branch")
+    found = cli_json("recall", "deploy")
+    marks = {item["content"]: item["team"] for item in found}
+    assert marks == {DEPLOY["content"]: True, "We deploy the docs site from the docs branch": False}
+    surfaced = cli_json("surface", "--dry-run")
+    assert any(entry["team"] for entry in surfaced["sections"]["critical"])
+    assert "(team)" in surfaced["text"]
+
+
+def test_team_add_writes_a_canonical_line_and_the_author_stays_trusted(project: Path) -> None:
+    added = cli_json("add", "--anti-pattern", "git push --force", "--correct", "open a pull request",
+                     "--regex", r"^git push\s+--force", "--tool", "Bash", "--auto-block")  # fmt: skip
+    result = cli_json("team", "add", "acme:no-force", "--from", str(added["id"]))
+    assert result["trusted"] and result["action"] == "block"
+    path = project / ".claude" / "cortex-team.jsonl"
+    (entry,) = [json.loads(text) for text in path.read_text().splitlines()]
+    assert entry["id"] == "acme:no-force" and entry["action"] == "block" and list(entry) == sorted(entry)
+    assert "confidence" not in entry and "access_count" not in entry  # no counters, no times
+    assert cli_json("team", "check")["ok"]
+    assert cli("team", "add", "acme:no-force", "--from", str(added["id"])).code == 2  # the id is taken
+    assert cli("team", "add", "Not A Slug", "--from", str(added["id"])).code == 2
+    assert cli("team", "add", "acme:x", "--from", "999").code == 2
+    assert decision(hook("git push --force", project)) == "deny"
+
+
+def test_a_fresh_clone_without_a_database_lists_the_file_and_creates_nothing(db: Path) -> None:
+    team_file(Path.cwd(), FORCE, DEPLOY)
+    listed = cli_json("team", "list")
+    assert [entry["in_force"] for entry in listed["entries"]] == [None, "warn"]
+    assert not listed["trusted"] and not db.exists()
+    assert decision(hook("git push -f x", Path.cwd())) is None  # hooks never create a database
+    cli_json("team", "trust")
+    assert decision(hook("git push -f x", Path.cwd())) == "deny"
+
+
+def test_team_check_names_every_problem_with_exit_1(project: Path) -> None:
+    bad = {**FORCE, "id": "acme:slow", "regex": "(a+)+$"}
+    broad = {**FORCE, "id": "acme:broad", "regex": "ls"}
+    text = (
+        "\ufeff" + line(FORCE).replace("\n", "\r\n") + line(FORCE) + line(bad) + line(broad)
+        + '{"id": "acme:x", "hits": 3}\n' + "<<<<<<< HEAD\n" + "not json"
+    )  # fmt: skip
+    team_file(project, text=text)
+    result = cli("team", "check")
+    assert result.code == 1
+    out = result.stdout
+    for said in ("byte-order mark", "CR LF", "appears again", "nested unbounded quantifiers", "benign command",
+                 "hits", "merge-conflict marker", "not JSON", "final newline", "not sorted"):  # fmt: skip
+        assert said in out, said
+    assert len(out.splitlines()) >= 10
+    checked = cli_json_status("team", "check")
+    assert not checked["ok"] and checked["entries"] == 2
+
+
+def cli_json_status(*args: str) -> Any:
+    result = cli(*args, "--json")
+    return result.json()
+
+
+def test_team_check_passes_a_good_file_and_needs_no_database(db: Path) -> None:
+    team_file(Path.cwd(), FORCE, DEPLOY, WARN_TODO)
+    assert cli("team", "check").code == 0
+    assert not db.exists()
+
+
+# --- Bad input and faults: named, bounded, never a hang or a failure of the hook ----------------
+
+
+def assert_hook_works(project: Path) -> Any:
+    """The hook answers within its timeout, exit 0 with a decision or exit 1 without one, and the
+    good line still denies once trusted."""
+    result = hook("git push --force origin main", project)
+    assert result.code in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def test_bad_lines_are_named_and_the_rest_keeps_working(project: Path) -> None:
+    good = line(FORCE)
+    text = (
+        "\ufeff" + good.replace("\n", "\r\n")  # a BOM and CRLF: read past
+        + "<<<<<<< HEAD\n" + line({**FORCE, "regex": "x"}) + "=======\n" + ">>>>>>> theirs\n"
+        + "\x00\xff binary\n" + '{"id": "acme:bad", "regex": "("}\n'
+        + line({**WARN_TODO, "id": "acme:unknown", "owner": "me"})
+    )  # fmt: skip
+    team_file(project, text=text)
+    result = assert_hook_works(project)
+    for said in ("merge-conflict marker", "appears again", "acme:bad" if False else "regex", "owner"):
+        assert said in result.stderr, said
+    problems = cli_json("team", "list")["problems"]
+    assert any("line 2" in problem and "merge-conflict" in problem for problem in problems)
+    cli_json("team", "trust")
+    assert decision(assert_hook_works(project)) == "deny"
+    doctor = cli("doctor")
+    assert "team file" in doctor.stdout and "merge-conflict" in doctor.stdout
+
+
+def test_a_binary_file_is_named_not_fatal(project: Path) -> None:
+    team_file(project, text="")
+    (project / ".claude" / "cortex-team.jsonl").write_bytes(os.urandom(4096) + b"\n" + line(FORCE).encode())
+    assert_hook_works(project)
+    cli_json("team", "trust")
+    assert decision(assert_hook_works(project)) == "deny"
+
+
+def test_a_huge_file_is_read_within_bounds(project: Path) -> None:
+    path = team_file(project, FORCE)
+    with path.open("ab") as stream:  # 100 MB: its first lines read, the rest never
+        stream.truncate(100 * 1024 * 1024)
+    result = assert_hook_works(project)
+    assert "larger than" in result.stderr
+    cli_json("team", "trust")
+    assert decision(assert_hook_works(project)) == "deny"
+
+
+def test_a_fifo_is_never_opened(project: Path) -> None:
+    (project / ".claude").mkdir()
+    os.mkfifo(project / ".claude" / "cortex-team.jsonl")
+    result = assert_hook_works(project)
+    assert "cannot be read" in result.stderr
+    assert cli("team", "check").code == 1
+
+
+def test_a_symlink_out_of_the_project_is_not_followed(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(line(FORCE))
+    (project / ".claude").mkdir()
+    (project / ".claude" / "cortex-team.jsonl").symlink_to(outside)
+    result = assert_hook_works(project)
+    assert "leads out of the project" in result.stderr
+    assert cli_json("team", "list")["entries"] == []
+
+
+def test_a_regex_that_never_ends_on_benign_text_never_hangs_the_hook(project: Path) -> None:
+    nested = {**FORCE, "id": "acme:nested", "regex": "^(a+)+$"}  # refused when read: named
+    slow = {**FORCE, "id": "acme:slow", "regex": "^(?:a|a)*$"}  # not caught by the shape: the timeout
+    team_file(project, nested, slow)
+    cli_json("team", "trust")
+    result = hook("a" * 40 + "!", project)
+    assert result.code in (0, 1)
+    assert "acme:nested" not in {entry["id"] for entry in cli_json("team", "list")["entries"]}
+    assert any("nested unbounded" in problem for problem in cli_json("team", "list")["problems"])
+
+
+def test_the_team_file_never_weakens_a_learning_of_the_global_or_project_scope(
+    project: Path, tmp_path: Path
+) -> None:
+    user = tmp_path / "global.db"
+    env = {"CORTEX_GLOBAL_DB": str(user)}
+    cli("packs", "enable", "core.git", "--global", env=env)
+    cli("add", "--anti-pattern", "rm -rf build", "--correct", "make clean", "--regex", r"^rm -rf build",
+        "--tool", "Bash", "--auto-block")  # fmt: skip
+    weaker = [
+        {**FORCE, "id": "core.git:push-force", "action": "warn", "regex": "^never-matches$"},
+        {**FORCE, "id": "acme:rm", "action": "warn", "regex": "^rm -rf build"},
+    ]
+    team_file(project, *weaker)
+    cli_json("team", "trust", env=env)
+    assert decision(hook("git push --force origin main", project, **env)) == "deny"  # the global pack's
+    assert decision(hook("rm -rf build", project, **env)) == "deny"  # the project's own
