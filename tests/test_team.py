@@ -61,7 +61,8 @@ def decision(result: Any) -> str | None:
 
 
 def start(project: Path) -> Any:
-    payload = {"session_id": "s1", "hook_event_name": "SessionStart", "cwd": str(project), "source": "startup",
+    payload = {"session_id": "s1", "hook_event_name": "SessionStart", "cwd": str(project),
+               "source": "startup",
                "transcript_path": str(project / "none.jsonl")}  # fmt: skip
     return run("cortex-session-start", stdin=json.dumps(payload), timeout=60)
 
@@ -77,12 +78,15 @@ def test_a_team_block_warns_until_trusted_then_denies_and_a_change_waits_again(p
     path = team_file(project, FORCE, DEPLOY)
     assert decision(hook("git push --force origin main", project)) == "warn"  # not trusted yet
     said = start(project).json()
-    assert "team trust" in said["systemMessage"] and "1 block" in said["systemMessage"]
+    assert "team trust" in said["systemMessage"]
+    assert "1 block" in said["systemMessage"]
     trusted = cli_json("team", "trust")
-    assert trusted["block"] == 1 and trusted["entries"] == 2
+    assert trusted["block"] == 1
+    assert trusted["entries"] == 2
     assert decision(hook("git push --force origin main", project)) == "deny"
     assert decision(hook("git push origin feature", project)) is None
-    assert "systemMessage" not in (start(project).stdout and start(project).json())
+    again = start(project)
+    assert "systemMessage" not in (again.json() if again.stdout.strip() else {})
     path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz-todo"}))  # a teammate adds a line
     assert decision(hook("git push --force origin main", project)) == "warn"
     assert not cli_json("team", "list")["trusted"]
@@ -148,11 +152,13 @@ def test_team_add_writes_a_canonical_line_and_the_author_stays_trusted(project: 
     added = cli_json("add", "--anti-pattern", "git push --force", "--correct", "open a pull request",
                      "--regex", r"^git push\s+--force", "--tool", "Bash", "--auto-block")  # fmt: skip
     result = cli_json("team", "add", "acme:no-force", "--from", str(added["id"]))
-    assert result["trusted"] and result["action"] == "block"
+    assert result["trusted"]
+    assert result["action"] == "block"
     path = project / ".claude" / "cortex-team.jsonl"
     (entry,) = [json.loads(text) for text in path.read_text().splitlines()]
-    assert entry["id"] == "acme:no-force" and entry["action"] == "block" and list(entry) == sorted(entry)
-    assert "confidence" not in entry and "access_count" not in entry  # no counters, no times
+    assert (entry["id"], entry["action"]) == ("acme:no-force", "block")
+    assert list(entry) == sorted(entry)
+    assert not {"confidence", "access_count", "created_at"} & set(entry)  # no counters, no times
     assert cli_json("team", "check")["ok"]
     assert cli("team", "add", "acme:no-force", "--from", str(added["id"])).code == 2  # the id is taken
     assert cli("team", "add", "Not A Slug", "--from", str(added["id"])).code == 2
@@ -164,7 +170,8 @@ def test_a_fresh_clone_without_a_database_lists_the_file_and_creates_nothing(db:
     team_file(Path.cwd(), FORCE, DEPLOY)
     listed = cli_json("team", "list")
     assert [entry["in_force"] for entry in listed["entries"]] == [None, "warn"]
-    assert not listed["trusted"] and not db.exists()
+    assert not listed["trusted"]
+    assert not db.exists()
     assert decision(hook("git push -f x", Path.cwd())) is None  # hooks never create a database
     cli_json("team", "trust")
     assert decision(hook("git push -f x", Path.cwd())) == "deny"
@@ -181,12 +188,13 @@ def test_team_check_names_every_problem_with_exit_1(project: Path) -> None:
     result = cli("team", "check")
     assert result.code == 1
     out = result.stdout
-    for said in ("byte-order mark", "CR LF", "appears again", "nested unbounded quantifiers", "benign command",
+    for said in ("byte-order mark", "CR LF", "appears again", "nested unbounded", "benign command",
                  "hits", "merge-conflict marker", "not JSON", "final newline", "not sorted"):  # fmt: skip
         assert said in out, said
     assert len(out.splitlines()) >= 10
     checked = cli_json_status("team", "check")
-    assert not checked["ok"] and checked["entries"] == 2
+    assert not checked["ok"]
+    assert checked["entries"] == 2
 
 
 def cli_json_status(*args: str) -> Any:
@@ -222,14 +230,15 @@ def test_bad_lines_are_named_and_the_rest_keeps_working(project: Path) -> None:
     )  # fmt: skip
     team_file(project, text=text)
     result = assert_hook_works(project)
-    for said in ("merge-conflict marker", "appears again", "acme:bad" if False else "regex", "owner"):
+    for said in ("merge-conflict marker", "appears again", "regex", "owner"):
         assert said in result.stderr, said
     problems = cli_json("team", "list")["problems"]
     assert any("line 2" in problem and "merge-conflict" in problem for problem in problems)
     cli_json("team", "trust")
     assert decision(assert_hook_works(project)) == "deny"
     doctor = cli("doctor")
-    assert "team file" in doctor.stdout and "merge-conflict" in doctor.stdout
+    assert "team file" in doctor.stdout
+    assert "merge-conflict" in doctor.stdout
 
 
 def test_a_binary_file_is_named_not_fatal(project: Path) -> None:

@@ -125,7 +125,8 @@ def entry(line: str, *, memories: bool = False) -> Entry:
         return model.model_validate(value)
     except ValidationError as error:
         said = [
-            f"{'.'.join(str(part) for part in item['loc']) or 'line'}: {item['msg']}" for item in error.errors()[:5]
+            f"{'.'.join(str(part) for part in item['loc']) or 'line'}: {item['msg']}"
+            for item in error.errors()[:5]
         ]
         raise ValueError("; ".join(said)) from None
 
