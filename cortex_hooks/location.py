@@ -178,6 +178,9 @@ def cli_command() -> str:
     import shutil
     import sys
 
+    plugin = os.environ.get("CLAUDE_PLUGIN_ROOT")  # set for a plugin's hooks and MCP server
+    if plugin and os.access(os.path.join(plugin, "bin", "cortex-hooks"), os.X_OK):
+        return "cortex-hooks"  # Claude Code puts the plugin's bin/ on the agent's Bash PATH
     beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "cortex-hooks")
     if not os.access(beside, os.X_OK):
         return "cortex-hooks"

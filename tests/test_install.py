@@ -183,7 +183,8 @@ def test_uninstall_returns_to_the_original_settings(project: Path) -> None:
     assert list(restored) == list(FOREIGN)
     assert list(restored["hooks"]) == list(FOREIGN["hooks"])
     assert "removed  SessionEnd" in result.stdout
-    assert len(backups(path.parent)) == 2  # one per change
+    # install's backup only: what uninstall replaced was the original and our hooks, nothing else
+    assert len(backups(path.parent)) == 1
     again = cli("uninstall", cwd=project)
     assert again.code == 0
     assert "nothing changed" in again.stdout
@@ -369,7 +370,8 @@ def test_user_scope_writes_under_home(project: Path) -> None:
     )
     assert not (project / ".claude").exists()
     assert cli("uninstall", "--scope", "user", cwd=project).code == 0
-    assert load(home / ".claude/settings.json") == {}
+    assert not (home / ".claude/settings.json").exists()  # it held nothing but ours: no `{}` left
+    assert (home / ".claude").is_dir()  # the user's own folder stays, empty or not
 
 
 @pytest.mark.parametrize("marker", [".git", ".cortex", ".claude"])
@@ -455,7 +457,9 @@ def test_the_learn_command_is_written_refused_over_a_foreign_one_and_uninstalled
 
     assert cli("uninstall", cwd=project).code == 0
     assert not learn.exists()
+    assert not (project / ".claude").exists()  # emptied by uninstall, so removed
 
+    learn.parent.mkdir(parents=True)
     learn.write_text("my own /learn\n")
     refused = cli("install", "--with-learn-command", cwd=project)
     assert refused.code == 2
@@ -592,12 +596,13 @@ def test_a_handler_of_another_type_needs_no_command(project: Path) -> None:
 def test_backups_are_named_and_only_the_newest_three_kept(project: Path) -> None:
     path = settings_file(project)
     path.parent.mkdir()
-    path.write_text("{}")
     theirs = [path.parent / "settings.json.bak", path.parent / "settings.json.mine.bak"]
     for other in theirs:
         other.write_text("kept")
     made = []
-    for action in ("install", "uninstall", "install", "uninstall", "install"):
+    for number, action in enumerate(("install", "uninstall", "install", "uninstall", "install")):
+        # an edit of theirs before each: no uninstall merely gives back what install backed up
+        path.write_text(json.dumps({**(load(path) if path.exists() else {}), "model": f"m{number}"}))
         result = cli(action, "--json", cwd=project)
         assert result.code == 0, result.stderr
         entry = result.json()["files"][0]  # the settings (CLAUDE.local.md's import is not backed up)
@@ -606,6 +611,7 @@ def test_backups_are_named_and_only_the_newest_three_kept(project: Path) -> None
         assert entry["removed_backups"] == made[:-3][-1:]  # the oldest goes once three are kept
     assert sorted(str(p) for p in backups(path.parent) if p not in theirs) == sorted(made[-3:])
     assert all(other.read_text() == "kept" for other in theirs)
+    path.write_text(json.dumps({**load(path), "model": "last"}))
     human = cli("uninstall", cwd=project)
     assert f"Backup of the previous settings.json: {path.parent}/settings.json." in human.stdout
     assert "the 3 newest are kept" in human.stdout

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from support import SCRIPTS, cli, payload
-from test_claude_code import after_tool_use, bash, claude, namespace, tool_result
+from test_claude_code import after_tool_use, bash, claude, namespace, text_of, tool_result
 from test_claude_code_mcp import run_claude
 
 from cortex_hooks.install.wiring import SCRIPTS as HOOK_SCRIPTS
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "plugin"
 LAUNCH = PLUGIN / "bin" / "cortex-launch"
 SETUP = PLUGIN / "bin" / "cortex-setup"
+COMMAND = PLUGIN / "bin" / "cortex-hooks"  # on the agent's Bash PATH: Claude Code adds a plugin's bin/
 SKILLS = ("recall", "remember", "forget", "index-code", "consolidate", "learn")
 SETUP_TIMEOUT = 600  # seconds for pip to build the environment: a bound on a hang, not a speed goal
 __all__ = ["claude", "namespace"]  # fixtures, used by name
@@ -52,6 +53,12 @@ def test_the_plugin_folder_holds_what_pip_installs_from() -> None:
 def test_the_plugin_hooks_run_the_three_scripts_through_the_launcher() -> None:
     hooks = read(PLUGIN / "hooks" / "hooks.json")["hooks"]
     assert set(hooks) == set(HOOK_SCRIPTS)
+    welcome = hooks["SessionStart"].pop()  # a second SessionStart hook: the person told, once
+    assert welcome == {
+        "hooks": [
+            {"type": "command", "command": '"${CLAUDE_PLUGIN_ROOT}/bin/cortex-launch" welcome', "timeout": 10}
+        ]
+    }
     for event, script in HOOK_SCRIPTS.items():
         (group,) = hooks[event]
         (handler,) = group["hooks"]
@@ -75,7 +82,7 @@ def test_each_skill_names_itself_and_real_tools(name: str) -> None:
         assert tool in tools.BY_NAME, tool
 
 
-@pytest.mark.parametrize("path", [LAUNCH, SETUP])
+@pytest.mark.parametrize("path", [LAUNCH, SETUP, COMMAND])
 def test_the_launchers_are_posix_sh(path: Path) -> None:
     assert os.access(path, os.X_OK)
     assert path.read_text().startswith("#!/bin/sh\n")
@@ -144,6 +151,104 @@ def test_an_installed_cortex_hooks_on_path_is_used(tmp_path: Path, project: Path
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert not data.exists()  # nothing to set up
+
+
+def test_the_welcome_says_once_what_runs_the_hooks_and_how_to_start(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    path = os.pathsep.join([str(SCRIPTS), system_path()])
+    first = launch("welcome", data=data, path=path)
+    assert (first.returncode, first.stderr) == (0, "")
+    message = json.loads(first.stdout)["systemMessage"]
+    assert message.startswith(
+        "cortex-hooks plugin 0.1.0 is set up: its hooks, the MCP server cortex and 6 skills"
+    )
+    assert f"run with {SCRIPTS / 'cortex-hooks'} (found on your PATH)" in message
+    assert "cortex-hooks packs enable core" in message
+    assert "ln -sf" not in message  # on the person's PATH already
+    again = launch("welcome", data=data, path=path)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+
+
+def test_the_welcome_says_an_update_once_its_environment_is_the_new_version(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "venv").mkdir(parents=True)
+    (data / "welcomed").write_text("0.0.9\n")  # said for an earlier version of the plugin
+    (data / "venv" / ".ready").write_text("0.0.9\n")  # its environment not upgraded yet
+    path = tools_dir(tmp_path)
+    waiting = launch("welcome", data=data, path=path)
+    assert (waiting.returncode, waiting.stdout, waiting.stderr) == (0, "", "")
+    (data / "venv" / ".ready").write_text("0.1.0\n")  # upgraded in the background
+    updated = launch("welcome", data=data, path=path)
+    message = json.loads(updated.stdout)["systemMessage"]
+    assert message.startswith("cortex-hooks plugin updated from 0.0.9 to 0.1.0: its hooks")
+    assert f"its own Python environment, {data / 'venv'}" in message
+    assert f"ln -sf '{data / 'venv' / 'bin' / 'cortex-hooks'}' ~/.local/bin/" in message
+    assert (data / "welcomed").read_text() == "0.1.0\n"
+    again = launch("welcome", data=data, path=path)
+    assert (again.returncode, again.stdout) == (0, "")
+
+
+def test_no_welcome_before_the_hooks_can_run(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    said = launch("welcome", data=data, path=tools_dir(tmp_path))
+    assert (said.returncode, said.stdout, said.stderr) == (0, "", "")
+    assert not (data / "welcomed").exists()  # said at a later session, once it is ready
+
+
+def agents_bash(*args: str, path: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`cortex-hooks ARGS` as the agent's Bash runs it: the plugin's bin/ on PATH (Claude Code
+    puts it last; first here, so that finding itself is tried), no CLAUDE_PLUGIN_* variables."""
+    return subprocess.run(
+        ["cortex-hooks", *args],
+        capture_output=True,
+        text=True,
+        env={"HOME": str(home or os.environ["HOME"]), "PATH": os.pathsep.join([str(COMMAND.parent), path])},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_agents_cortex_hooks_is_the_installed_one(tmp_path: Path) -> None:
+    ran = agents_bash("--version", path=os.pathsep.join([str(SCRIPTS), system_path()]))
+    assert (ran.returncode, ran.stdout) == (0, "cortex-hooks 0.1.0\n"), ran.stderr
+
+
+def test_the_agents_cortex_hooks_says_when_the_environment_is_not_ready(tmp_path: Path) -> None:
+    home, path = tmp_path / "home", tools_dir(tmp_path)  # no installation, no Python: never ready
+    ran = agents_bash("list", path=path, home=home)
+    assert ran.returncode == 1
+    assert "the plugin's Python environment is not ready yet" in ran.stderr
+    assert ran.stdout == ""
+    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"  # as Claude Code names it
+    wait_for(data / "setup.failed")
+    wait_for_gone(data / "setup.lock")
+    again = agents_bash("list", path=path, home=home)
+    assert again.returncode == 1
+    assert "could not set up its Python environment (no python3 >= 3.11 found" in again.stderr
+    assert f"log: {data / 'setup.log'}" in again.stderr
+
+
+def test_plugin_hooks_name_cortex_hooks_as_the_agent_finds_it(tmp_path: Path) -> None:
+    """The plugin's bin/ is on the agent's Bash PATH: the session's text names `cortex-hooks`,
+    not the installation's path, when a plugin runs the hooks (CLAUDE_PLUGIN_ROOT)."""
+    database = tmp_path / "db"
+    cli(
+        "add",
+        "--anti-pattern",
+        "x",
+        "--correct",
+        "y",
+        "--confidence",
+        "0.40",
+        "--no-regex",
+        env={"CORTEX_DB": str(database)},
+    )  # awaiting review: the text names commands
+    env = {"CORTEX_DB": str(database), "PATH": system_path()}
+    plain = cli("snapshot", process=True, env=env)
+    assert "is not on PATH here: run it as" in plain.stdout
+    from_plugin = cli("snapshot", process=True, env={**env, "CLAUDE_PLUGIN_ROOT": str(PLUGIN)})
+    assert "`cortex-hooks keep 1`" in from_plugin.stdout
+    assert "is not on PATH here" not in from_plugin.stdout
 
 
 def tools_dir(tmp_path: Path) -> str:
@@ -281,6 +386,47 @@ def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
     assert {PLUGIN_TOOL.format(tool.name) for tool in tools.TOOLS} <= offered
 
 
+PINNED = "Releases are cut from the trunk branch every Thursday"
+
+
+def attachments(run: Any, kind: str) -> list[Any]:
+    """The attachments of one kind in this run's session (the HOME keeps earlier sessions too)."""
+    session = run.result()["session_id"]
+    return [
+        entry["attachment"].get("content")
+        for entry in run.transcript
+        if entry.get("sessionId") == session
+        and entry.get("type") == "attachment"
+        and entry["attachment"].get("type") == kind
+    ]
+
+
+@pytest.mark.claude_cli
+def test_a_pinned_memory_reaches_the_first_request_of_the_first_session_after_setup(
+    claude: str, namespace: list[str], tmp_path: Path
+) -> None:
+    """Plugin installed, a memory pinned: the plugin's SessionStart carries the surface's digest
+    (no CLAUDE.local.md import: the plugin writes nothing into the project), once, and tells the
+    person once what was set up."""
+    install_plugin(claude, namespace, tmp_path)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    assert cli("remember", PINNED, "--pin", cwd=project, env={"CORTEX_DB": ""}).code == 0
+    path = os.pathsep.join([str(SCRIPTS), system_path()])
+
+    run = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    assert run.code == 0, run.explain()
+    assert text_of(run.requests[0]).count(PINNED) == 1, text_of(run.requests[0])[:3000]
+    (welcome,) = attachments(run, "hook_system_message")
+    assert welcome.startswith("cortex-hooks plugin 0.1.0 is set up")
+    assert sorted(path.name for path in project.iterdir()) == [".cortex", ".git"]  # nothing else written
+
+    again = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    assert again.code == 0, again.explain()
+    assert text_of(again.requests[0]).count(PINNED) == 1
+    assert attachments(again, "hook_system_message") == []  # said once
+
+
 @pytest.mark.claude_cli
 def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
     claude: str, namespace: list[str], tmp_path: Path, project: Path
@@ -301,6 +447,31 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
     assert "npm install" in json.dumps(recalled["content"])
     assert not (project / "ran.flag").exists(), "the denied command ran"
     assert tool_result(after_tool_use(run.requests[2], "toolu_mock_2"), "toolu_mock_2")["is_error"] is True
+    (welcome,) = attachments(run, "hook_system_message")  # the first session it could run in
+    assert f"its own Python environment, {data / 'venv'}" in welcome
+
+    # the one command the welcome gives puts cortex-hooks in the person's shell
+    (command,) = re.findall(r"To have it in your shell too: (.*?)\. A project", welcome)
+    linked = subprocess.run(["sh", "-c", command], env={"HOME": str(home)}, check=False, capture_output=True)
+    assert linked.returncode == 0, linked.stderr
+    person = home / ".local" / "bin" / "cortex-hooks"
+    remembered = subprocess.run(
+        [str(person), "remember", PINNED, "--pin"],
+        cwd=project,
+        env={"HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert remembered.returncode == 0, remembered.stderr
+
+    # the next session: the pinned memory in its first request, and the agent's own cortex-hooks
+    turns = [bash("cortex-hooks recall Thursday > recalled.txt 2>&1"), {"text": "Noted."}]
+    run = run_claude(claude, namespace, project, turns, env=environment)
+    assert run.code == 0, run.explain()
+    assert text_of(run.requests[0]).count(PINNED) == 1
+    assert PINNED in (project / "recalled.txt").read_text()
+    assert attachments(run, "hook_system_message") == []
 
 
 def mcp_recall() -> dict[str, Any]:

@@ -39,7 +39,7 @@ def test_an_id_too_large_for_sqlite_is_no_id(db: Path, argv: list[str]) -> None:
     cli_json("add", "--anti-pattern", "x", "--correct", "y", "--regex", "x")  # a database to look in
     result = cli(*argv)
     assert result.code == 2
-    assert f"not an id: '{HUGE}'" in one_line(result)
+    assert f"'{HUGE}' is not an id (too large for an id)" in one_line(result)
 
 
 def test_mcp_refuses_an_id_too_large_too(db: Path) -> None:
@@ -153,6 +153,7 @@ def test_settings_files_are_0644_whatever_the_umask(tmp_path: Path) -> None:
     for path in (project / ".claude" / "settings.json", project / ".claude" / "commands" / "learn.md"):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
     settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "model": "opus"}))  # theirs: kept
     settings.chmod(0o600)
     subprocess.run(
         f"umask 000 && {script('cortex-hooks')} uninstall",
@@ -174,8 +175,8 @@ def test_settings_files_are_0644_whatever_the_umask(tmp_path: Path) -> None:
             "unrecognized option --anti-patern: did you mean --anti-pattern?",
         ),
         (["recall", "x", "--limt", "3"], "unrecognized option --limt: did you mean --limit?"),
-        (["remembr", "x"], "invalid choice: 'remembr': did you mean remember?"),
-        (["memories", "updte", "1"], "invalid choice: 'updte': did you mean update?"),
+        (["remembr", "x"], "unknown command 'remembr': did you mean remember?"),
+        (["memories", "updte", "1"], "unknown action 'updte': did you mean update?"),
     ],
 )
 def test_a_typo_is_answered_with_what_was_meant(db: Path, argv: list[str], answer: str) -> None:

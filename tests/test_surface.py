@@ -397,11 +397,41 @@ def test_the_snapshot_leaves_out_what_the_surface_carries(project: Path) -> None
         "add", "--anti-pattern", "rm -rf build", "--correct", "make clean", "--auto-block", "--regex", "rm"
     )
     cli_json("todos", "add", "--text", "write the surface docs", "--priority", "high")
+    (project / "CLAUDE.local.md").write_text("@.claude/cortex-memory.local.md\n")  # as install adds it
     assert text in surface_json(project)["text"]
     snapshot = cli("snapshot", cwd=project)
     assert snapshot.code == 0, snapshot.stderr
     assert "rm -rf build" in snapshot.stdout  # the snapshot has its own content
     assert text not in snapshot.stdout
+
+
+@pytest.mark.parametrize("surface_file", [False, True], ids=["no surface file", "a file not imported"])
+def test_without_the_import_the_snapshot_carries_the_digest_once(project: Path, surface_file: bool) -> None:
+    """Claude Code reads no surface file a CLAUDE.local.md does not import (the plugin's case, a
+    user-scope install's): SessionStart's context carries the digest instead, once."""
+    text = "Deploys go through the staging cluster first"
+    remember(text, "--pin")
+    cli_json("todos", "add", "--text", "write the surface docs", "--priority", "high")
+    if surface_file:
+        surface_json(project)
+    snapshot = cli("snapshot", cwd=project)
+    assert snapshot.code == 0, snapshot.stderr
+    assert snapshot.stdout.count(text) == 1
+    assert "write the surface docs" in snapshot.stdout  # the snapshot's own part stays
+    assert "## Memory (cortex-hooks)\nEach entry ends with the command" in snapshot.stdout
+    assert "markers" not in snapshot.stdout  # no word about a file the model never sees
+    assert not (project / "CLAUDE.local.md").exists()  # nothing written to get there
+
+
+def test_the_digest_in_the_context_follows_the_surface_switch(project: Path) -> None:
+    remember("Deploys go through the staging cluster first", "--pin")
+    (project / ".cortex" / "config.toml").write_text("[surface]\nenabled = false\n")
+    assert "staging" not in cli("snapshot", cwd=project).stdout
+
+
+def test_no_memory_no_digest_in_the_context(project: Path) -> None:
+    cli_json("todos", "add", "--text", "write the surface docs", "--priority", "high")
+    assert "## Memory" not in cli("snapshot", cwd=project).stdout
 
 
 def test_the_branch_is_read_from_head_without_git(tmp_path: Path) -> None:
@@ -420,3 +450,16 @@ def test_the_branch_is_read_from_head_without_git(tmp_path: Path) -> None:
     branches = [git_state.branch(str(path)) for path in (plain, worktree, detached, bare)]
     assert branches == ["feature/x", "wt-surface", None, None]
     assert git_state.changed_files(str(bare)) == []  # not a repository: nothing, no error
+
+
+def test_the_context_with_the_digest_stays_under_what_claude_code_keeps(project: Path) -> None:
+    """The snapshot at its largest budget and the digest at its largest: together under 9,500
+    characters (Claude Code replaces a longer hook text by a file reference, SPEC §4.4)."""
+    for number in range(60):
+        remember(f"Pinned fact number {number}: " + "the deploy pipeline runs in stages " * 4, "--pin")
+        cli_json("todos", "add", "--text", f"todo {number} " + "x" * 150, "--priority", "high")
+    (project / ".cortex" / "config.toml").write_text("[snapshot]\nbudget = 9000\n[surface]\nbudget = 8000\n")
+    text = cli("snapshot", cwd=project).stdout
+    assert "Open todos, high priority:" in text
+    assert "## Memory (cortex-hooks)" in text  # the digest got what room was left
+    assert 9_000 < len(text) <= 9_500

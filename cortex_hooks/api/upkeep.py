@@ -90,7 +90,8 @@ def snapshot(databases: Databases, notes: Notes) -> Snapshot:
             if config.prune:
                 startup.prune(scope.connection, config, now, dry_run=False)
         if scopes:
-            text, awaiting = startup.session_text(scopes, now, startup.pending_proposals(scopes))
+            proposals = startup.pending_proposals(scopes)
+            text, awaiting = startup.session_text(scopes, now, proposals, location.project_root())
         if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
             raise CortexError("; ".join(skipped))
         notes.extend(skipped)  # as SessionStart names them

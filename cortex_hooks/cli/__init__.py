@@ -14,48 +14,106 @@ from cortex_hooks.errors import USAGE, CortexError
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one `cortex-hooks:` line and exit 2, like every other error,
-    and a mistyped command or option is answered with the one meant (`did you mean …?`)."""
+    worded for a person: a mistyped command, option or choice is answered with the one meant
+    (`did you mean …?`), and argparse's own phrases ("invalid choice", "the following arguments
+    are required") are said in our words."""
 
     def error(self, message: str) -> NoReturn:
-        invalid = re.fullmatch(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)", message)
-        if invalid is not None:
-            import difflib  # only for a mistake: a command that parses pays nothing for it
+        raise CortexError(f"{self._reworded(message)} (see {self.prog} --help)", USAGE)
 
-            choices = re.findall(r"'([^']*)'", invalid[3])
-            meant = difflib.get_close_matches(invalid[2], choices, n=1, cutoff=0.6)
+    def _reworded(self, message: str) -> str:
+        invalid = re.fullmatch(r"argument (\S+): invalid choice: (.*) \(choose from .*\)", message)
+        if invalid is not None:
+            return self._not_a_choice(invalid[1], invalid[2])
+        required = re.fullmatch(r"the following arguments are required: (.*)", message)
+        if required is not None:
+            return f"missing {_listed(required[1].split(', '), 'and')}"
+        either = re.fullmatch(r"one of the arguments (.*) is required", message)
+        if either is not None:
+            return f"missing {_listed(either[1].split(' '), 'or')}"
+        number = re.fullmatch(r"argument (\S+): invalid (int|float) value: (.*)", message)
+        if number is not None:
+            return f"{number[1]}: {number[3]} is not a {'whole ' if number[2] == 'int' else ''}number"
+        valueless = re.fullmatch(r"argument (-\S+): expected one argument", message)
+        if valueless is not None:
+            name = valueless[1]
+            return f"{name} needs a value (one that begins with '-' is given as {name}=-…)"
+        unrecognized = re.fullmatch(r"unrecognized arguments: (\S+).*", message)
+        if unrecognized is not None:
+            word = unrecognized[1]
+            return f"unrecognized option {word}" if word.startswith("-") else f"unexpected argument {word!r}"
+        return re.sub(r"^argument (\S+): ", r"\1: ", message).replace(" with argument ", " with ")
+
+    def _not_a_choice(self, name: str, given: str) -> str:
+        """A value out of an argument's choices: an unknown command (or a command's action), or
+        an option's value, with the closest choice when one is close."""
+        action = next((a for a in self._actions if name in (a.metavar, a.dest, *a.option_strings)), None)
+        choices = [str(choice) for choice in (action.choices or [])] if action is not None else []
+        import difflib  # only for a mistake: a command that parses pays nothing for it
+
+        meant = difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
+        if isinstance(action, argparse._SubParsersAction):
+            said = f"unknown {name.lower()} {given}"
             if meant:
-                message = f"argument {invalid[1]}: invalid choice: {invalid[2]!r}: did you mean {meant[0]}?"
-        raise CortexError(f"{message} (see {self.prog} --help)", USAGE)
+                return f"{said}: did you mean {meant[0]}?"
+            return said if len(choices) > 12 else f"{said} (one of {_listed(choices, 'or')})"
+        said = f"{name}: {given} is not one of {_listed(choices, 'or')}"
+        return f"{said}: did you mean {meant[0]}?" if meant else said
 
     def parse_known_args(  # type: ignore[override]
         self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        given = list(sys.argv[1:] if args is None else args)
         try:
             parsed, extras = super().parse_known_args(args, namespace)
-        except CortexError:
-            self._suggest(args or [])
+        except CortexError:  # a word before the command may be what went wrong (a subparser's own
+            command = self._command_parser(given)  # errors were worded by it)
+            self._suggest(given[: given.index(command[0])] if command else given, given)
             raise
-        self._suggest(extras)
+        self._suggest(extras, given)
         return parsed, extras
 
-    def _suggest(self, words: list[str]) -> None:
+    def _suggest(self, words: list[str], given: list[str]) -> None:
         """A mistyped option among the words, answered with the option meant (argparse would say
-        a required option is missing, or an argument is unrecognized)."""
+        a required option is missing, or an argument is unrecognized); a command's option given
+        before the command, answered with where it goes."""
         known = list(self._option_string_actions)
+        command = self._command_parser(given)
         for word in words:
             if word == "--":
                 return
             option = re.fullmatch(r"(--?[A-Za-z][\w-]*)(=.*)?", word)
             if option is None or any(name.startswith(option[1]) for name in known):
                 continue
+            if command is not None and option[1] in command[1]._option_string_actions:
+                raise CortexError(
+                    f"{option[1]} is an option of {command[0]}: put it after the command "
+                    f"({self.prog} {command[0]} … {option[1]})",
+                    USAGE,
+                )
             import difflib  # only for an option this parser does not know
 
-            meant = difflib.get_close_matches(option[1], known, n=1, cutoff=0.7)
+            candidates = known + (list(command[1]._option_string_actions) if command else [])
+            meant = difflib.get_close_matches(option[1], candidates, n=1, cutoff=0.7)
             if meant:
                 raise CortexError(
                     f"unrecognized option {option[1]}: did you mean {meant[0]}? (see {self.prog} --help)",
                     USAGE,
                 )
+
+    def _command_parser(self, given: list[str]) -> tuple[str, argparse.ArgumentParser] | None:
+        """The command named among the words, with its parser, when this parser has commands."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for word in given:
+                    if word in action.choices:
+                        return word, action.choices[word]
+        return None
+
+
+def _listed(items: list[str], last: str) -> str:
+    """`a, b or c`."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,7 +175,14 @@ def _dispatch(argv: list[str]) -> int:
     from cortex_hooks.cli import database
 
     boundary.works_on(database.path(args))
-    result: int = args.run(args)
+    from cortex_hooks.store.connection import upgrade_notes
+
+    try:
+        result: int = args.run(args)
+    finally:
+        notes = upgrade_notes()  # said after a command that succeeded; a failure is its one line
+    for note in notes:  # a database of an older version, migrated by this command
+        print(f"cortex-hooks: {note}", file=sys.stderr)
     return result
 
 

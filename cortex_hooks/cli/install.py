@@ -10,25 +10,19 @@ import os
 import shlex
 import shutil
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from cortex_hooks import location
+from cortex_hooks.api import purge
 from cortex_hooks.cli import database, render
+from cortex_hooks.cli import install_report as report
+from cortex_hooks.cli import purge as purge_cli
+from cortex_hooks.cli.install_report import Outcome
 from cortex_hooks.errors import CortexError
-from cortex_hooks.install import file_changes, files, mcp_registration, settings_text
+from cortex_hooks.install import file_changes, files, mcp_registration, restore, settings_text
 from cortex_hooks.install.file_changes import Plan
-from cortex_hooks.install.wiring import (
-    SCRIPTS,
-    ClaudeSettings,
-    check,
-    diff,
-    installed,
-    our_commands,
-    uninstalled,
-)
+from cortex_hooks.install.wiring import SCRIPTS, ClaudeSettings, check, installed, uninstalled
 from cortex_hooks.store.connection import open_database
-from cortex_hooks.texts.words import clean
 
 SCOPES = ("project", "local", "user")
 
@@ -49,8 +43,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         command.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         command.add_argument("--json", action="store_true", help="print what was done as JSON")
         command.set_defaults(
-            run=run, action=name, with_learn_command=False, with_commands=False, with_mcp=False
+            run=run,
+            action=name,
+            with_learn_command=False,
+            with_commands=False,
+            with_mcp=False,
+            purge=False,
+            yes=False,
         )
+    purge_cli.register(commands.choices["uninstall"])
     commands.choices["install"].add_argument(
         "--with-commands",
         action="store_true",
@@ -75,6 +76,37 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _refuse_another_projects_folder(args)
+    memories = purge_cli.memories(args) if args.action == "uninstall" else []
+    doomed = memories if args.purge else []
+    if not purge_cli.confirmed(args, doomed):  # asked first: a "no" leaves everything as it was
+        render.say("Nothing was changed.")
+        return 0
+    outcome = Outcome(_plans(args), kept=[memory for memory in memories if memory not in doomed])
+    if args.dry_run:
+        outcome.doomed = doomed
+        outcome.packs = _packs(args, dry_run=True)
+        report.dry_run(args, outcome)
+        return 0
+    for plan in outcome.plans:
+        if plan.changed:
+            file_changes.refuse_read_only(plan.path)  # before anything is written
+    if args.action == "install" and args.scope != "user":
+        # first: a database this version cannot use stops the install before any file is written
+        outcome.database = _ensure_database(args)
+    for plan in outcome.plans:
+        if plan.changed:
+            _apply(plan)
+    outcome.emptied = _remove_empty(files.emptied_folders(args, _claude_dir(args.scope)))
+    for memory in doomed:
+        outcome.removed += _purged(memory)
+        outcome.doomed.append(memory)
+    outcome.packs = _packs(args, dry_run=False)
+    report.done(args, outcome)
+    return 0
+
+
+def _plans(args: argparse.Namespace) -> list[Plan]:
+    """Every file install or uninstall changes, the settings first."""
     plans = [_settings_plan(args)]
     plans += files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
@@ -82,33 +114,31 @@ def run(args: argparse.Namespace) -> int:
     servers = mcp_registration.servers_plan(
         args.action, args.scope, args.with_mcp, lambda: script_path("cortex-hooks")
     )
-    if servers is not None:
-        plans.append(servers)
-    surface_import = files.import_plan(args)
-    if surface_import is not None:
-        plans.append(surface_import)
-    if args.dry_run:
-        _report_dry_run(args, plans)
-        if not args.json:
-            for line in _pack_lines(_packs(args, dry_run=True)):
-                render.say(line)
-        return 0
-    for plan in plans:
-        if plan.changed:
-            file_changes.refuse_read_only(plan.path)  # before anything is written
-    project_database = None
-    if args.action == "install" and args.scope != "user":
-        # first: a database this version cannot use stops the install before any file is written
-        project_database = _ensure_database(args)
-    for plan in plans:
-        if plan.changed:
-            _apply(plan)
-    enabled = _packs(args, dry_run=False)
-    _report(args, plans, project_database, enabled)
-    if args.action == "install" and not args.json:
-        for line in _pack_lines(enabled):
-            render.say(line)
-    return 0
+    found = [servers, files.import_plan(args), files.surface_plan(args)]
+    return plans + [plan for plan in found if plan is not None]
+
+
+def _remove_empty(folders: list[str]) -> list[str]:
+    """The folders removed of these (in order), each only when nothing is in it."""
+    removed = []
+    for folder in folders:
+        try:
+            if os.path.isdir(folder) and not os.path.islink(folder) and not os.listdir(folder):
+                os.rmdir(folder)
+                removed.append(folder)
+        except OSError:  # made or filled meanwhile, or not ours to remove: it stays
+            continue
+    return removed
+
+
+def _purged(memory: purge.Memory) -> list[str]:
+    try:
+        return purge.remove(memory)
+    except OSError as error:
+        raise CortexError(
+            f"cannot remove {error.filename or memory.path}: {error.strerror or error} "
+            "(the hooks are uninstalled; remove the rest by hand)"
+        ) from None
 
 
 def _packs(args: argparse.Namespace, *, dry_run: bool) -> list[dict[str, Any]] | None:
@@ -127,20 +157,6 @@ def _packs(args: argparse.Namespace, *, dry_run: bool) -> list[dict[str, Any]] |
         for name in dict.fromkeys(names)
         for summary in api.enable(where, name, notes, dry_run=dry_run)
     ]
-
-
-def _pack_lines(enabled: list[dict[str, Any]] | None) -> list[str]:
-    """What install says of packs: those it enabled, or which exist and how to enable them."""
-    from cortex_hooks.guard import packs
-
-    if enabled is None:
-        return [
-            f"Packs of protective learnings (none enabled): {', '.join(packs.names())};"
-            " enable them with: cortex-hooks packs enable core (or install --packs core)"
-        ]
-    from cortex_hooks.texts import packs as texts
-
-    return [texts.enabled(summary) for summary in enabled]
 
 
 def _refuse_another_projects_folder(args: argparse.Namespace) -> None:
@@ -201,31 +217,15 @@ def _settings_plan(args: argparse.Namespace) -> Plan:
         merged, changes = uninstalled(settings)
         changes += mcp_registration.disallowed(merged, path)
         if changes and original is not None:
-            before = _before_install(path, original, settings)
+            # No backup of a file we give back as it was, or remove with nothing of theirs in it:
+            # what uninstall replaces is then the original and our hooks, and nothing else.
+            before = restore.before_install(path, original, settings)
             if before is not None:
-                return Plan(path, raw, before, changes)
+                return Plan(path, raw, before, changes, backed_up=False)
+            if merged == {}:
+                stale = restore.backups_of_only_ours(path)
+                return Plan(path, raw, None, changes, backed_up=False, stale=stale)
     return Plan(path, raw, settings_text.dumped(merged, original) if changes else original, changes)
-
-
-def _before_install(path: str, text: str, settings: ClaudeSettings) -> str | None:
-    """The file as it was before our install, when nothing but that install changed it since:
-    the newest backup B holds no hooks of ours, and the file is, byte for byte, what install
-    writes from B with the commands it now holds. Uninstall then gives back B's very bytes;
-    otherwise (the file was edited since) our hooks are removed from what it now is."""
-    found = our_commands(settings)
-    newest = file_changes.backups(path)[:1]
-    if not newest or any(len(commands) != 1 for commands in found.values()):
-        return None
-    try:
-        raw = file_changes.read(newest[0]) or b""
-        earlier = check(settings_text.parse(raw, newest[0]), newest[0])
-    except CortexError:  # a backup we cannot read: the removal below does without it
-        return None
-    original = raw.decode("utf-8")
-    reinstalled, _ = installed(earlier, {event: commands[0] for event, commands in found.items()})
-    if any(our_commands(earlier).values()) or settings_text.dumped(reinstalled, original) != text:
-        return None
-    return original
 
 
 def _apply(plan: Plan) -> None:
@@ -237,103 +237,7 @@ def _apply(plan: Plan) -> None:
             os.remove(plan.path)
         else:
             file_changes.write(plan.path, plan.after)
+        for stale in plan.stale:
+            os.remove(stale)
     except OSError as error:
         raise CortexError(f"cannot write {error.filename or plan.path}: {error.strerror or error}") from None
-
-
-def _report_dry_run(args: argparse.Namespace, plans: list[Plan]) -> None:
-    diffs = {
-        plan.path: diff(plan.path, None if plan.before is None else plan.before.decode(), plan.after)
-        for plan in plans
-    }
-    if args.json:
-        render.emit_json(
-            {
-                "scope": args.scope,
-                "dry_run": True,
-                "files": [{**_plan_json(plan), "diff": diffs[plan.path]} for plan in plans],
-                "notes": files.notes(args),
-            }
-        )
-        return
-    for plan in plans:
-        if plan.changed:
-            sys.stdout.write(diffs[plan.path])
-        else:
-            render.say(f"{clean(plan.path)}: nothing would change.")
-    for note in files.notes(args):
-        render.say(note)
-    render.say("Dry run: nothing was written.")
-
-
-def _plan_json(plan: Plan) -> dict[str, Any]:
-    return {
-        "path": plan.path,
-        "action": plan.action(),
-        "backup": plan.backup,
-        "removed_backups": plan.removed_backups,
-        "changes": [asdict(change) for change in plan.changes],
-    }
-
-
-def _report(
-    args: argparse.Namespace,
-    plans: list[Plan],
-    project_database: dict[str, Any] | None,
-    enabled: list[dict[str, Any]] | None = None,
-) -> None:
-    notes = files.notes(args)
-    if args.json:
-        render.emit_json(
-            {
-                "scope": args.scope,
-                "dry_run": False,
-                "files": [_plan_json(plan) for plan in plans],
-                "database": project_database,
-                "notes": notes,
-                **({"packs": enabled or []} if args.action == "install" else {}),
-            }
-        )
-        return
-    settings, *others = plans
-    where = f"{clean(settings.path)} ({args.scope} scope)"
-    if not settings.changed:
-        render.say(
-            f"The cortex-hooks hooks are already in {where}; nothing changed."
-            if args.action == "install"
-            else f"No cortex-hooks hooks in {where}; nothing changed."
-        )
-    else:
-        verb = (
-            "Installed the cortex-hooks hooks in"
-            if args.action == "install"
-            else "Removed the cortex-hooks hooks from"
-        )
-        render.say(f"{verb} {where}:")
-        for change in settings.changes:
-            was = (
-                f" (was {clean(change.previous)})"
-                if change.previous and change.previous != change.command
-                else ""
-            )
-            render.say(f"  {change.action:<8} {change.where:<13} {clean(change.command)}{was}")
-    for plan in others:
-        if plan.changed:
-            render.say(f"{plan.changes[0].action.capitalize()} {plan.label}: {clean(plan.path)}")
-        else:
-            render.say(f"{plan.label[:1].upper() + plan.label[1:]} is already in {clean(plan.path)}.")
-    for note in notes:
-        render.say(note)
-    for plan in plans:
-        if plan.backup:
-            render.say(f"Backup of the previous {os.path.basename(plan.path)}: {clean(plan.backup)}")
-            render.say(
-                f"  (backups go beside it; the {file_changes.KEPT_BACKUPS} newest are kept"
-                + "".join(f", removed {clean(old)}" for old in plan.removed_backups)
-                + ")"
-            )
-        elif plan.changed and plan.before is None:
-            render.say(f"{clean(plan.path)} did not exist: created it, nothing to back up.")
-    if project_database is not None:
-        state = "created" if project_database["created"] else "in place"
-        render.say(f"Database {clean(project_database['path'])}: {state}.")

@@ -12,9 +12,10 @@ def record_id(text: str) -> int:
     try:
         value = int(text.lstrip("#"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an id: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not an id (a whole number, as 3 or #3)") from None
     if not 1 <= value <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"not an id: {text!r}")
+        why = "ids start at 1" if value < 1 else "too large for an id"
+        raise argparse.ArgumentTypeError(f"{text!r} is not an id ({why})")
     return value
 
 

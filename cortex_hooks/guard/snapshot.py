@@ -63,9 +63,15 @@ def session_context(
         if snapshot:
             snapshot[0].heading = f"Project memory (cortex-hooks):\n{snapshot[0].heading}"
         parts += snapshot
-    where = f"\n\n(`cortex-hooks` is not on PATH here: run it as {cli})" if cli != "cortex-hooks" else ""
-    text = assemble(parts, budget - len(where))
-    return text + where if text else ""
+    tail = where(cli)
+    text = assemble(parts, budget - len(tail))
+    return text + tail if text else ""
+
+
+def where(cli: str) -> str:
+    """The last line of a session's context when `cortex-hooks` is not on the agent's PATH (`cli`
+    is then the installed path); nothing when it is."""
+    return f"\n\n(`cortex-hooks` is not on PATH here: run it as {cli})" if cli != "cortex-hooks" else ""
 
 
 def sections(rows: Rows, now: datetime) -> list[Section]:

@@ -12,7 +12,7 @@ from cortex_hooks.guard import hand_edits, review
 from cortex_hooks.hooks import payloads, pipeline, protocol
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
-from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store.connection import Transaction, upgrade_notes
 from cortex_hooks.upkeep import startup
 
 
@@ -29,14 +29,21 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     notes: list[str] = []
     for scope in scopes:
         _start(scope, payload, now, notes)
-    waiting = _team_file(scopes, location.hook_project(payload.cwd), notes)
+    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
+    waiting = _team_file(scopes, project, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
-    text, awaiting = startup.session_text(scopes, now, (shown, total))
+    text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
+    upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     if not text:
-        output = protocol.session_start(waiting, waiting) if waiting else None
+        said = " ".join(part for part in (upgraded, waiting) if part)
+        output = None
+        if waiting:
+            output = protocol.session_start(waiting, said)
+        elif upgraded:
+            output = {"systemMessage": upgraded}
         return pipeline.Outcome(output, notes=notes)
     _count_shown(scopes, shown, now, notes)
     if total:
@@ -45,8 +52,8 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         message = texts.system_message(total, awaiting)
     else:
         message = review.system_message(awaiting) if awaiting else None
+    message = " ".join(part for part in (upgraded, message, waiting) if part) or None
     if waiting:
-        message = f"{message}\n{waiting}" if message else waiting
         text = f"{text}\n\n{waiting}"
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
 

@@ -28,6 +28,7 @@ class Plan:
     removed_backups: list[str] = field(default_factory=list)  # older ones, past KEPT_BACKUPS
     label: str = "the settings"  # how a report names what the file is to us
     backed_up: bool = True  # False: a change exactly undone by its opposite (the import line)
+    stale: list[str] = field(default_factory=list)  # our backups removed with it (nothing of theirs)
 
     @property
     def changed(self) -> bool:

@@ -32,8 +32,9 @@ def command_plans(args: argparse.Namespace, claude_dir: str, cli: Callable[[], s
         raw = file_changes.read(path)
         label = f"the /{name} command"
         if args.action == "uninstall":
-            if slash_commands.ours(raw):
-                plans.append(Plan(path, raw, None, [Change("command", "removed", f"/{name}")], label=label))
+            if slash_commands.ours(raw):  # its marker says uninstall removes it: no backup of ours
+                removal = [Change("command", "removed", f"/{name}")]
+                plans.append(Plan(path, raw, None, removal, label=label, backed_up=False))
             continue
         if name not in wanted:
             continue
@@ -70,5 +71,37 @@ def import_plan(args: argparse.Namespace) -> Plan | None:
     return Plan(path, raw, after, [] if unchanged else [change], label=label, backed_up=False)
 
 
+def surface_plan(args: argparse.Namespace) -> Plan | None:
+    """Uninstall: the push surface's file without our block (SessionEnd and `surface` write it);
+    removed when nothing else is in it. None when there is none, or nothing of ours in it."""
+    if args.action != "uninstall" or args.scope == "user":
+        return None
+    path = os.path.join(location.project_root(), surface_import.SURFACE)
+    if os.path.islink(path):  # a link is the person's arrangement: what it points at stays theirs
+        return None
+    raw = file_changes.read(path)
+    if raw is None:
+        return None
+    try:
+        after = surface_import.without_block(raw)
+    except UnicodeDecodeError:
+        return None
+    if after is not None and after.encode() == raw:
+        return None
+    change = Change("surface", "removed", surface_import.SURFACE)
+    return Plan(path, raw, after, [change], label="the memory surface", backed_up=False)
+
+
+def emptied_folders(args: argparse.Namespace, claude_dir: str) -> list[str]:
+    """Uninstall: the folders to remove once our files are gone, when nothing is left in them:
+    `.claude/commands/` and, of a project, `.claude/` itself (never the user's ~/.claude)."""
+    if args.action != "uninstall":
+        return []
+    folders = [os.path.join(claude_dir, "commands")]
+    if args.scope != "user":
+        folders.append(claude_dir)
+    return folders
+
+
 def notes(args: argparse.Namespace) -> list[str]:
-    return [USER_SCOPE_NOTE] if args.scope == "user" else []
+    return [USER_SCOPE_NOTE] if args.scope == "user" and args.action == "install" else []

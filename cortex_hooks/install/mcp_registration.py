@@ -81,7 +81,14 @@ def servers_plan(action: str, scope: str, wanted: bool, command: Callable[[], st
     after: str | None = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     if scope != "user" and result == {"mcpServers": {}}:
         after = None  # the .mcp.json install created, or one that held only ours
-    return Plan(path, raw, after if changes else raw.decode() if raw else None, changes, label=LABEL)
+    return Plan(
+        path,
+        raw,
+        after if changes else raw.decode() if raw else None,
+        changes,
+        label=LABEL,
+        backed_up=after is not None,  # a file that held only ours is no one else's to keep
+    )
 
 
 def _servers_file(raw: bytes, path: str) -> dict[str, Any]:
@@ -120,6 +127,6 @@ def disallowed(settings: dict[str, Any], path: str) -> list[Change]:
 def _rules(settings: dict[str, Any], path: str) -> list[Any]:
     permissions = settings.setdefault("permissions", {})
     if not isinstance(permissions, dict) or not isinstance(permissions.setdefault("allow", []), list):
-        raise CortexError(f"{path}: permissions.allow is not a list; {UNTOUCHED}")
+        raise CortexError(f"{path}: permissions.allow is not a list; {UNTOUCHED}", USAGE)
     rules: list[Any] = permissions["allow"]
     return rules

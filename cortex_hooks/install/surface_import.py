@@ -17,6 +17,8 @@ import os
 LINE = "@.claude/cortex-memory.local.md"
 FILENAME = "CLAUDE.local.md"
 SURFACE = os.path.join(".claude", "cortex-memory.local.md")  # the file the line imports
+START = "<!-- CORTEX:START -->"  # our block in that file lies between these (upkeep.surface_file)
+END = "<!-- CORTEX:END -->"
 MAX_BYTES = 1024 * 1024  # of CLAUDE.local.md read to find the line
 
 
@@ -79,3 +81,19 @@ def removed(content: bytes) -> str | None:
             kept[-1] = kept[-1].rstrip("\r\n")  # install put that line end before the line
     text = "".join(kept)
     return text or None
+
+
+def without_block(content: bytes) -> str | None:
+    """The surface file without our block and the line end after it (uninstall); None when
+    nothing but blank lines would be left of it. A file whose markers do not pair is not ours to
+    cut: it is returned as it is."""
+    text = content.decode("utf-8")
+    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
+        return text
+    head, rest = text.split(START)
+    tail = rest.split(END)[1]
+    tail = tail[2:] if tail.startswith("\r\n") else tail[1:] if tail.startswith("\n") else tail
+    if head.endswith(("\n\n", "\r\n\r\n")) and not tail:  # the blank line put before an appended block
+        head = head[: -2 if head.endswith("\r\n") else -1]
+    left = head + tail
+    return left if left.strip() else None

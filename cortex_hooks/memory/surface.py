@@ -34,6 +34,11 @@ HEADER = (
     "Rewritten at each session end (keep your own notes outside the markers). Each entry ends with "
     "the command that shows it in full; search with `cortex-hooks recall WORDS`."
 )
+# The same digest carried by SessionStart's context, where Claude Code reads no surface file
+CONTEXT_HEADER = (
+    "## Memory (cortex-hooks)\n"
+    "Each entry ends with the command that shows it in full; search with `cortex-hooks recall WORDS`."
+)
 EMPTY = "No memories yet: `cortex-hooks remember TEXT` stores one."
 SECTIONS = ("critical", "context", "code_index")
 
@@ -66,8 +71,10 @@ def phrases(branch: str | None, changed: list[str]) -> list[str]:
     return [phrase for phrase in dict.fromkeys(found) if WORD.search(phrase)]
 
 
-def build(scopes: list[ScopeRows], *, budget: int, cli: str = "cortex-hooks") -> Digest:
-    """The digest of these scopes (project first) within `budget` characters."""
+def build(
+    scopes: list[ScopeRows], *, budget: int, cli: str = "cortex-hooks", heading: str = HEADER
+) -> Digest:
+    """The digest of these scopes (project first) within `budget` characters, under `heading`."""
     order = {rows.scope: index for index, rows in enumerate(scopes)}
     best = sorted(
         ((rows.scope, row) for rows in scopes for row in rows.top),
@@ -108,7 +115,7 @@ def build(scopes: list[ScopeRows], *, budget: int, cli: str = "cortex-hooks") ->
             hidden=sum(rows.code_total - len(rows.code) for rows in scopes),
         ),
     ]
-    header = HEADER + (
+    header = heading + (
         f"\n(`cortex-hooks` is not on PATH here: run it as {sanitize.inert(cli)})"
         if cli != "cortex-hooks"
         else ""

@@ -25,6 +25,7 @@ __all__ = [
     "keep_open",
     "locked",
     "open_database",
+    "upgrade_notes",
     "user_version",
 ]
 
@@ -32,6 +33,24 @@ BUSY_TIMEOUT = 10.0  # seconds: what a person's command waits for another writer
 # What a hook waits for the write lock: far beyond any write of ours (parallel hooks queue on it),
 # far below what the agent would notice. Past it, the write is kept for later (store.pending).
 HOOK_WRITE_WAIT = 0.6
+
+
+# The databases this process brought from an older schema version to SCHEMA_VERSION, each with
+# the version it had: the CLI and SessionStart say so to the person (upgrade_notes).
+UPGRADED: list[tuple[str, int]] = []
+
+
+def upgrade_notes() -> list[str]:
+    """What to tell the person of the upgrades made since the last call (each is said once)."""
+    from cortex_hooks.sanitize import line
+
+    notes = [
+        f"upgraded the database {line(path)} from schema version {found} to {SCHEMA_VERSION} "
+        "(automatic, on its first use by this version; everything in it kept)"
+        for path, found in UPGRADED
+    ]
+    UPGRADED.clear()
+    return notes
 
 
 class Missing(CortexError):
@@ -69,7 +88,8 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
         if version > SCHEMA_VERSION:
             raise CortexError(
                 f"{path} has schema version {version}, newer than this cortex-hooks knows "
-                f"({SCHEMA_VERSION}); upgrade cortex-hooks (pip install -U cortex-hooks). "
+                f"({SCHEMA_VERSION}); upgrade cortex-hooks (pipx upgrade cortex-hooks, uv tool "
+                "upgrade cortex-hooks, or pip install --upgrade from a newer clone). "
                 "The database was left untouched"
             )
         if version < SCHEMA_VERSION:
@@ -79,7 +99,9 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
                 # An empty file is not a database (or the CLI is still making it): hooks
                 # never create one, so they leave it alone.
                 raise Missing(f"{path} is empty")
-            schema.migrate(connection, path)
+            found = schema.migrate(connection, path)
+            if 0 < found < SCHEMA_VERSION:  # an existing database, upgraded by this process
+                UPGRADED.append((path, found))
         if pending_waiting(path):
             _replay(connection, path, busy)
     except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it

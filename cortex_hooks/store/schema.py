@@ -581,8 +581,9 @@ def is_blank(connection: sqlite3.Connection) -> bool:
     )
 
 
-def migrate(connection: sqlite3.Connection, path: str) -> None:
-    """Bring the database to SCHEMA_VERSION; a no-op if another process got there first."""
+def migrate(connection: sqlite3.Connection, path: str) -> int:
+    """Bring the database to SCHEMA_VERSION; a no-op if another process got there first. The
+    version this process found and migrated from (SCHEMA_VERSION when there was nothing to do)."""
     _check_ours(connection, path)  # before anything, even the journal mode, is written
     if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
@@ -599,3 +600,4 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
         if version < SCHEMA_VERSION:
             learnings.derive_all(connection)  # the prefilter data of this version, for every row
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return version

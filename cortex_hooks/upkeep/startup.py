@@ -46,12 +46,20 @@ def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
     return shown, len(rows)
 
 
+CONTEXT_LIMIT = 9_500  # characters of a hook's text: Claude Code cuts longer ones (SPEC §4.4)
+SMALLEST_DIGEST = 300  # room below which the memory's digest is left out rather than cut to nothing
+
+
 def session_text(
-    scopes: list[Scope], now: datetime, proposals: tuple[list[dict[str, Any]], int]
+    scopes: list[Scope],
+    now: datetime,
+    proposals: tuple[list[dict[str, Any]], int],
+    folder: str | None = None,
 ) -> tuple[str, int]:
     """The text SessionStart injects, and how many learnings await review: the review prompt of
     both scopes (project first), then the project's snapshot and capture's `proposals` (as
-    pending_proposals reads them), within the project's budget."""
+    pending_proposals reads them), within the project's budget; then, when Claude Code will not
+    read the push surface in `folder` (the one it runs in), the surface's digest itself."""
     project = project_scope(scopes)
     config = location.config_for((project or scopes[0]).path)
     waiting: list[dict[str, object]] = []
@@ -72,13 +80,29 @@ def session_text(
         from cortex_hooks.capture import texts
 
         section = texts.section(proposed, total)
+    tail = snapshot.where(location.cli_command())
     text = snapshot.session_context(
-        waiting,
-        awaiting,
-        loaded,
-        now,
-        budget=config.context_budget,
-        cli=location.cli_command(),
-        proposals=section,
+        waiting, awaiting, loaded, now, budget=config.context_budget - len(tail), proposals=section
     )
-    return text, awaiting
+    memory = None
+    if folder is not None and config.surface:
+        room = CONTEXT_LIMIT - len(text) - len("\n\n") - len(tail)
+        memory = memory_digest(scopes, folder, now, min(config.surface_budget, room))
+    body = "\n\n".join(part for part in (text, memory) if part)
+    return (body + tail if body else ""), awaiting
+
+
+def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) -> str | None:
+    """The push surface's digest (SPEC §9.6) for the session's context, when Claude Code reads no
+    surface file in `folder`: its CLAUDE.local.md does not import one (the plugin, a user-scope
+    install). Imported, the file carries it, and the model must not read an item twice. None
+    when there is no memory to show, or no room."""
+    from cortex_hooks.install import surface_import
+
+    if budget < SMALLEST_DIGEST or surface_import.imported(folder):
+        return None
+    from cortex_hooks.memory import surface as digest
+    from cortex_hooks.upkeep import surface
+
+    found, _, _, _ = surface.current(scopes, folder, budget=budget, now=now, heading=digest.CONTEXT_HEADER)
+    return found.text if any(found.sections.values()) else None

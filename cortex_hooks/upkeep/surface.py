@@ -39,13 +39,27 @@ def refresh(
     cli: str = "cortex-hooks",
 ) -> Result:
     """The surface of these scopes (project first) written into the project's file."""
+    digest, branch, changed, skipped = current(scopes, project, budget=budget, now=now, cli=cli)
+    path = surface_file.path_in(project)
+    written = surface_file.update(path, digest.text, project=project, dry_run=dry_run)
+    return Result(path, written, surface_file.block(digest.text), digest, branch, changed, skipped)
+
+
+def current(
+    scopes: list[Scope],
+    project: str,
+    *,
+    budget: int,
+    now: datetime,
+    cli: str = "cortex-hooks",
+    heading: str = surface.HEADER,
+) -> tuple[surface.Digest, str | None, int, list[str]]:
+    """The digest of these scopes as the project's git state names its work, written nowhere;
+    with the branch, how many files are changed, and the scopes skipped."""
     branch = git_state.branch(project)
     changed = git_state.changed_files(project)
     rows, skipped = gather(scopes, surface.phrases(branch, changed), now)
-    digest = surface.build(rows, budget=budget, cli=cli)
-    path = surface_file.path_in(project)
-    written = surface_file.update(path, digest.text, project=project, dry_run=dry_run)
-    return Result(path, written, surface_file.block(digest.text), digest, branch, len(changed), skipped)
+    return surface.build(rows, budget=budget, cli=cli, heading=heading), branch, len(changed), skipped
 
 
 def gather(

@@ -24,8 +24,7 @@ from cortex_hooks import regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.install import surface_import
 
-START = "<!-- CORTEX:START -->"
-END = "<!-- CORTEX:END -->"
+START, END = surface_import.START, surface_import.END
 RELATIVE = surface_import.SURFACE
 MAX_BYTES = 1024 * 1024  # ours is at most 8,000 characters; the rest is the user's notes
 
