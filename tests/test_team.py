@@ -304,3 +304,53 @@ def test_the_team_file_never_weakens_a_learning_of_the_global_or_project_scope(
     cli_json("team", "trust", env=env)
     assert decision(hook("git push --force origin main", project, **env)) == "deny"  # the global pack's
     assert decision(hook("rm -rf build", project, **env)) == "deny"  # the project's own
+
+
+def learnings_named(result: Any) -> list[str]:
+    """The learnings a hook's answer names, as `learning #N` or `global learning #N`."""
+    import re
+
+    output = result.json()["hookSpecificOutput"]
+    text = (output.get("permissionDecisionReason") or "") + (output.get("additionalContext") or "")
+    return re.findall(r"(?:global )?learning #\d+", text)
+
+
+def test_one_id_in_several_places_is_taken_once_at_the_strictest_action(
+    project: Path, tmp_path: Path
+) -> None:
+    user = tmp_path / "global.db"
+    env = {"CORTEX_GLOBAL_DB": str(user)}
+    cli("packs", "enable", "core.git", "--global", env=env)
+    (slug,) = [
+        e["id"]
+        for e in cli_json("packs", "show", "core.git", env=env)["learnings"]
+        if "push-force" in e["id"]
+    ]
+    (pack,) = [e for e in cli_json("packs", "show", "core.git", env=env)["learnings"] if e["id"] == slug]
+    same = {key: pack[key] for key in ("anti_pattern", "correct_pattern", "id", "regex", "target", "tool")}
+    team_file(project, {**same, "action": "warn", "correct_pattern": "the team's way: a pull request"})
+    cli_json("team", "trust", env=env)
+    result = hook("git push --force origin main", project, **env)
+    assert decision(result) == "deny"  # the team's warn, the global block: the strictest holds
+    assert learnings_named(result) == [
+        "learning #1"
+    ]  # the team's entry (the project's first learning), whole
+    assert "the team's way" in result.stdout
+
+
+def test_the_authors_own_learning_and_its_team_line_match_once(project: Path) -> None:
+    added = cli_json("add", "--anti-pattern", "git push --force", "--correct", "open a pull request",
+                     "--regex", r"^git push\s+--force", "--tool", "Bash")  # fmt: skip
+    cli_json("team", "add", "acme:no-force", "--from", str(added["id"]))
+    result = hook("git push --force", project)
+    assert learnings_named(result) == [f"learning #{added['id']}"]  # the project's own entry, once
+    assert decision(result) == "warn"
+    path = project / ".claude" / "cortex-team.jsonl"
+    path.write_text(
+        path.read_text().replace('"action": "warn"', '"action": "block"')
+    )  # a teammate tightens it
+    assert decision(hook("git push --force", project)) == "warn"  # a changed file: not trusted yet
+    cli_json("team", "trust")
+    result = hook("git push --force", project)
+    assert decision(result) == "deny"  # the strictest action holds on the project's own entry
+    assert learnings_named(result) == [f"learning #{added['id']}"]

@@ -149,3 +149,32 @@ def set_muted(connection: sqlite3.Connection, entry_id: str, muted: bool, now: s
         {"muted": int(muted), "now": now, "id": entry_id},
     )
     return cursor.rowcount == 1
+
+
+_PLACE = """CASE WHEN l.pack IS 'team' THEN e.id ELSE l.slug END AS key,
+            CASE WHEN l.pack IS 'team' THEN 'team' ELSE :scope END AS place"""
+
+
+def keys_of(connection: sqlite3.Connection, ids: list[int], scope: str) -> dict[int, tuple[str, str | None]]:
+    """Each matched learning's place (project, team or global) and shared id (a slug, a team id)."""
+    rows = connection.execute(
+        f"""SELECT l.id, {_PLACE} FROM learning AS l
+               LEFT JOIN team_entry AS e ON e.kind = 'learning' AND e.row_id = l.id
+           WHERE l.id IN (SELECT value FROM json_each(:ids))""",
+        {"ids": json.dumps(ids), "scope": scope},
+    )
+    return {int(row["id"]): (str(row["place"]), row["key"]) for row in rows}
+
+
+def holding(connection: sqlite3.Connection, keys: list[str], scope: str) -> list[sqlite3.Row]:
+    """The active, unmuted learnings of this database holding one of these shared ids."""
+    return connection.execute(
+        f"""SELECT {_PLACE}, CASE WHEN l.auto_block THEN 'block' ELSE 'warn' END AS action,
+                   l.regex, l.tool, l.target
+           FROM learning AS l LEFT JOIN team_entry AS e ON e.kind = 'learning' AND e.row_id = l.id
+           WHERE l.archived_at IS NULL AND NOT l.muted
+               AND (l.slug IN (SELECT value FROM json_each(:keys))
+                    OR (l.pack IS 'team' AND e.line IS NOT NULL
+                        AND e.id IN (SELECT value FROM json_each(:keys))))""",
+        {"keys": json.dumps(keys), "scope": scope},
+    ).fetchall()
