@@ -21,7 +21,7 @@ def listing(listed: dict[str, Any]) -> str:
         if listed["trusted"]
         else "NOT trusted: its blocks and asks act as warnings (cortex-hooks team trust)"
     )
-    lines = [f"{PATH}: {count(len(listed['entries']), 'entries')}, {state}"]
+    lines = [f"{PATH}: {_entries(len(listed['entries']))}, {state}"]
     for entry in listed["entries"]:
         if entry["kind"] == "memory":
             lines.append(f"  {entry['id']}  memory")
@@ -45,7 +45,7 @@ def trusted(result: dict[str, Any]) -> str:
         if result[name]
     ]
     what = f": {', '.join(acting)} now in force" if acting else ""
-    return f"Trusted {PATH} ({count(result['entries'], 'entries')}, digest {result['digest'][:12]}){what}."
+    return f"Trusted {PATH} ({_entries(result['entries'])}, digest {result['digest'][:12]}){what}."
 
 
 def added(result: dict[str, Any]) -> str:
@@ -62,5 +62,9 @@ def muted(result: dict[str, Any]) -> str:
 
 def checked(result: dict[str, Any]) -> str:
     if result["ok"]:
-        return f"{PATH}: {count(result['entries'], 'entries')}, no problem."
+        return f"{PATH}: {_entries(result['entries'])}, no problem."
     return "\n".join(clean(problem, one_line=True) for problem in result["problems"])
+
+
+def _entries(number: int) -> str:
+    return f"{number} {'entry' if number == 1 else 'entries'}"
