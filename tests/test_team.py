@@ -354,3 +354,48 @@ def test_the_authors_own_learning_and_its_team_line_match_once(project: Path) ->
     result = hook("git push --force", project)
     assert decision(result) == "deny"  # the strictest action holds on the project's own entry
     assert learnings_named(result) == [f"learning #{added['id']}"]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        FORCE,
+        DEPLOY,
+        WARN_TODO,
+        {**FORCE, "rewrite": "git push --force-with-lease", "context": None, "severity": "high"},
+        {**DEPLOY, "tags": "one tag", "type": "gotcha"},
+        {**FORCE, "id": "Not A Slug"},
+        {**FORCE, "regex": "("},
+        {**FORCE, "regex": "(a+)+$"},
+        {**FORCE, "tool": "Bash(git:*)"},
+        {**FORCE, "target": "everything"},
+        {**FORCE, "action": "deny"},
+        {**FORCE, "anti_pattern": ""},
+        {**FORCE, "anti_pattern": 3},
+        {**FORCE, "hits": 3},
+        {key: value for key, value in FORCE.items() if key != "regex"},
+        {**DEPLOY, "content": "   "},
+        {**DEPLOY, "type": "poem"},
+        {**DEPLOY, "tags": [1]},
+        {**DEPLOY, "kind": "note"},
+        {**DEPLOY, "pinned": True},
+    ],
+)
+def test_the_hooks_stdlib_rules_and_the_model_agree(entry: dict[str, Any]) -> None:
+    """The hook reads a changed file with guard.shared_rules (no pydantic); packs, check and add use
+    guard.shared's models, which wrap the same functions: both accept and refuse the same lines."""
+    from cortex_hooks.guard import shared, shared_rules
+
+    text = json.dumps(entry, sort_keys=True)
+    try:
+        model: Any = shared.entry(text, memories=True)
+    except ValueError:
+        model = None
+    try:
+        values: Any = shared_rules.entry_values(text, memories=True)
+    except ValueError:
+        values = None
+    assert (model is None) == (values is None), (model, values)
+    if model is not None:
+        dumped = model.model_dump(mode="json")
+        assert {key: values[key] for key in dumped} == dumped

@@ -12,7 +12,6 @@ canonical form, so a file written by hand and checked stays stable.
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
@@ -20,12 +19,12 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Val
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import shared_rules as rules
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 
-Action = Literal["block", "ask", "warn"]
-SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9-]*")
+Action = Literal["block", "ask", "warn"]  # rules.ACTIONS, as pydantic's type
+SLUG = rules.SLUG
 
 
 class SharedLearning(BaseModel):
@@ -46,34 +45,9 @@ class SharedLearning(BaseModel):
 
     _encodable = field_validator("*")(encodable)
 
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG.fullmatch(value):
-            raise ValueError("must be a slug like `core.git:reset-hard` (lower case, one colon)")
-        return value
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        try:
-            matching.compile_pattern(pattern)
-        except CortexError as error:
-            raise ValueError(error.message) from None
-        from cortex_hooks.guard.unmatchable import nested_quantifiers
-
-        wrong = nested_quantifiers(pattern)  # it could take exponential time on benign text
-        if wrong is not None:
-            raise ValueError(wrong)
-        return pattern
-
-    @field_validator("tool")
-    @classmethod
-    def _matcher(cls, matcher: str) -> str:
-        try:
-            return matching.check_tool_matcher(matcher)
-        except CortexError as error:
-            raise ValueError(error.message) from None
+    _slug = field_validator("id")(rules.slug)
+    _compiles = field_validator("regex")(rules.regex)  # compiles, and never exponential on benign text
+    _matcher = field_validator("tool")(rules.tool)
 
 
 class SharedMemory(BaseModel):
@@ -92,35 +66,18 @@ class SharedMemory(BaseModel):
     ] = []
 
     _encodable = field_validator("*")(encodable)
-    _slug = field_validator("id")(SharedLearning._slug.__func__)  # type: ignore[attr-defined]
+    _slug = field_validator("id")(rules.slug)
 
 
 Entry = SharedLearning | SharedMemory
-# What git leaves in a file it could not merge: the lines between are both sides' (SPEC §17).
-CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
+CONFLICT_MARKERS = rules.CONFLICT_MARKERS
 
 
 def entry(line: str, *, memories: bool = False) -> Entry:
     """One line of a file in the shared format, validated; ValueError saying what is wrong
     (`field: message`). A memory is allowed where `memories` (the team file, not a pack)."""
-    if line.startswith(CONFLICT_MARKERS):
-        raise ValueError("a merge-conflict marker: resolve the conflict (git left both sides here)")
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not JSON ({error.msg})") from None
-    except RecursionError:
-        raise ValueError("not JSON (nested too deeply)") from None
-    if not isinstance(value, dict):
-        raise ValueError("not a JSON object")
-    kind = value.get("kind", "learning")
-    model: type[SharedLearning] | type[SharedMemory] = SharedLearning
-    if kind == "memory" and memories:
-        model = SharedMemory
-    elif kind == "learning":
-        value = {key: item for key, item in value.items() if key != "kind"}
-    else:
-        raise ValueError(f"kind: must be {'learning or memory' if memories else 'learning'}, got {kind!r}")
+    kind, value = rules.parsed(line, memories=memories)
+    model: type[SharedLearning] | type[SharedMemory] = SharedMemory if kind == "memory" else SharedLearning
     try:
         return model.model_validate(value)
     except ValidationError as error:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shared import SharedLearning, SharedMemory
+    from collections.abc import Mapping
+    from typing import Any
 
 FOLDER, NAME = ".claude", "cortex-team.jsonl"
 PACK = "team"  # the `pack` of a team learning's row (no shipped pack has this name)
@@ -69,30 +70,25 @@ def lines(data: bytes, *, cut: bool) -> tuple[list[Line], list[str]]:
     return found, said
 
 
-def declared(record: SharedLearning) -> dict[str, object]:
-    """The columns a team learning's row takes from its line (its state is the person's)."""
-    return {
-        "anti_pattern": record.anti_pattern,
-        "correct_pattern": record.correct_pattern,
-        "regex": record.regex,
-        "tool": record.tool,
-        "target": record.target,
-        "severity": record.severity,
-        "context": record.context,
-    }
+DECLARED = ("anti_pattern", "correct_pattern", "regex", "tool", "target", "severity", "context")
 
 
-def memory_declared(record: SharedMemory) -> dict[str, object]:
-    """The columns a team memory's row takes from its line."""
+def declared(record: Mapping[str, Any]) -> dict[str, object]:
+    """The columns a team learning's row takes from its line's values (its state is the person's)."""
+    return {column: record[column] for column in DECLARED}
+
+
+def memory_declared(record: Mapping[str, Any]) -> dict[str, object]:
+    """The columns a team memory's row takes from its line's values."""
     import json
 
     from cortex_hooks.memory.given import summary_of
 
     return {
-        "type": record.type,
-        "content": record.content,
-        "summary": summary_of(record.content),
-        "tags": json.dumps(record.tags, ensure_ascii=False),
+        "type": record["type"],
+        "content": record["content"],
+        "summary": summary_of(record["content"]),
+        "tags": json.dumps(record["tags"], ensure_ascii=False),
     }
 
 

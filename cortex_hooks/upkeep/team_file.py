@@ -19,7 +19,7 @@ from cortex_hooks.store import team as store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shared import Entry, SharedLearning, SharedMemory
+    from typing import Any
 
 
 def path_in(project: str) -> str:
@@ -111,12 +111,12 @@ def read_in(connection: sqlite3.Connection, project: str, start: int, current: s
             record = _entry(line, where, problems)
             if record is None:
                 continue
-            if record.id in seen:
-                first = seen[record.id]
-                problems.append(f"{where}: the id {record.id} appears again (first on line {first})")
+            if record["id"] in seen:
+                first = seen[record["id"]]
+                problems.append(f"{where}: the id {record['id']} appears again (first on line {first})")
                 continue
-            seen[record.id] = line.number
-            _write(connection, record, line.digest, entries.get(record.id), start=start, now=now)
+            seen[record["id"]] = line.number
+            _write(connection, record, line.digest, entries.get(record["id"]), start=start, now=now)
         for entry_id, row in entries.items():
             if row["line"] is not None and entry_id not in seen:
                 store.archive(connection, row["kind"], row["row_id"], now)
@@ -127,15 +127,16 @@ def read_in(connection: sqlite3.Connection, project: str, start: int, current: s
     return team.bounded(problems)
 
 
-def _entry(line: object, where: str, problems: list[str]) -> Entry | None:
-    from cortex_hooks.guard import shared
+def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | None:
+    """A line's values by the shared format's rules (guard.shared_rules: no pydantic on a hook)."""
+    from cortex_hooks.guard import shared_rules
 
     text = getattr(line, "text", None)
     if text is None:
         problems.append(f"{where}: not UTF-8 text")
         return None
     try:
-        return shared.entry(text, memories=True)
+        return shared_rules.entry_values(text, memories=True)
     except ValueError as error:
         problems.append(f"{where}: {error}")
         return None
@@ -143,7 +144,7 @@ def _entry(line: object, where: str, problems: list[str]) -> Entry | None:
 
 def _write(
     connection: sqlite3.Connection,
-    record: Entry,
+    record: dict[str, Any],
     line: str,
     known: sqlite3.Row | None,
     *,
@@ -151,26 +152,31 @@ def _write(
     now: str,
 ) -> None:
     """One new or changed line into its row (the person's state kept), and its entry."""
-    from cortex_hooks.guard.shared import SharedLearning
-
-    kind = "learning" if isinstance(record, SharedLearning) else "memory"
+    kind = record["kind"]
     if known is not None and known["kind"] != kind:  # the id changed kind: its old row goes
         store.archive(connection, known["kind"], known["row_id"], now)
         known = None
-    if isinstance(record, SharedLearning):
+    if kind == "learning":
         row_id = _learning(connection, record, known, start, now)
-        action, rewrite = record.action, record.rewrite
+        action, rewrite = record["action"], record["rewrite"]
     else:
         row_id = _memory(connection, record, known, now)
         action, rewrite = None, None
     store.put_entry(
         connection,
-        {"id": record.id, "kind": kind, "row_id": row_id, "line": line, "action": action, "rewrite": rewrite},
+        {
+            "id": record["id"],
+            "kind": kind,
+            "row_id": row_id,
+            "line": line,
+            "action": action,
+            "rewrite": rewrite,
+        },
     )
 
 
 def _learning(
-    connection: sqlite3.Connection, record: SharedLearning, known: sqlite3.Row | None, start: int, now: str
+    connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, start: int, now: str
 ) -> int:
     from cortex_hooks.guard import team
 
@@ -194,7 +200,9 @@ def _learning(
     )
 
 
-def _memory(connection: sqlite3.Connection, record: SharedMemory, known: sqlite3.Row | None, now: str) -> int:
+def _memory(
+    connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, now: str
+) -> int:
     from cortex_hooks.guard import team
     from cortex_hooks.memory import given
 
