@@ -399,3 +399,44 @@ def test_the_hooks_stdlib_rules_and_the_model_agree(entry: dict[str, Any]) -> No
     if model is not None:
         dumped = model.model_dump(mode="json")
         assert {key: values[key] for key in dumped} == dumped
+
+
+WATCH_IMPORTS = """
+import atexit, os, sys
+watched = ("pydantic", "regex", "cortex_hooks.guard.shared", "cortex_hooks.guard.shared_rules")
+def report(): print(sorted(name for name in watched if name in sys.modules), file=sys.stderr, flush=True)
+atexit.register(report)
+leave = os._exit
+os._exit = lambda status: (atexit.unregister(report), report(), leave(status))
+from cortex_hooks.hooks import pre_tool_use
+sys.exit(pre_tool_use.main())
+"""
+
+
+def imported_by_a_call(project: Path, command: str) -> list[str]:
+    import subprocess
+    import sys
+
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Bash",
+               "tool_input": {"command": command}}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", WATCH_IMPORTS],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[str] = json.loads(done.stderr.strip().splitlines()[-1].replace("'", '"'))
+    return found
+
+
+def test_the_no_match_path_never_parses_the_team_file(project: Path) -> None:
+    path = team_file(project, FORCE, DEPLOY)
+    cli_json("team", "trust")
+    assert imported_by_a_call(project, "git status") == []  # read before: a stat and one query
+    path.write_text(path.read_text().replace("open a pull request", "open a pull request first"))
+    changed = imported_by_a_call(project, "git status")  # the first call after a change reads it
+    assert "cortex_hooks.guard.shared_rules" in changed
+    assert "pydantic" not in changed  # the shared rules, without the model
+    assert imported_by_a_call(project, "git status") == []
