@@ -440,3 +440,12 @@ def test_the_no_match_path_never_parses_the_team_file(project: Path) -> None:
     assert "cortex_hooks.guard.shared_rules" in changed
     assert "pydantic" not in changed  # the shared rules, without the model
     assert imported_by_a_call(project, "git status") == []
+
+
+def test_an_export_leaves_the_team_files_rows_to_the_file(project: Path) -> None:
+    team_file(project, FORCE, DEPLOY)
+    cli("remember", "my own note")
+    cli_json("team", "list")  # read in
+    exported = json.loads(cli("export").stdout)
+    assert [memory["content"] for memory in exported["memories"]] == ["my own note"]
+    assert exported["learnings"] == []

@@ -178,3 +178,9 @@ def holding(connection: sqlite3.Connection, keys: list[str], scope: str) -> list
                         AND e.id IN (SELECT value FROM json_each(:keys))))""",
         {"keys": json.dumps(keys), "scope": scope},
     ).fetchall()
+
+
+def rows_of(connection: sqlite3.Connection, kind: str) -> set[int]:
+    """Every row of one kind that came from the team file (the file, not an export, carries them)."""
+    rows = connection.execute("SELECT row_id FROM team_entry WHERE kind = :kind", {"kind": kind})
+    return {int(row[0]) for row in rows}
