@@ -449,3 +449,16 @@ def test_an_export_leaves_the_team_files_rows_to_the_file(project: Path) -> None
     exported = json.loads(cli("export").stdout)
     assert [memory["content"] for memory in exported["memories"]] == ["my own note"]
     assert exported["learnings"] == []
+
+
+def test_a_database_that_cannot_be_written_still_decides_and_names_the_file(project: Path, db: Path) -> None:
+    cli("add", "--anti-pattern", "rm -rf build", "--correct", "make clean", "--regex", r"^rm -rf build",
+        "--tool", "Bash", "--auto-block")  # fmt: skip
+    team_file(project, FORCE)
+    with closing(sqlite3.connect(db)) as connection:  # a trigger that refuses the read's write
+        connection.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON team_file BEGIN SELECT RAISE(ABORT, 'refused here'); END"
+        )
+    result = hook("rm -rf build", project)
+    assert decision(result) == "deny"  # the project's own learning still denies
+    assert "not read: refused here" in result.stderr

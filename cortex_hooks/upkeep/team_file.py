@@ -47,10 +47,10 @@ def refresh(connection: sqlite3.Connection, project: str, database: str) -> list
 
     try:
         return read_in(connection, project, location.config_for(database).policy.start, current)
-    except sqlite3.OperationalError as error:
-        if not locked(error):
-            raise
-        return [f"{FOLDER}/{NAME} changed; not read yet: the database is busy"]
+    except sqlite3.Error as error:  # the other learnings still decide: never a reason to fail
+        if locked(error):
+            return [f"{FOLDER}/{NAME} changed; not read yet: the database is busy"]
+        return [f"{FOLDER}/{NAME} changed; not read: {error}"]
 
 
 class Loaded:
