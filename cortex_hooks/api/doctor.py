@@ -64,7 +64,7 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
     from cortex_hooks.api import team
     from cortex_hooks.guard import team as rules
-    from cortex_hooks.upkeep import team_file
+    from cortex_hooks.upkeep import team_file, team_read
 
     path = team_file.path_in(project)
     if not os.path.lexists(path):
@@ -77,7 +77,7 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
             "fix those lines (cortex-hooks team check lists every problem); the other lines work",
         )
     trusted = False
-    loaded = team_file.load(project)
+    loaded = team_read.load(project)
     if os.path.exists(database) and loaded.data is not None:
         try:
             with closing(open_database(database)) as connection:

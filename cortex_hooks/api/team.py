@@ -17,7 +17,7 @@ from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings
 from cortex_hooks.store import team as store
 from cortex_hooks.store.connection import Transaction
-from cortex_hooks.upkeep import team_file
+from cortex_hooks.upkeep import team_file, team_read
 
 SHOWN_PATH = f"{team.FOLDER}/{team.NAME}"
 
@@ -88,7 +88,7 @@ def _problems(state: Any) -> list[str]:
 
 def parsed(project: str) -> tuple[list[shared.Entry], list[str]]:
     """The file's valid entries and its problems, read within bounds, without a database."""
-    loaded = team_file.load(project)
+    loaded = team_read.load(project)
     lines, said = team.lines(loaded.data or b"", cut=loaded.cut)
     problems = loaded.problems + said
     records: list[shared.Entry] = []
@@ -185,7 +185,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
 
 
 def _unread(project: str, records: list[shared.Entry]) -> bool:
-    loaded = team_file.load(project)
+    loaded = team_read.load(project)
     lines, _said = team.lines(loaded.data or b"", cut=loaded.cut)
     return loaded.cut or len(lines) != len(records)
 

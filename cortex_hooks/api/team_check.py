@@ -10,7 +10,7 @@ from typing import Any
 
 from cortex_hooks import location
 from cortex_hooks.guard import matching, shared, team, unmatchable
-from cortex_hooks.upkeep import team_file
+from cortex_hooks.upkeep import team_file, team_read
 
 BENIGN_TIMEOUT = 0.05  # seconds per benign command: an honest regex decides in microseconds
 
@@ -19,7 +19,7 @@ def check() -> dict[str, Any]:
     """The file's path, how many entries validate, and every problem found (empty: it passes)."""
     project = location.project_root()
     path = team_file.path_in(project)
-    loaded = team_file.load(project)
+    loaded = team_read.load(project)
     problems = list(loaded.problems)
     if loaded.data is None:
         if not problems:

@@ -10,12 +10,14 @@ database, pack `team`): a learning of the project or global scope is never chang
 
 from __future__ import annotations
 
+from cortex_hooks.guard.team_path import FOLDER, NAME
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-FOLDER, NAME = ".claude", "cortex-team.jsonl"
+__all__ = ["FOLDER", "NAME"]  # and the rest below
 PACK = "team"  # the `pack` of a team learning's row (no shipped pack has this name)
 MAX_BYTES = 1 << 20  # read at most this much of the file (a 1,000-line file is ~400 KB)
 MAX_LINES = 2_000  # and at most this many lines of it

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks.store import learnings, memories
+from cortex_hooks.guard.team_path import ABSENT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-ABSENT = "absent"  # the stat of a file that is not there (nor ever was, for this database)
+__all__ = ["ABSENT"]  # and the functions below; PreToolUse reads `stat` only, on every call
 
 
 def stat(connection: sqlite3.Connection) -> str:
@@ -71,23 +71,33 @@ def set_gone(connection: sqlite3.Connection, entry_id: str) -> None:
 
 
 def add_learning(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
+    from cortex_hooks.store import learnings
+
     return learnings.insert(connection, values)
 
 
 def change_learning(connection: sqlite3.Connection, learning_id: int, changes: Mapping[str, object]) -> None:
+    from cortex_hooks.store import learnings
+
     learnings.update(connection, learning_id, changes)
 
 
 def add_memory(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
+    from cortex_hooks.store import memories
+
     return memories.insert(connection, values)
 
 
 def change_memory(connection: sqlite3.Connection, memory_id: int, changes: Mapping[str, object]) -> None:
+    from cortex_hooks.store import memories
+
     memories.update(connection, memory_id, changes)
 
 
 def archive(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> None:
     """A row whose line left the file: archived, its state kept for the line's return."""
+    from cortex_hooks.store import learnings, memories
+
     if kind == "learning":
         learnings.update(connection, row_id, {"archived_at": now, "updated_at": now})
     else:
