@@ -536,6 +536,56 @@ def add_memories(path: str, count: int, seed: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+AUTO_MEMORY_FILES = 500  # issue 26: recall with Claude Code's auto memory indexed beside 100,000 memories
+
+
+def write_auto_memory(venv: str, work: str, count: int, seed: int = 11) -> str:
+    """A project folder whose Claude Code auto memory (under HOME = work) holds `count` topic
+    files as Claude Code writes them, their MEMORY.md index and a CLAUDE.md; the folder's path.
+    The memory folder is named by the installed package (install.claude_paths), as recall finds it."""
+    import random
+    import subprocess
+
+    project = os.path.join(work, "claude-project")
+    os.makedirs(os.path.join(project, ".git"), exist_ok=True)
+    named = subprocess.run(
+        [
+            os.path.join(venv, "bin", "python"),
+            "-c",
+            "import sys; from cortex_hooks.install import claude_paths; "
+            "print(claude_paths.auto_memory(sys.argv[1]))",
+            project,
+        ],
+        env={"HOME": work, "PATH": os.defpath},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    folder = named.stdout.strip()
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(seed)
+    vocabulary = [*WORDS, *(f"{rng.choice(WORDS)}{n}" for n in range(2_000))]
+    kinds = ("user", "feedback", "project", "reference")
+    index = []
+    for number in range(count):
+        words = rng.choices(vocabulary, k=rng.randrange(30, 120))
+        name = f"{rng.choice(kinds)}_{words[0]}_{number}"
+        description = " ".join(words[:8])
+        body = " ".join(words[8:]) + f"\n**Why:** {' '.join(rng.choices(vocabulary, k=12))}\n"
+        if number % 10 == 0:  # one in ten a rule capture reads (SessionEnd's case)
+            body += f"Never run `{words[1]} deploy --force`; use `make deploy`.\n"
+        with open(os.path.join(folder, f"{name}.md"), "w", encoding="utf-8") as stream:
+            stream.write(
+                f"---\nname: {name}\ndescription: {description}\nmetadata:\n  type: feedback\n---\n\n{body}"
+            )
+        index.append(f"- [{description}]({name}.md) — {words[1]}")
+    with open(os.path.join(folder, "MEMORY.md"), "w", encoding="utf-8") as stream:
+        stream.write("\n".join(index) + "\n")
+    with open(os.path.join(project, "CLAUDE.md"), "w", encoding="utf-8") as stream:
+        stream.write("# Project\n\n## Commands\n- make check\n\n## Style\nSmall modules.\n")
+    return project
+
+
 CONSOLIDATED = (1_000, 10_000, 100_000)  # sizes of the consolidate cases
 FLAGGED_PAIRS = 100
 
@@ -799,6 +849,29 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
         {
+            "name": f"`cortex-hooks recall`, {AUTO_MEMORY_FILES} auto-memory files indexed",
+            "size": "100,000 + 10,000 global memories",
+            "argv": [cli, "recall", RECALL_QUERY],
+            "payload": "",
+            "db": "memories",
+            "global": "memories-global",
+            "claude_project": True,  # the warm-up run indexes the files; the timed runs find them in step
+            "goal": ("ratio", 15.0),
+            "expect": "ok",
+        },
+        {
+            "name": f"`cortex-hooks recall`, {AUTO_MEMORY_FILES} auto-memory files to index (first recall)",
+            "size": "100,000 + 10,000 global memories",
+            "argv": [cli, "recall", RECALL_QUERY],
+            "payload": "",
+            "db": "memories",
+            "global": "memories-global",
+            "claude_project": True,
+            "fresh": True,  # every run starts from a database that has indexed none of them
+            "goal": None,
+            "expect": "ok",
+        },
+        {
             "name": "`cortex-hooks remember` (auto-link)",
             "size": "100,000 memories",
             "argv": [cli, "remember", REMEMBERED],
@@ -888,6 +961,18 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
         {
+            # issue 26: the session wrote 500 memory files; the index reads them, capture their rules
+            "name": f"SessionEnd, {AUTO_MEMORY_FILES} auto-memory files new since the last session",
+            "size": 10_000,
+            "argv": [hook_end],
+            "payload": _payload("SessionEnd", reason="other", transcript_path=small_transcript),
+            "db": "10000",
+            "claude_project": True,
+            "fresh": True,
+            "goal": ("seconds", 1.0),
+            "expect": "ok",
+        },
+        {
             "name": "SessionEnd with capture (100 MB transcript)",  # the worker scans the rest
             "size": 10_000,
             "argv": [hook_end],
@@ -908,6 +993,8 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
         case.update(database=database, env=_env(venv, database, work, user))
         if case.get("team"):
             team_project(venv, case, work)
+        if case.get("claude_project"):
+            case["env"]["CLAUDE_PROJECT_DIR"] = os.path.join(work, "claude-project")
         if case.get("now"):
             case["env"]["CORTEX_NOW"] = case["now"]
         if case.get("fresh"):
@@ -1241,6 +1328,8 @@ def prepare(venv: str, work: str) -> None:
         build_database(venv, database, 10, work)
         add_memories(database, count, seed)
     last_pass(venv, work)
+    print(f"bench: {AUTO_MEMORY_FILES} auto-memory files ...", file=sys.stderr)
+    write_auto_memory(venv, work, AUTO_MEMORY_FILES)
     print("bench: memories with flagged pairs ...", file=sys.stderr)
     for size in CONSOLIDATED:
         database = os.path.join(work, f"dbconsolidate{size}", ".cortex", "cortex.db")

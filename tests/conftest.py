@@ -53,7 +53,16 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     cwd.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CORTEX_DB", str(tmp_path / "cortex.db"))
-    for variable in ("CLAUDE_PROJECT_DIR", "CORTEX_NOW", "VOYAGE_API_KEY", "VOYAGE_BASE_URL"):
+    for variable in (
+        "CLAUDE_PROJECT_DIR",
+        "CORTEX_NOW",
+        "VOYAGE_API_KEY",
+        "VOYAGE_BASE_URL",
+        # where Claude Code keeps its own memory (install.claude_paths): the test's HOME decides
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+        "CLAUDE_CODE_SIMPLE",
+    ):
         monkeypatch.delenv(variable, raising=False)
     # Semantic recall off unless a test turns it on: the results of keyword recall do not depend
     # on whether this machine has the embeddings extra (tests/test_embeddings*.py turn it on).

@@ -238,6 +238,9 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
         for column in ("slug", "pack", "muted"):
             connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
         connection.execute("DROP TABLE pack")
+        # (17: the index of Claude Code's memory)
+        for table in ("claude_chunk", "claude_file", "claude_search"):
+            connection.execute(f"DROP TABLE {table}")
         # (14: the history)
         for trigger in ("memory_added", "memory_recalled", "memory_archived"):
             connection.execute(f"DROP TRIGGER {trigger}")

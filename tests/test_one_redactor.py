@@ -154,18 +154,25 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
 
 
 def version_before(path: Path) -> None:
-    """A database at the schema before this version's, made by the migrations themselves."""
+    """A database at the schema before the redactor's migration (the one that calls
+    cortex_redacted; later versions may follow it), made by the migrations themselves."""
     from cortex_hooks.store import schema
 
+    before = next(
+        index
+        for index, statements in enumerate(schema.MIGRATIONS)
+        if any(isinstance(statement, str) and "cortex_redacted" in statement for statement in statements)
+    )
+    assert before < SCHEMA_VERSION
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
         connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[: SCHEMA_VERSION - 1]:
+        for statements in schema.MIGRATIONS[:before]:
             for statement in statements:
                 if isinstance(statement, str):
                     connection.execute(statement)
                 else:
                     statement(connection)
-        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        connection.execute(f"PRAGMA user_version = {before}")
         connection.execute("COMMIT")
 
 

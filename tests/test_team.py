@@ -141,8 +141,11 @@ def test_team_memories_are_recalled_and_surfaced_marked_team(project: Path) -> N
     team_file(project, FORCE, DEPLOY)
     cli("remember", "We deploy the docs site from the docs branch")
     found = cli_json("recall", "deploy")
-    marks = {item["content"]: item["team"] for item in found}
-    assert marks == {DEPLOY["content"]: True, "We deploy the docs site from the docs branch": False}
+    marks = {item["content"]: (item["team"], item["source"]) for item in found}
+    assert marks == {
+        DEPLOY["content"]: (True, "team"),
+        "We deploy the docs site from the docs branch": (False, "cortex"),
+    }
     surfaced = cli_json("surface", "--dry-run")
     assert any(entry["team"] for entry in surfaced["sections"]["critical"])
     assert "(team)" in surfaced["text"]

@@ -166,3 +166,27 @@ def test_the_readme_names_every_console_script_and_the_install_command() -> None
     missing = [name for name in [*HOOKS.values(), CLI, "cortex-hooks install"] if name not in readme]
     assert not missing, f"README.md does not mention: {missing}"
     assert "settings.example.json" in readme
+
+
+def test_every_data_file_of_the_package_ships_with_it() -> None:
+    """A file the package reads at run time (a pack, benign.txt, commands.txt …) is in pyproject's
+    package-data, or a non-editable install lacks it (found only by a user, never by the tests)."""
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        declared: dict[str, list[str]] = tomllib.load(handle)["tool"]["setuptools"]["package-data"]
+    package = ROOT / "cortex_hooks"
+    data = [
+        path
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    ]
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in data
+        if not any(
+            path.relative_to(ROOT / name.replace(".", "/")).match(pattern)
+            for name, patterns in declared.items()
+            if path.is_relative_to(ROOT / name.replace(".", "/"))
+            for pattern in patterns
+        )
+    ]
+    assert missing == []

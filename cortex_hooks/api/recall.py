@@ -52,12 +52,21 @@ def recall(
         if not peek:  # the team file's memories as it is now (SPEC §17); a peek writes nothing
             _read_team_file(opened, notes)
         vector = _query_vector(databases, query, notes) if opened else None
-        results = ranked(
-            gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols), limit
-        )
-        for scope in opened:
-            mine = [result for result in results if result["scope"] == scope.name]
+        found = gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols)
+        if words and "project" in scopes and "memory" in wanted and memory_type in (None, "context"):
+            from cortex_hooks.api import claude_memory  # Claude Code's own memory (SPEC §18)
+
+            found += claude_memory.found(
+                opened, words, min(max(recall_store.CANDIDATES, 5 * limit), MOST), notes, peek=peek
+            )
+        results = ranked(found, limit)
+        for scope in opened:  # what Claude Code remembers is read, never counted or linked
+            mine = [
+                result for result in results if result["scope"] == scope.name and result["source"] == "cortex"
+            ]
             _count_and_link(scope, mine, count=not peek)
+        for result in results:
+            result.setdefault("linked", [])
     finally:
         close(opened)
     return results

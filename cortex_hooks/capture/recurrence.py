@@ -11,8 +11,9 @@ SHOWN_AT_START = 3  # proposals SessionStart puts in front of the person
 def opens(signal: str, sessions: int, most_in_one: int) -> bool:
     """Whether a candidate seen in `sessions` sessions (at most `most_in_one` times in one) is
     proposed: a failed-then-fixed at its second session; a failure without a fix at two
-    sessions or three times in one; a correction at first sight (it names its referent)."""
-    if signal == "user-correction":
+    sessions or three times in one; a correction, or a rule of Claude Code's memory, at first
+    sight (each names its referent)."""
+    if signal in ("user-correction", "remembered"):
         return sessions >= 1
     if signal == "repeated-failure":
         return sessions >= 2 or most_in_one >= 3

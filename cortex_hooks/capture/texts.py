@@ -41,6 +41,8 @@ def _evidence(item: dict[str, Any], signal: str) -> str:
     failed = sanitize.line(item["failed"], 100)
     if signal == "user-correction":
         return f"after `{failed}` the person said: {sanitize.line(item['fixed'], 160)}"
+    if signal == "remembered":
+        return f"Claude Code's memory says: {sanitize.line(item['fixed'], 200)}"
     if item["fixed"]:
         return f"`{failed}` failed, then `{sanitize.line(item['fixed'], 100)}` worked"
     return f"`{failed}` failed"

@@ -12,8 +12,12 @@ from cortex_hooks.texts.words import clean
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     capture = commands.add_parser("capture", parents=[common], help="scan a transcript for proposals now")
-    capture.add_argument(
-        "--transcript", required=True, metavar="PATH", help="a Claude Code transcript (.jsonl)"
+    what = capture.add_mutually_exclusive_group(required=True)
+    what.add_argument("--transcript", metavar="PATH", help="a Claude Code transcript (.jsonl)")
+    what.add_argument(
+        "--claude-memory",
+        action="store_true",
+        help="the rules of Claude Code's own memory (its auto memory and the project's CLAUDE.md files)",
     )
     capture.add_argument("--session", metavar="ID", help="its session id (default: the transcript's own)")
     capture.add_argument("--dry-run", action="store_true", help="report what it finds, write nothing")
@@ -39,9 +43,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_capture(args: argparse.Namespace) -> int:
     from cortex_hooks.capture import texts
 
-    scanned = api.scan(
-        database.of(args), args.transcript, database.notes(), session=args.session, dry_run=args.dry_run
-    )
+    if args.claude_memory:
+        from cortex_hooks.api import claude_memory
+
+        scanned = claude_memory.capture(database.of(args), database.notes(), dry_run=args.dry_run)
+    else:
+        scanned = api.scan(
+            database.of(args), args.transcript, database.notes(), session=args.session, dry_run=args.dry_run
+        )
     outcome = scanned.outcome
     if args.json:
         render.emit_json(
@@ -53,8 +62,13 @@ def run_capture(args: argparse.Namespace) -> int:
         )
         return 0
     dry = " (dry run: nothing written)" if args.dry_run else ""
+    scanned_what = (
+        "Claude Code's memory"
+        if args.claude_memory
+        else f"session {clean(outcome.session_id, one_line=True)}"
+    )
     render.say(
-        f"Scanned session {clean(outcome.session_id, one_line=True)}: {outcome.candidates} candidate"
+        f"Scanned {scanned_what}: {outcome.candidates} candidate"
         f"{'' if outcome.candidates == 1 else 's'}, {len(outcome.proposed)} new proposal"
         f"{'' if len(outcome.proposed) == 1 else 's'}{dry}."
     )

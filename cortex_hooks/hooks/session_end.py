@@ -57,11 +57,14 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
     database, within the hook's budget; what is left goes to the background worker."""
     project = project_scope(scopes)
-    if project is None or not payload.transcript_path:
+    if project is None:
         return
     from cortex_hooks.capture import switch
 
     if not switch.enabled(project.path):
+        return
+    _remembered(payload, project, notes)
+    if not payload.transcript_path:
         return
     from cortex_hooks.capture import scanning, worker
 
@@ -95,6 +98,39 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
             worker.start(project.path, (payload.session_id, payload.transcript_path))
         except OSError as error:
             notes.append(f"capture worker not started: {error}")
+
+
+REMEMBERED_BUDGET = 0.15  # seconds of reading Claude Code's memory files and their rules; the rest waits
+
+
+def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list[str]) -> None:
+    """Claude Code's own memory read for rules (SPEC §18), before the transcript: its index
+    brought in step with the files (the session may have written some), then the chunks not read
+    yet, both within a small share of the budget (one file and one chunk at least); what is left
+    waits for the next session end (or recall). A busy database costs nothing but the wait: the
+    files are read again next time."""
+    from cortex_hooks.capture import remembering
+    from cortex_hooks.upkeep import claude_memory
+
+    now = clock.iso(clock.now())
+    deadline = min(_STARTED + CAPTURE_UNTIL, time.monotonic() + REMEMBERED_BUDGET)
+    try:
+        found = claude_memory.sources(location.hook_project(payload.cwd))
+        claude_memory.refresh(project.connection, found, now, deadline)
+        outcome = remembering.scan(project.connection, payload.session_id, deadline=deadline, now=now)
+    except sqlite3.Error as error:
+        if not transaction.locked(error):
+            notes.append(f"Claude Code's memory not read for rules: {error}")
+        return
+    except (OSError, ValueError) as error:  # a folder gone while it was read: next time
+        notes.append(f"Claude Code's memory not read for rules: {error}")
+        return
+    if outcome.proposed:
+        count = len(outcome.proposed)
+        notes.append(
+            f"capture: {count} new proposal{'' if count == 1 else 's'} from Claude Code's memory"
+            " (cortex-hooks proposals)"
+        )
 
 
 def _record_summary(

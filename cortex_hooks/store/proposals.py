@@ -58,6 +58,26 @@ def rejected(connection: sqlite3.Connection, fingerprint: str) -> bool:
     )
 
 
+def known(connection: sqlite3.Connection, fingerprint: str) -> bool:
+    """Whether a rule was met before, whatever became of it (a proposal, a candidate, rejected)."""
+    return (
+        connection.execute(
+            """SELECT 1 FROM proposal WHERE fingerprint = :fingerprint
+               UNION ALL SELECT 1 FROM proposal_rejected WHERE fingerprint = :fingerprint""",
+            {"fingerprint": fingerprint},
+        ).fetchone()
+        is not None
+    )
+
+
+def project_commands(connection: sqlite3.Connection) -> set[str]:
+    """The first word of each successful call seen in this project: the programs it runs."""
+    return {
+        str(row[0]).split(None, 1)[0]
+        for row in connection.execute("SELECT command FROM capture_success WHERE trim(command) != ''")
+    }
+
+
 def sighting(connection: sqlite3.Connection, values: dict[str, Any], session_id: str, now: str) -> int:
     """Record one occurrence of a candidate (its row made on first sight); the row's id."""
     row = connection.execute(

@@ -185,11 +185,11 @@ def query(connection: sqlite3.Connection, words: list[str]) -> Query:
     if sum(counts.values()) > BUDGET and _rows_finding(connection, every) > BUDGET:
         every = _rarest(words, counts, newest)
     size = _index_rows(connection)
-    weight = sum(_idf(size, counts[word]) for word in words if " " not in word)
+    weight = sum(idf(size, counts[word]) for word in words if " " not in word)
     return Query(every, weight or 1.0, any(" " in word for word in words))
 
 
-def _idf(size: int, holding: float) -> float:
+def idf(size: int, holding: float) -> float:
     """bm25's IDF of a word in `holding` of `size` rows (FTS5's formula, with its floor; a count
     estimated past the budget may exceed the size)."""
     holding = min(holding, size)

@@ -113,30 +113,79 @@ _HISTORY = (
 
 
 def _allow_raw_target(connection: sqlite3.Connection) -> None:
-    """Rebuild `learning` with `raw` among the targets its CHECK allows (SQLite cannot alter a
-    CHECK): the table as it stands — whatever columns earlier versions added — copied whole,
-    with its indexes and triggers made again from their own SQL."""
+    """Rebuild `learning` with `raw` among the targets its CHECK allows (version 16)."""
+    _widen_check(
+        connection,
+        "learning",
+        "CHECK (target IN ('content', 'path', 'input'))",
+        "CHECK (target IN ('content', 'path', 'input', 'raw'))",
+    )
+
+
+def _allow_remembered_signal(connection: sqlite3.Connection) -> None:
+    """Rebuild `proposal` with `remembered` among the signals its CHECK allows (version 18)."""
+    _widen_check(
+        connection,
+        "proposal",
+        "'repeated-failure', 'model'))",
+        "'repeated-failure', 'model', 'remembered'))",
+    )
+
+
+def _widen_check(connection: sqlite3.Connection, table: str, old: str, new: str) -> None:
+    """Rebuild a table with a CHECK widened (SQLite cannot alter a CHECK): the table as it stands —
+    whatever columns earlier versions added — copied whole, with its indexes and triggers made
+    again from their own SQL."""
     (sql,) = connection.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'learning'"
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = :table", {"table": table}
     ).fetchone()
-    old = "CHECK (target IN ('content', 'path', 'input'))"
     if old not in sql:  # already widened (or never checked): nothing to do
         return
     attached = [
         row[0]
         for row in connection.execute(
-            """SELECT sql FROM sqlite_master WHERE tbl_name = 'learning' AND type IN ('index', 'trigger')
-               AND sql IS NOT NULL ORDER BY type, name"""
+            """SELECT sql FROM sqlite_master WHERE tbl_name = :table AND type IN ('index', 'trigger')
+               AND sql IS NOT NULL ORDER BY type, name""",
+            {"table": table},
         )
     ]
-    columns = ", ".join(f'"{row[1]}"' for row in connection.execute("PRAGMA table_info(learning)"))
-    widened = sql.replace(old, "CHECK (target IN ('content', 'path', 'input', 'raw'))")
-    connection.execute(widened.replace("CREATE TABLE learning", "CREATE TABLE learning_widened", 1))
-    connection.execute(f"INSERT INTO learning_widened ({columns}) SELECT {columns} FROM learning")
-    connection.execute("DROP TABLE learning")
-    connection.execute("ALTER TABLE learning_widened RENAME TO learning")
+    columns = ", ".join(f'"{row[1]}"' for row in connection.execute(f"PRAGMA table_info({table})"))
+    widened = sql.replace(old, new)
+    connection.execute(widened.replace(f"CREATE TABLE {table}", f"CREATE TABLE {table}_widened", 1))
+    connection.execute(f"INSERT INTO {table}_widened ({columns}) SELECT {columns} FROM {table}")
+    connection.execute(f"DROP TABLE {table}")
+    connection.execute(f"ALTER TABLE {table}_widened RENAME TO {table}")
     for statement in attached:
         connection.execute(statement)
+
+
+# Claude Code's own memory (SPEC §18), indexed for recall (store.claude_index); also what a
+# recall builds in memory when it may not write the project's database.
+CLAUDE_INDEX = (
+    """CREATE TABLE claude_file (
+        path TEXT PRIMARY KEY,
+        origin TEXT NOT NULL CHECK (origin IN ('auto-memory', 'claude-md')),
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        indexed_at TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE claude_chunk (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        content TEXT NOT NULL,
+        captured INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX claude_chunk_of ON claude_chunk (path)",
+    "CREATE INDEX claude_chunk_uncaptured ON claude_chunk (id) WHERE captured = 0",
+    "CREATE VIRTUAL TABLE claude_search USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')",
+    """CREATE TRIGGER claude_chunk_indexed AFTER INSERT ON claude_chunk BEGIN
+        INSERT INTO claude_search (rowid, body)
+        VALUES (new.id, new.summary || char(10) || new.content); END""",
+    """CREATE TRIGGER claude_chunk_dropped AFTER DELETE ON claude_chunk BEGIN
+        DELETE FROM claude_search WHERE rowid = old.id; END""",
+)
 
 
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
@@ -527,7 +576,14 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         """CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN old.auto_block BEGIN
             UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
     ),
-    # 18: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
+    # 18: Claude Code's own memory (SPEC §18). Its auto-memory files and the project's CLAUDE.md
+    # files, indexed for recall: each file as last read (its stat: one whose mtime or size changed
+    # is read again, one gone leaves the index), its chunks (a topic file, a heading's section) and
+    # their own full-text index, searched beside `search` (nothing of it is ours: it never decays,
+    # counts an access or goes into an export). `captured`: capture has read the chunk for rules,
+    # whose proposals carry the new signal `remembered`.
+    (*CLAUDE_INDEX, _allow_remembered_signal),
+    # 19: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
     # when its stat changes (upkeep.team_file). `team_file`: the stat and digest of what was read,
     # the digest `team trust` accepted, and the lines that did not validate (named by doctor and
     # `team check`). `team_entry`: each id of the file and the row holding it (a learning with

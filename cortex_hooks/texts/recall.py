@@ -15,6 +15,9 @@ def results(found: list[dict[str, Any]]) -> str:
         return "Nothing found."
     blocks = []
     for result in found:
+        if result.get("source") == "claude-code":
+            blocks.append(_claude_code(result))
+            continue
         what = result["kind"] if result["kind"] != "memory" else f"memory, {result['type']}"
         head = f"#{result['id']} ({result['scope']} {what}, score {result['score']:.2f})"
         body = clean(str(result["content"]), one_line=True)
@@ -26,3 +29,14 @@ def results(found: list[dict[str, Any]]) -> str:
         lines.append(f"  show: {show_command(result['kind'], result['id'], result['scope'])}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+ORIGINS = {"auto-memory": "Claude Code auto memory", "claude-md": "Claude Code instructions"}
+
+
+def _claude_code(result: dict[str, Any]) -> str:
+    """A chunk of Claude Code's own memory files: read-only here, seen in full in its file."""
+    head = f"{ORIGINS.get(result.get('origin', ''), 'Claude Code memory')} (score {result['score']:.2f})"
+    body = clean(str(result["content"]), one_line=True)
+    where = clean(f"{result['path']}:{result['line']}", one_line=True)
+    return "\n".join([head, f"  {body[:CUT]}{'…' if len(body) > CUT else ''}", f"  file: {where}"])
