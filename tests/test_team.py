@@ -465,3 +465,13 @@ def test_a_database_that_cannot_be_written_still_decides_and_names_the_file(proj
     result = hook("rm -rf build", project)
     assert decision(result) == "deny"  # the project's own learning still denies
     assert "not read: refused here" in result.stderr
+
+
+def test_explain_takes_one_id_as_the_hook_does(project: Path) -> None:
+    added = cli_json("add", "--anti-pattern", "git push --force", "--correct", "open a pull request",
+                     "--regex", r"^git push\s+--force", "--tool", "Bash")  # fmt: skip
+    cli_json("team", "add", "acme:no-force", "--from", str(added["id"]))
+    explained = cli_json("explain", "--tool", "Bash", "--command", "git push --force")
+    hooked = hook("git push --force", project).json()
+    assert explained["output"] == hooked
+    assert learnings_named(hook("git push --force", project)) == [f"learning #{added['id']}"]

@@ -51,6 +51,9 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
                     report["effect"] = "deny" if blocks else "warn"
                     hits.append(verdict.Hit.of(row, scope=scope.name, policy=config.policy))
                 reports.append(report)
+        from cortex_hooks.upkeep import team_file
+
+        hits = team_file.one_per_id(hits, scopes)  # one id in several places: as the hook takes it
     finally:
         close(scopes)
     decided = verdict.decide(hits)

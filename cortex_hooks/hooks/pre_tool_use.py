@@ -84,7 +84,7 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
 
-        hits = _one_per_id(hits, scopes)
+        hits = team_file.one_per_id(hits, scopes)
         decided = verdict.decide(hits)
         outcome.output = protocol.pre_tool_use(decided) if decided else None
     return outcome
@@ -236,39 +236,6 @@ def _guarded(
         )
     outcome.notes.append(f"{scope.name} database held by another process: decided from its guard file")
     return hits
-
-
-def _one_per_id(hits: list[Any], scopes: list[Scope]) -> list[Any]:
-    """The matches after guard.precedence: of an id held in several places the highest place's
-    entry, at the strictest action among them (SPEC §17)."""
-    from cortex_hooks.guard import precedence
-    from cortex_hooks.store import team
-
-    places: dict[tuple[str, int], tuple[str, str | None]] = {}
-    readable = [scope for scope in scopes if scope.connection is not None]
-    for scope in readable:
-        ids = [hit.id for hit in hits if hit.scope == scope.name]
-        if ids:
-            places.update(
-                ((scope.name, i), key) for i, key in team.keys_of(scope.connection, ids, scope.name).items()
-            )
-    keys = sorted({key for _place, key in places.values() if key is not None})
-    if not keys:
-        return hits
-    entries: dict[str, list[precedence.Entry]] = {}
-    for scope in readable:
-        for row in team.holding(scope.connection, keys, scope.name):
-            entries.setdefault(row["key"], []).append(
-                precedence.Entry(row["place"], row["action"], row["regex"], row["tool"], row["target"])
-            )
-    matches = [precedence.Match(*places.get((hit.scope, hit.id), (hit.scope, None))) for hit in hits]
-    kept = []
-    for hit, (stands, action) in zip(hits, precedence.resolve(matches, entries), strict=True):
-        if stands:
-            if action is not None:
-                hit.auto_block = action != "warn"
-            kept.append(hit)
-    return kept
 
 
 def _text_keys(looked: dict[str, list[str]]) -> str:
