@@ -64,6 +64,7 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
     from cortex_hooks.api import team
     from cortex_hooks.guard import team as rules
+    from cortex_hooks.store import team as team_store
     from cortex_hooks.upkeep import team_file, team_read
 
     path = team_file.path_in(project)
@@ -81,10 +82,10 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
     if os.path.exists(database) and loaded.data is not None:
         try:
             with closing(open_database(database)) as connection:
-                state = connection.execute("SELECT trusted FROM team_file WHERE id = 1").fetchone()
+                state = team_store.state(connection)
         except (CortexError, sqlite3.Error):
             state = None
-        trusted = state is not None and state[0] == rules.digest(loaded.data)
+        trusted = state is not None and state["trusted"] == rules.digest(loaded.data)
     detail = f"{path}: {len(records)} entries, {'trusted' if trusted else 'not trusted here'}"
     declared = [(getattr(record, "action", None), getattr(record, "rewrite", None)) for record in records]
     if trusted or not any(rules.waiting(declared).values()):

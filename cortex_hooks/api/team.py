@@ -15,6 +15,7 @@ from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import shared, team
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings
+from cortex_hooks.store import packs as packs_store
 from cortex_hooks.store import team as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.upkeep import team_file, team_read
@@ -165,14 +166,12 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
             )
         if any(item.id == team_id for item in records):
             raise CortexError(f"{team_id} is already in {SHOWN_PATH}", USAGE)
+        owner = packs_store.slug_owner(connection, team_id)
+        if owner is not None and owner["id"] != learning_id:
+            raise CortexError(f"{team_id} is the id of learning #{owner['id']} already", USAGE)
         was_trusted = store.trusted(connection) or not os.path.lexists(path)
         _write(project, shared.dump([*records, record]))
         with Transaction(connection):
-            owner = connection.execute(
-                "SELECT id FROM learning WHERE slug = :slug", {"slug": team_id}
-            ).fetchone()
-            if owner is not None and owner[0] != learning_id:
-                raise CortexError(f"{team_id} is the id of learning #{owner[0]} already", USAGE)
             learnings.update(connection, learning_id, {"slug": team_id})
         notes.extend(team_file.refresh(connection, project, databases.project))
         if was_trusted:
