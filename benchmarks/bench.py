@@ -45,6 +45,7 @@ REPO = os.path.dirname(HERE)
 SIZES = (10, 1_000, 10_000)
 NO_MATCH_COMMAND = "cd /home/dev/proj && python3 -m pytest -q tests/test_smoke.py 2>&1 | tail -n 20"
 DENY_COMMAND = "git push --force origin main"
+REWRITE_COMMAND = "cd web && npm install left-pad"
 # Issue 24: commands the reader must read whole before the denied segment at their end.
 HEREDOC_COMMAND = (
     "cat > docs/notes.md <<'EOF'\n"
@@ -318,6 +319,13 @@ CLASSICS: list[dict[str, Any]] = [
         "tool": "Edit|Write",
         "anti_pattern": "eval()",
         "correct_pattern": "ast.literal_eval or a parser",
+    },
+    {  # issue 25: a rewrite (the corrected command is checked again against every learning)
+        "regex": r"^npm (?:install|i) ",
+        "tool": "Bash",
+        "rewrite": "pnpm add ",
+        "anti_pattern": "npm in a pnpm workspace",
+        "correct_pattern": "pnpm add PACKAGE",
     },
 ]
 
@@ -925,6 +933,15 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "deny",
         },
         {
+            "name": "PreToolUse, a match that rewrites (checked again)",
+            "size": 10_000,
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(REWRITE_COMMAND),
+            "db": "10000",
+            "goal": ("ratio", 6.0),  # issue 25
+            "expect": "rewrite",
+        },
+        {
             "name": "PreToolUse, a 1 MB heredoc command, then a denied one",
             "size": 10,
             "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
@@ -1068,6 +1085,8 @@ def problem(expect: str, output: dict[str, Any]) -> str | None:
         return f"expected no output, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "deny" and '"permissionDecision": "deny"' not in stdout.replace('":"', '": "'):
         return f"expected a deny, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
+    if expect == "rewrite" and '"updatedInput"' not in stdout:
+        return f"expected a rewrite, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "tools" and not ('"id": 0' in stdout and '"id": 1, "result": {"tools": [' in stdout):
         return f"expected the replies to initialize and tools/list, got stdout {stdout[:300]!r}"
     if expect == "context" and "additionalContext" not in stdout:

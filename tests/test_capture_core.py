@@ -11,6 +11,7 @@ from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.capture import detect, reading, regex_synthesis, segments
 from cortex_hooks.guard.verdict import DENY_HEADER
+from cortex_hooks.guard.verdict_texts import ASK_HEADER
 from cortex_hooks.redact import MASK, is_secret, redact
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -119,6 +120,26 @@ def test_failed_then_fixed_gives_one_narrow_candidate(
     assert not search(candidate.regex, unmatched)
     assert not any(search(candidate.regex, text) for text in regex_synthesis.benign())
     assert fixed.rsplit("&&", maxsplit=1)[-1].strip() in candidate.correct_pattern
+
+
+def test_our_own_asks_and_denies_are_no_failures(tmp_path: Path) -> None:
+    """An ask `claude -p` refused, and a corrected command denied, are our answers, not the
+    call's failure: never a failed call capture learns from."""
+    from cortex_hooks.capture import reading
+    from cortex_hooks.guard.hits import Hit
+    from cortex_hooks.guard.verdict_texts import rechecked
+
+    hit = Hit(id=1, anti_pattern="x", correct_pattern="y", severity="medium", before=70)
+    transcript = (
+        Transcript()
+        .tool("Bash", {"command": "makee test"}, f"{ASK_HEADER}\n- learning #1 ...", error=True)
+        .tool("Bash", {"command": "makee x"}, rechecked(hit, "make x", "deny"), error=True)
+        .bash("makee y", NOT_FOUND.format(word="makee"), code=127)
+    )
+    path = transcript.write(tmp_path / "t.jsonl")
+    chunk = reading.read(str(path), 0, float("inf"))
+    statuses = [event.status for event in chunk.events if isinstance(event, reading.Call)]
+    assert statuses == ["ignored", "ignored", "error"]
 
 
 def _deny(command: str) -> Transcript:

@@ -217,6 +217,21 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
+        # (19: the action, of which auto_block is computed, and the rewrite; the guard file's
+        # triggers, made again on the action, go with 17's table below)
+        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
+            connection.execute(f"DROP TRIGGER {trigger}")
+        for index in ("learning_acting", "learning_by_update", "learning_prunable"):
+            connection.execute(f"DROP INDEX {index}")
+        for column in ("auto_block", "action", "rewrite"):
+            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
+        connection.execute(
+            "ALTER TABLE learning ADD COLUMN auto_block INTEGER NOT NULL DEFAULT 0"
+            " CHECK (auto_block IN (0, 1))"
+        )
+        for statement in schema.MIGRATIONS[3]:  # version 4's partial indexes, on auto_block
+            assert isinstance(statement, str)
+            connection.execute(statement)
         for table in (
             "proposal_occurrence",
             "proposal",
@@ -227,8 +242,6 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
             connection.execute(f"DROP TABLE {table}")
         connection.execute("DROP TABLE capture_note")
         # and what came after capture, the newest first (17: the guard file)
-        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
-            connection.execute(f"DROP TRIGGER {trigger}")
         connection.execute("DROP TABLE guard_state")
         # (13: the keys' copy of the tool matcher)
         connection.execute("DROP TRIGGER learning_tool_keyed")

@@ -127,6 +127,49 @@ def test_the_guard_file_follows_every_change_of_a_blocking_learning(db: Path) ->
     assert guard(db) == [(warning, 55)]
 
 
+def test_an_ask_and_a_rewrite_arrive_while_the_database_is_held(db: Path) -> None:
+    """The guard file holds what an ask and a correction need too (SPEC §16): their action and
+    rewrite; a rewrite's corrected command is checked again against the file's learnings."""
+    asking = ["--anti-pattern", "push", "--correct", "ask first", "--regex", r"^git push\b", "--tool", "Bash"]
+    cli_json("add", *asking, "--action", "ask")
+    pip = ["--anti-pattern", "pip", "--correct", "python3 -m pip", "--regex", r"^pip\b", "--tool", "Bash"]
+    cli_json("add", *pip, "--rewrite", "python3 -m pip")
+    cli_json("add", "--anti-pattern", "no", "--correct", "x", "--regex", "forbidden", "--auto-block")
+    held = json.loads(Path(f"{db}.guard").read_text())["learnings"]
+    assert [(entry["action"], entry["rewrite"]) for entry in held] == [
+        ("ask", None),
+        ("warn", "python3 -m pip"),
+        ("block", None),
+    ]
+    with held_exclusively(db):
+        asked = run(PRE, stdin=bash("git push origin main"))
+        corrected = run(PRE, stdin=bash("pip install requests"))
+        refused = run(PRE, stdin=bash("pip install forbidden"))  # corrected, then denied
+    assert decision(asked) == "ask"
+    assert "ask first" in asked.json()["hookSpecificOutput"]["permissionDecisionReason"]
+    specific = corrected.json()["hookSpecificOutput"]
+    assert specific["updatedInput"]["command"] == "python3 -m pip install requests"
+    assert decision(refused) == "deny"
+    assert "updatedInput" not in refused.json()["hookSpecificOutput"]
+    assert "decided from its guard file" in corrected.stderr
+    # the boosts kept while the lock was held are applied afterwards
+    assert [row["access_count"] for row in cli_json("list")] == [1, 2, 1]
+
+
+def test_the_guard_file_follows_the_action_and_the_rewrite(db: Path) -> None:
+    pip = ["--anti-pattern", "pip", "--correct", "python3 -m pip", "--regex", r"^pip\b", "--tool", "Bash"]
+    learning = cli_json("add", *pip)["id"]
+    assert guard(db) == []  # a warning needs no file
+    cli_json("update", str(learning), "--action", "ask")
+    assert guard(db) == [(learning, 70)]
+    cli_json("update", str(learning), "--action", "warn")
+    assert guard(db) == []
+    cli_json("update", str(learning), "--rewrite", "python3 -m pip")
+    assert guard(db) == [(learning, 70)]
+    cli_json("update", str(learning), "--no-rewrite")
+    assert guard(db) == []
+
+
 def test_a_warn_only_match_leaves_the_guard_file_as_it_is(db: Path) -> None:
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--regex", "aaa", "--auto-block")
     cli_json("add", "--anti-pattern", "c", "--correct", "d", "--regex", "ccc")

@@ -174,6 +174,7 @@ def test_import_lists_every_rule_imported_or_not_and_the_learnings_act(db: Path)
     }
     assert set(imported) == {"block-dangerous-rm", "ts-only", "secrets-and-debug", "ask-before-publish"}
     assert "nested unbounded" in refused["slow"]
+    assert imported["ask-before-publish"]["action"] == "ask"
     payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(Path.cwd()),
                "tool_name": "Bash",
                "tool_input": {"command": "RM -RF /srv/data"}}  # fmt: skip

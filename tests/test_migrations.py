@@ -335,7 +335,9 @@ def test_version_12_keys_gain_their_learnings_tool_and_nothing_is_lost(db: Path)
     _version_12(db)
     every = "SELECT * FROM learning ORDER BY id"
     with closing(sqlite3.connect(db)) as connection:
-        learnings_before = connection.execute(every).fetchall()
+        connection.row_factory = sqlite3.Row
+        learnings_before = [dict(row) for row in connection.execute(every)]
+        connection.row_factory = None
         keys_before = connection.execute("SELECT key, learning_id FROM learning_key ORDER BY 1, 2").fetchall()
         confidence_before = connection.execute("SELECT * FROM learning_confidence").fetchall()
     assert len(keys_before) >= len(V12_LEARNINGS)
@@ -345,9 +347,12 @@ def test_version_12_keys_gain_their_learnings_tool_and_nothing_is_lost(db: Path)
 
     with closing(sqlite3.connect(db)) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
-        # version 14 adds columns at the end (slug, pack, muted): what was there is unchanged
-        after = connection.execute(every).fetchall()
-        assert [row[: len(learnings_before[0])] for row in after] == learnings_before
+        # later versions add columns (slug, pack, muted; action, whose `auto_block` is computed
+        # from it): what was there is unchanged, column by column
+        connection.row_factory = sqlite3.Row
+        after = [dict(row) for row in connection.execute(every)]
+        connection.row_factory = None
+        assert [{name: row[name] for name in learnings_before[0]} for row in after] == learnings_before
         assert connection.execute("SELECT * FROM learning_confidence").fetchall() == confidence_before
         keys_after = connection.execute("SELECT key, learning_id FROM learning_key ORDER BY 1, 2").fetchall()
         tools = dict(connection.execute("SELECT DISTINCT learning_id, tool FROM learning_key").fetchall())

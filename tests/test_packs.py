@@ -86,10 +86,10 @@ def test_a_new_pack_version_updates_by_slug_and_keeps_the_users_state(db: Path) 
         )
         connection.execute("UPDATE learning SET regex = 'never' WHERE slug = 'core.git:stash-drop'")
         connection.execute(
-            "INSERT INTO learning (anti_pattern, correct_pattern, regex, tool, target, severity, auto_block,"
+            "INSERT INTO learning (anti_pattern, correct_pattern, regex, tool, target, severity, action,"
             " pinned, access_count, created_at, updated_at, slug, pack) VALUES ('gone', 'x', 'gone', 'Bash',"
-            " 'content', 'high', 1, 1, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'core.git:retired',"
-            " 'core.git')"
+            " 'content', 'high', 'block', 1, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z',"
+            " 'core.git:retired', 'core.git')"
         )
     before = pack_rows(db)
     start = run(

@@ -475,3 +475,39 @@ def test_explain_takes_one_id_as_the_hook_does(project: Path) -> None:
     hooked = hook("git push --force", project).json()
     assert explained["output"] == hooked
     assert learnings_named(hook("git push --force", project)) == [f"learning #{added['id']}"]
+
+
+PIP = {
+    "action": "warn",
+    "anti_pattern": "pip is not on PATH here",
+    "correct_pattern": "python3 -m pip",
+    "id": "acme:pip",
+    "regex": r"^pip\b",
+    "rewrite": "python3 -m pip",
+    "tool": "Bash",
+}
+PUBLISH = {**FORCE, "action": "ask", "id": "acme:publish", "regex": r"^npm\s+publish\b",
+           "anti_pattern": "publishing by hand", "correct_pattern": "let CI publish a tag"}  # fmt: skip
+
+
+def test_a_team_ask_and_rewrite_act_only_once_trusted(project: Path) -> None:
+    team_file(project, PIP, PUBLISH)
+    untrusted = hook("pip install requests", project).json()["hookSpecificOutput"]
+    assert "updatedInput" not in untrusted  # a stranger's rewrite does nothing
+    assert decision(hook("npm publish", project)) == "warn"
+    listed = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
+    assert listed["acme:pip"]["rewrite_in_force"] is None
+    assert listed["acme:publish"]["in_force"] == "warn"
+    trusted = cli_json("team", "trust")
+    assert (trusted["ask"], trusted["rewrite"]) == (1, 1)
+    corrected = hook("pip install requests", project).json()["hookSpecificOutput"]
+    assert corrected["updatedInput"]["command"] == "python3 -m pip install requests"
+    assert decision(hook("npm publish", project)) == "ask"
+    said = start(project)
+    assert "team trust" not in said.stdout
+
+
+def test_a_team_rewrite_the_format_refuses_is_named(project: Path) -> None:
+    team_file(project, {**PIP, "tool": "Write", "id": "acme:pip-write"})  # a rewrite is for Bash
+    problems = cli_json("team", "list")["problems"]
+    assert any("rewrite" in problem for problem in problems)

@@ -39,6 +39,12 @@ def learning(db: Path) -> dict[str, Any]:
     ("change", "command", "reason"),
     [
         ({"auto_block": False}, "cortex-hooks update 1 --no-auto-block", "auto-block would be turned off"),
+        ({"action": "warn"}, "cortex-hooks update 1 --action=warn", "auto-block would be turned off"),
+        (
+            {"action": "ask"},
+            "cortex-hooks update 1 --action=ask",
+            "its action would go down from block to ask (block > ask > warn)",
+        ),
         (
             {"confidence": 0.84},
             "cortex-hooks update 1 --confidence=0.84",
@@ -93,6 +99,26 @@ def test_strengthening_through_mcp_keeps_working(db: Path) -> None:
     )
 
 
+def test_an_action_is_raised_through_mcp_and_a_rewrite_never_touched(db: Path) -> None:
+    """warn to ask to block strengthens; a rewrite decides what runs instead of the agent's
+    command: MCP has no field for it, so it can neither add, change nor remove one."""
+    assert call("cortex_add_learning", **{**BLOCKING, "auto_block": False})[1] is False
+    assert call("cortex_update_learning", id=1, action="ask") == ("Updated learning #1.", False)
+    assert cli_json("list")[0]["action"] == "ask"
+    text, is_error = call("cortex_update_learning", id=1, auto_block=False)
+    assert is_error
+    assert "its action would go down from ask to warn (block > ask > warn)" in text
+    assert call("cortex_update_learning", id=1, action="block") == ("Updated learning #1.", False)
+    added = cli_json(
+        "add", "--anti-pattern", "pip", "--correct", "python3 -m pip", "--regex", r"^pip\b", "--tool", "Bash"
+    )
+    for change in ({"rewrite": "python3 -m pip"}, {"rewrite": None}):
+        text, is_error = call("cortex_update_learning", id=added["id"], **change)
+        assert is_error
+        assert "rewrite" in text
+    assert cli_json("show", str(added["id"]))["rewrite"] is None
+
+
 def test_a_learning_without_a_regex_may_be_given_one(db: Path) -> None:
     """It matched nothing: giving it a regex, a tool and a target only strengthens it."""
     reminder = {
@@ -138,7 +164,7 @@ def test_pruning_that_would_archive_a_learning_is_refused_through_mcp(
 
 
 BEFORE = Protection(
-    regex="x", tool="Bash", target="content", auto_block=True, confidence=70, pinned=True, archived=False
+    regex="x", tool="Bash", target="content", action="block", confidence=70, pinned=True, archived=False
 )
 
 
@@ -148,14 +174,19 @@ BEFORE = Protection(
         (BEFORE, []),
         (BEFORE._replace(confidence=71), []),
         (BEFORE._replace(confidence=69), ["its confidence would go down from 0.70 to 0.69"]),
-        (BEFORE._replace(auto_block=False), ["auto-block would be turned off"]),
+        (BEFORE._replace(action="warn"), ["auto-block would be turned off"]),
+        (BEFORE._replace(action="ask"), ["its action would go down from block to ask (block > ask > warn)"]),
+        (
+            BEFORE._replace(rewrite="python3 -m pip"),
+            ["its rewrite would change (what runs instead of the agent's command)"],
+        ),
         (BEFORE._replace(pinned=False), ["it would be unpinned (it decays again)"]),
         (BEFORE._replace(archived=True), ["it would be archived"]),
         (BEFORE._replace(regex=None), ["what it matches would be rewritten (its regex, tool or target)"]),
         (BEFORE._replace(tool="*"), ["what it matches would be rewritten (its regex, tool or target)"]),
         (None, ["it would be removed"]),
         (
-            BEFORE._replace(auto_block=False, confidence=30),
+            BEFORE._replace(action="warn", confidence=30),
             ["auto-block would be turned off", "its confidence would go down from 0.70 to 0.30"],
         ),
     ],
@@ -166,10 +197,11 @@ def test_what_lowers_a_learnings_protection(after: Protection | None, reasons: l
 
 def test_strengthening_lowers_nothing() -> None:
     weak = Protection(
-        regex=None, tool="*", target="content", auto_block=False, confidence=30, pinned=False, archived=True
+        regex=None, tool="*", target="content", action="warn", confidence=30, pinned=False, archived=True
     )
     strong = Protection(
-        regex="x", tool="Bash", target="input", auto_block=True, confidence=90, pinned=True, archived=False
+        regex="x", tool="Bash", target="input", action="block", confidence=90, pinned=True, archived=False
     )
+    assert lowered(weak._replace(action="ask"), weak._replace(action="block")) == []
     assert lowered(weak, strong) == []
     assert lowered(strong, weak) != []

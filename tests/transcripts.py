@@ -34,23 +34,37 @@ class Transcript:
         self._line("user", text, **extra)
         return self
 
-    def tool(self, name: str, tool_input: dict[str, Any], output: str, *, error: bool = False) -> Transcript:
+    def tool(
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        output: str,
+        *,
+        error: bool = False,
+        at: str | None = None,
+    ) -> Transcript:
         self.calls += 1
         call_id = f"toolu_{self.session}_{self.calls}"
-        self._line("assistant", [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}])
+        when = {"timestamp": at} if at is not None else {}
+        self._line(
+            "assistant", [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}], **when
+        )
         result: dict[str, Any] = {"type": "tool_result", "content": output, "tool_use_id": call_id}
         if error:
             result["is_error"] = True
-        self._line("user", [result], toolUseResult=output)
+        self._line("user", [result], toolUseResult=output, **when)
         return self
 
-    def bash(self, command: str, output: str = "ok", *, code: int = 0) -> Transcript:
+    def bash(self, command: str, output: str = "ok", *, code: int = 0, at: str | None = None) -> Transcript:
         if code:
-            return self.tool("Bash", {"command": command}, f"Exit code {code}\n{output}", error=True)
-        return self.tool("Bash", {"command": command}, output)
+            return self.tool("Bash", {"command": command}, f"Exit code {code}\n{output}", error=True, at=at)
+        return self.tool("Bash", {"command": command}, output, at=at)
 
-    def text(self) -> str:
-        return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in self.lines)
+    def text(self, *, ascii_only: bool = True) -> str:
+        """The JSON lines (`ascii_only=False`: non-ASCII as written, as Claude Code writes them)."""
+        return "".join(
+            json.dumps(line, separators=(",", ":"), ensure_ascii=ascii_only) + "\n" for line in self.lines
+        )
 
     def write(self, path: Path) -> Path:
         path.write_text(self.text(), encoding="utf-8")

@@ -23,7 +23,7 @@ from cortex_hooks.store.transaction import Transaction
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.capture.scanning import Outcome
-    from cortex_hooks.guard.records import Learning
+    from cortex_hooks.guard.records import Learning, LearningFields
 
 SCAN_SECONDS = 3600  # a scan asked for by a person is not cut short like SessionEnd's
 
@@ -100,34 +100,69 @@ def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> sqlite3
     return row
 
 
-def accept(
-    databases: Databases,
-    proposal_id: int,
-    notes: Notes,
-    *,
-    auto_block: bool = False,
-    regex: str | None = None,
-) -> Learning:
-    """The proposal as an active learning in the scope acted on, at the start confidence; warn
-    only unless `auto_block`; `regex` instead of the proposed one."""
-    from cortex_hooks.api.learnings import load, row_values
+class Answer(NamedTuple):
+    """How a proposal is accepted: its action, a regex instead of the proposed one, a rewrite
+    (`suggested`: the one capture proposed, failed-then-fixed's fix)."""
+
+    action: str | None = None  # block, ask or warn (None: warn, or block with auto_block)
+    auto_block: bool = False  # the older flag: action block
+    regex: str | None = None
+    rewrite: str | None = None
+    suggested: bool = False
+
+
+def preview(databases: Databases, proposal_id: int, notes: Notes, answer: Answer) -> LearningFields:
+    """The learning accepting the proposal would make, validated, nothing written (accept
+    --dry-run replays it)."""
+    project = _project(databases, create=False)
+    row = _pending(project, proposal_id)
+    assert project is not None
+    project.close()
+    return _fields(databases, row, notes, answer)
+
+
+def _fields(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> LearningFields:
     from cortex_hooks.guard.records import LearningFields
-    from cortex_hooks.store import learnings
     from cortex_hooks.validation import validated
+
+    rewrite = answer.rewrite
+    if answer.suggested:
+        rewrite = row["rewrite"]
+        if rewrite is None:
+            raise CortexError(
+                f"proposal #{row['id']} carries no suggested rewrite: give one (--rewrite TEXT)", USAGE
+            )
+    given: dict[str, Any] = {
+        "anti_pattern": row["anti_pattern"],
+        "correct_pattern": row["correct_pattern"],
+        "regex": answer.regex if answer.regex is not None else row["regex"],
+        "tool": row["tool"],
+        "confidence": confidence.show(db.config(databases, notes).policy.start),
+        "context": f"Captured by cortex-hooks ({row['signal']}, proposal #{row['id']}).",
+    }
+    if answer.action is not None:
+        given["action"] = answer.action
+    if answer.auto_block:
+        given["auto_block"] = True
+    if rewrite is not None:
+        given["rewrite"] = rewrite
+    fields: LearningFields = validated(LearningFields, given, "invalid learning")
+    return fields
+
+
+WARN_ONLY = Answer()  # accept as proposed: warn only
+
+
+def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer = WARN_ONLY) -> Learning:
+    """The proposal as an active learning in the scope acted on, at the start confidence; warn
+    only unless the answer gives an action (or auto_block); its regex and rewrite if given."""
+    from cortex_hooks.api.learnings import load, row_values
+    from cortex_hooks.store import learnings
 
     project = _project(databases, create=False)
     row = _pending(project, proposal_id)
     assert project is not None
-    given = {
-        "anti_pattern": row["anti_pattern"],
-        "correct_pattern": row["correct_pattern"],
-        "regex": regex if regex is not None else row["regex"],
-        "tool": row["tool"],
-        "auto_block": auto_block,
-        "confidence": confidence.show(db.config(databases, notes).policy.start),
-        "context": f"Captured by cortex-hooks ({row['signal']}, proposal #{row['id']}).",
-    }
-    fields: LearningFields = validated(LearningFields, given, "invalid learning")
+    fields = _fields(databases, row, notes, answer)
     now = clock.iso(clock.now())
     with closing(project):
         if databases.scope == "project":

@@ -17,7 +17,8 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import matching, prefilter, verdict
+from cortex_hooks.guard import matching, prefilter, rewrite, verdict
+from cortex_hooks.guard.rewrite import Correction
 from cortex_hooks.hooks import protocol
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
@@ -26,10 +27,11 @@ from cortex_hooks.store import learnings as store
 
 class Explained(NamedTuple):
     tool: str
-    decision: str  # deny, ask, warn (the hook's output adds context) or none
+    decision: str  # deny, ask, rewrite, warn (the hook's output adds context) or none
     output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
     read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
+    corrected: str | None = None  # the command that would run instead (a rewrite), if any
 
 
 def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
@@ -38,18 +40,21 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
     reports: list[dict[str, Any]] = []
     hits: list[verdict.Hit] = []
+    evaluated: list[tuple[Any, str, Config]] = []  # every readable row, for a corrected command
     scopes, skipped = db.both(databases)  # both scopes, as the hook reads them
     try:
         for scope in scopes:
             config = location.config_for(scope.path, notes)
             keys = store.keys_by_learning(scope.connection)
             for row in readable_rows(store.select(scope.connection, "active"), notes):
+                evaluated.append((row, scope.name, config))
                 report = _evaluate(row, tool, (texts, subjects), keys.get(row["id"], set()), config)
                 report["scope"] = scope.name
                 if report["result"] == "match":
-                    blocks = bool(row["auto_block"]) and confidence.blocks(row["confidence"], config.policy)
-                    report["effect"] = "deny" if blocks else "warn"
-                    hits.append(verdict.Hit.of(row, scope=scope.name, policy=config.policy))
+                    correction = _correction(row, (tool, tool_input), subjects, report, config)
+                    hit = verdict.Hit.of(row, scope=scope.name, policy=config.policy, correction=correction)
+                    report["effect"] = verdict.answer(hit)
+                    hits.append(hit)
                 reports.append(report)
         from cortex_hooks.upkeep import team_file
 
@@ -57,12 +62,63 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     finally:
         close(scopes)
     decided = verdict.decide(hits)
+    if decided is not None and decided.answer == "rewrite":
+        decided = _recheck(decided, tool, tool_input, evaluated)
     if skipped and decided is None:  # as the hook: a skipped scope beside no decision is a failure
         raise CortexError("; ".join(skipped))
     notes.extend(skipped)
     output = protocol.pre_tool_use(decided) if decided else None
     decision = decided.decision if decided else "none"
-    return Explained(tool, decision, output, reports, _read_as(subjects["content"]))
+    corrected = decided.corrected if decided is not None and decided.updated_input is not None else None
+    return Explained(tool, decision, output, reports, _read_as(subjects["content"]), corrected)
+
+
+def _correction(
+    row: Any,
+    call: tuple[str, dict[str, Any]],
+    subjects: dict[str, Any],
+    report: dict[str, Any],
+    config: Config,
+) -> Correction | None:
+    """What a matched learning's rewrite makes of the command, as the hook works it out; the
+    report shows the corrected command, or why there is none."""
+    tool, tool_input = call
+    command = tool_input.get("command")
+    if row["rewrite"] is None or tool != matching.READ_TOOL or not isinstance(command, str):
+        return None
+    subject = subjects[row["target"]]
+    where = matching.where(row["regex"], subject, config.regex_timeout, config.regex_timeout_per_mib)
+    if where is None:
+        return None
+    timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
+    correction = rewrite.correct(
+        row["regex"], row["rewrite"], command, subject, index=where, timeouts=timeouts
+    )
+    report["corrected"] = correction.command
+    report["rewrite_problem"] = correction.problem
+    return correction
+
+
+def _recheck(
+    decided: verdict.Verdict, tool: str, tool_input: dict[str, Any], rows: list[tuple[Any, str, Config]]
+) -> verdict.Verdict:
+    """A rewrite's corrected command checked against every learning, as the hook does."""
+    corrected = {**tool_input, "command": decided.corrected}
+    texts = {target: matching.fragments(target, tool, corrected) for target in matching.TARGETS}
+    subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
+    again = []
+    for row, scope, config in rows:
+        if not row["regex"] or row["muted"] or not matching.tool_accepts(row["tool"], tool):
+            continue
+        try:
+            found = matching.evaluate(
+                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+            )
+        except matching.Unusable:
+            continue
+        if found:
+            again.append(verdict.Hit.of(row, scope=scope, policy=config.policy))
+    return verdict.recheck(decided, again, tool_input, str(tool_input.get("command")))
 
 
 def _read_as(subject: Any) -> list[str] | None:
@@ -103,7 +159,11 @@ def _evaluate(
         "text": fragments,
         "candidate": False,
         "confidence": confidence.as_number(row["confidence"]),
-        "auto_block": bool(row["auto_block"]),
+        "action": row["action"],
+        "auto_block": row["action"] == "block",
+        "rewrite": row["rewrite"],
+        "corrected": None,
+        "rewrite_problem": None,
         "result": "not evaluated",
         "effect": None,
         "matched_command": None,

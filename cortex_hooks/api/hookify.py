@@ -72,7 +72,7 @@ def import_rules(databases: Databases, given: str | None, notes: Notes) -> dict[
                 learning_id = store.insert(connection, row_values(fields, now))
                 imported.append({"file": name, "name": rule, "id": learning_id, "regex": fields.regex,
                                  "tool": fields.tool, "target": fields.target,
-                                 "action": "block" if fields.auto_block else "warn"})  # fmt: skip
+                                 "action": fields.action})  # fmt: skip
     return {"folder": where, "scope": databases.scope, "imported": imported, "not_imported": refused}
 
 
@@ -95,7 +95,7 @@ def _name(path: str) -> str:
 def _fields(learning: dict[str, Any], start: str) -> LearningFields:
     values = {key: learning[key] for key in ("anti_pattern", "correct_pattern", "regex", "tool", "target")}
     values["confidence"] = start
-    values["auto_block"] = learning["action"] != "warn"  # ask reads as block until ask exists here
+    values["action"] = learning["action"]
     values["severity"] = "high" if learning["action"] != "warn" else "medium"
     try:
         fields: LearningFields = validated(LearningFields, values, "rule")

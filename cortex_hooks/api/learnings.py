@@ -10,7 +10,7 @@ from cortex_hooks import clock, confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.guard import hand_edits, pruning
+from cortex_hooks.guard import actions, hand_edits, pruning
 from cortex_hooks.guard.records import Learning, LearningFields
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
 from cortex_hooks.notes import Notes
@@ -30,7 +30,9 @@ class Given(TypedDict, total=False):
     tool: str
     target: str
     severity: str
-    auto_block: bool
+    action: str  # block, ask or warn (SPEC §16)
+    auto_block: bool  # the older flag, an alias: true is action block, false warn
+    rewrite: str | None  # a Bash learning's correction of its match; None (update): removes it
     pinned: bool
     confidence: float | str  # 0.75 or "0.75"
     context: str
@@ -117,10 +119,11 @@ def update(
     if not changes:
         raise CortexError("nothing to update: give at least one option (see update --help)", USAGE)
     now = clock.iso(clock.now())
+    changes = _aliased(changes)
     with closing(db.for_changing(databases, unknown("learning", learning_id))) as connection:
         with Transaction(connection):
             current = load(connection, learning_id)
-            kept = set(LearningFields.model_fields) - {"confidence"}
+            kept = set(LearningFields.model_fields) - {"confidence", "auto_block"}
             merged = {**current.model_dump(include=kept), **changes}
             context = {"kept": set(merged) - set(changes)}  # stored as they are: not judged again
             fields: LearningFields = validated(LearningFields, merged, "invalid learning", context=context)
@@ -139,6 +142,17 @@ def update(
         return load(connection, learning_id)
 
 
+def _aliased(changes: Given) -> Given:
+    """A change given as `auto_block` alone is a change of the action (the stored learning's own
+    action must not be read as contradicting it); given with `action`, the two are checked
+    together by LearningFields."""
+    if "auto_block" not in changes or "action" in changes:
+        return changes
+    values: dict[str, Any] = dict(changes)
+    values["action"] = actions.of_auto_block(bool(values.pop("auto_block")))
+    return values  # type: ignore[return-value]
+
+
 def change(databases: Databases, learning_id: int, what: str, notes: Notes) -> Changed:
     """Pin, unpin, keep (the review answer: trusted again from the start value), archive (never
     deletes) or restore one learning."""
@@ -150,7 +164,7 @@ def change(databases: Databases, learning_id: int, what: str, notes: Notes) -> C
             current = load(connection, learning_id)
             store.update(connection, learning_id, _columns(what, current, config.policy, now))
         learning = load(connection, learning_id)
-    exempt = learning.pinned or learning.auto_block or not config.prune
+    exempt = learning.pinned or learning.action != "warn" or not config.prune
     prunes = pruning.Cutoffs(instant, config).prunes(learning.created_at, learning.access_count)
     return Changed(learning, what, what == "restore" and not exempt and prunes)
 
@@ -177,10 +191,11 @@ def protection(
         given.regex,
         given.tool,
         given.target,
-        given.auto_block,
+        given.action,
         _hundredths(learning) if hundredths is None else hundredths,
         given.pinned,
         learning.archived_at is not None,
+        given.rewrite,
     )
 
 

@@ -52,24 +52,24 @@ def listing(databases: Databases, notes: Notes) -> dict[str, Any]:
 def _declared(record: shared.Entry) -> dict[str, Any]:
     if isinstance(record, shared.SharedMemory):
         return {"id": record.id, "kind": "memory", "action": None, "in_force": None, "rewrite": None,
-                "muted": False, "confidence": None, "hits": 0}  # fmt: skip
+                "rewrite_in_force": None, "muted": False, "confidence": None, "hits": 0}  # fmt: skip
     return {"id": record.id, "kind": "learning", "action": record.action, "in_force": "warn",
-            "rewrite": record.rewrite, "muted": False, "confidence": None, "hits": 0}  # fmt: skip
+            "rewrite": record.rewrite, "rewrite_in_force": None, "muted": False, "confidence": None,
+            "hits": 0}  # fmt: skip
 
 
 def _entry(row: Any) -> dict[str, Any]:
     from cortex_hooks import confidence
 
     learning = row["kind"] == "learning"
-    in_force = ("block" if row["auto_block"] else "warn") if learning else None
-    if learning and in_force == "block" and row["action"] == "ask":
-        in_force = "ask"
+    in_force = row["in_force"] if learning else None
     return {
         "id": row["id"],
         "kind": row["kind"],
         "action": row["action"],
         "in_force": in_force,
         "rewrite": row["rewrite"],
+        "rewrite_in_force": row["rewrite_in_force"] if learning else None,
         "muted": bool(row["muted"]) if learning else False,
         "confidence": confidence.as_number(row["confidence"])
         if learning and row["confidence"] is not None
@@ -209,7 +209,8 @@ def _record(row: Any, team_id: str, learning_id: int) -> shared.SharedLearning:
         "regex": row["regex"],
         "anti_pattern": row["anti_pattern"],
         "correct_pattern": row["correct_pattern"],
-        "action": "block" if row["auto_block"] else "warn",
+        "action": row["action"],
+        "rewrite": row["rewrite"],
         "severity": row["severity"],
         "context": row["context"],
     }

@@ -9,6 +9,7 @@ import re
 from cortex_hooks.capture import regex_synthesis as synth
 from cortex_hooks.capture import segments
 from cortex_hooks.capture.reading import Call, Event
+from cortex_hooks.errors import CortexError
 from cortex_hooks.redact import is_secret, redact
 
 WINDOW = 5  # a fix is looked for among this many later calls of the same tool
@@ -30,13 +31,22 @@ _PLAIN_WORD = re.compile(r"[-\w.:=+@,]+")
 class Candidate:
     """One occurrence of something capture may propose."""
 
-    __slots__ = ("anti_pattern", "correct_pattern", "failed", "fixed", "regex", "signal")
+    __slots__ = ("anti_pattern", "correct_pattern", "failed", "fixed", "regex", "rewrite", "signal")
 
     def __init__(
-        self, signal: str, regex: str, *, anti_pattern: str, correct_pattern: str, failed: str, fixed: str
+        self,
+        signal: str,
+        regex: str,
+        *,
+        anti_pattern: str,
+        correct_pattern: str,
+        failed: str,
+        fixed: str,
+        rewrite: str | None = None,
     ) -> None:
         self.signal = signal
         self.regex = regex
+        self.rewrite = rewrite  # a suggested correction of the match (the fix), for `accept --rewrite`
         self.anti_pattern = anti_pattern
         self.correct_pattern = correct_pattern
         self.failed = failed  # evidence: the failed call, or the call the person corrected
@@ -138,13 +148,14 @@ def pair(failed: Call, fixed: Call, successes: list[str]) -> Candidate | str | N
     if least > 1:
         regex = synth.command_words(old[:least])
     refused = synth.refusal(regex, [failed.text], [fixed.text], successes)
+    covered = least  # the words of the failed segment the regex matches (command and wrapped)
     # A command word too common on its own (python3) is narrowed by the words that follow it in
     # the failed segment (python3 -m pytest), one at a time, while the checks refuse it.
     widths = range(least + 1, min(len(old), 4) + 1) if kind in ("command", "wrapped") else range(0)
     for width in widths:
         if not refused:
             break
-        regex = synth.command_words(old[:width])
+        regex, covered = synth.command_words(old[:width]), width
         refused = synth.refusal(regex, [failed.text], [fixed.text], successes)
     if refused:
         return f"dropped `{_cut(redact(word), 40)}`: {refused}"
@@ -155,7 +166,42 @@ def pair(failed: Call, fixed: Call, successes: list[str]) -> Candidate | str | N
         correct_pattern=f"`{evidence(corrected)}`",
         failed=evidence(failed.text),
         fixed=evidence(fixed.text),
+        rewrite=_suggested(kind, (old, new, covered), regex, failed.text, fixed.text),
     )
+
+
+def _suggested(
+    kind: str, words: tuple[list[str], list[str], int], regex: str, failed: str, fixed: str
+) -> str | None:
+    """The fix as a rewrite of the regex's match (SPEC §16): the corrected command word, or the
+    wrapper put before the words matched; only when it turns the failed call into the fixed one
+    exactly and never matches the regex again (guard.rewrite). None for a changed argument (the
+    match spans the words between, which a rewrite would drop)."""
+    from cortex_hooks.guard import matching, rewrite
+    from cortex_hooks.guard.reading import BashCommand
+
+    old, new, covered = words
+    if kind == "command":
+        replacement = [new[0], *old[1:covered]]
+    elif kind == "wrapped":
+        replacement = [*new[: len(new) - len(old)], *old[:covered]]
+    else:
+        return None
+    if not all(_PLAIN_WORD.fullmatch(word) and "\\" not in word for word in replacement):
+        return None
+    template = " ".join(replacement)
+    try:
+        rewrite.check(regex, template, "content")
+        subject = BashCommand(failed)
+        where = matching.where(regex, subject, synth.TIMEOUT, 0)
+    except (CortexError, matching.Unusable):
+        return None
+    if where is None:
+        return None
+    correction = rewrite.correct(regex, template, failed, subject, index=where, timeouts=(synth.TIMEOUT, 0))
+    if correction.command is None or correction.command.split() != fixed.split():
+        return None
+    return template
 
 
 def _command_words(segment: str) -> tuple[list[str], list[str]]:

@@ -122,6 +122,7 @@ def _record(
         "anti_pattern": candidate.anti_pattern,
         "correct_pattern": candidate.correct_pattern,
         "regex": candidate.regex,
+        "rewrite": candidate.rewrite,
         "tool": "Bash",
         "failed": candidate.failed,
         "fixed": candidate.fixed,

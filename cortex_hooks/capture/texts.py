@@ -17,6 +17,7 @@ def record(row: Any, evidence: list[Any]) -> dict[str, Any]:
         "anti_pattern": row["anti_pattern"],
         "correct_pattern": row["correct_pattern"],
         "regex": row["regex"],
+        "rewrite": row["rewrite"],  # a suggested one (failed-then-fixed): `accept ID --rewrite` takes it
         "tool": row["tool"],
         "content": row["content"],
         "occurrences": row["occurrences"],
@@ -69,6 +70,10 @@ def detail(proposal: dict[str, Any]) -> str:
         f"  DO:    {sanitize.line(proposal['correct_pattern'])}",
         f"  regex: {sanitize.line(proposal['regex'] or '')}",
     ]
+    if proposal.get("rewrite") is not None:
+        lines.append(
+            f"  rewrite (accept {proposal['id']} --rewrite takes it): {sanitize.line(proposal['rewrite'])}"
+        )
     lines += [
         f"  evidence ({sanitize.line(item['session'], 12)}): {_evidence(item, proposal['signal'])}"
         for item in proposal["evidence"]

@@ -154,6 +154,7 @@ MODULES = {
     "report": "report",
     "packs": "packs",
     "team": "team",
+    "replay": "replay",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

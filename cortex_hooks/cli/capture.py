@@ -9,6 +9,8 @@ from cortex_hooks.api import capture as api
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.texts.words import clean
 
+SUGGESTED = "\0suggested"  # `accept ID --rewrite` without TEXT: the proposal's suggested rewrite
+
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     capture = commands.add_parser("capture", parents=[common], help="scan a transcript for proposals now")
@@ -29,8 +31,21 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
     accept = commands.add_parser("accept", parents=[common], help="make a proposal an active learning")
     accept.add_argument("id", type=options.record_id, metavar="ID", help="the proposal's id")
-    accept.add_argument("--auto-block", action="store_true", help="deny matching calls (default: warn only)")
+    accept.add_argument(
+        "--action", metavar="ACTION", help="block (deny), ask (the user decides) or warn (the default)"
+    )
+    accept.add_argument("--auto-block", action="store_true", help="deny matching calls (--action block)")
     accept.add_argument("--regex", metavar="PATTERN", help="use this regex instead of the proposed one")
+    accept.add_argument(
+        "--rewrite",
+        nargs="?",
+        const=SUGGESTED,
+        metavar="TEXT",
+        help="correct the match in the command that runs: the suggested rewrite, or TEXT",
+    )
+    accept.add_argument(
+        "--dry-run", action="store_true", help="replay the learning it would make; accept nothing"
+    )
     accept.set_defaults(run=run_accept)
 
     reject = commands.add_parser("reject", parents=[common], help="refuse a proposal: never proposed again")
@@ -94,10 +109,34 @@ def run_proposals(args: argparse.Namespace) -> int:
 
 def run_accept(args: argparse.Namespace) -> int:
     where = database.of(args)
-    learning = api.accept(where, args.id, database.notes(), auto_block=args.auto_block, regex=args.regex)
-    mode = "auto-block" if args.auto_block else "warn-only"
+    suggested = args.rewrite is SUGGESTED
+    answer = api.Answer(
+        args.action, args.auto_block, args.regex, None if suggested else args.rewrite, suggested
+    )
+    if args.dry_run:
+        return _preview(args, where, answer)
+    learning = api.accept(where, args.id, database.notes(), answer)
+    mode = {"block": "auto-block", "ask": "ask", "warn": "warn-only"}[learning.action]
+    if learning.rewrite is not None:
+        mode += f", rewrite to {clean(learning.rewrite, one_line=True)!r}"
     scope = " (global)" if where.scope == "global" else ""
     render.emit(args, learning, f"Accepted proposal #{args.id} as learning #{learning.id}{scope}, {mode}.")
+    return 0
+
+
+def _preview(args: argparse.Namespace, where: Any, answer: api.Answer) -> int:
+    """accept --dry-run: the learning it would make, replayed over this project's transcripts."""
+    from cortex_hooks.api import replay
+    from cortex_hooks.cli.replay import Progress
+    from cortex_hooks.texts.replay import replayed
+
+    with Progress(shown=not args.json) as progress:
+        fields, result = replay.of_accepting(where, args.id, answer, database.notes(), progress)
+    if args.json:
+        render.emit_json({"learning": fields.model_dump(mode="json"), "dry_run": True, "replay": result})
+    else:
+        title = f"Would accept proposal #{args.id} as a {fields.action} learning (dry run: nothing accepted)."
+        render.say(replayed(result, title=title))
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from cortex_hooks.api import learnings as api
 from cortex_hooks.cli import database, options, render
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.texts import learnings as texts
 
 _FIELD_OPTIONS = {  # option dest -> the field of api.learnings.Given
@@ -16,7 +17,9 @@ _FIELD_OPTIONS = {  # option dest -> the field of api.learnings.Given
     "tool": "tool",
     "target": "target",
     "severity": "severity",
+    "action": "action",
     "auto_block": "auto_block",
+    "rewrite": "rewrite",
     "pin": "pinned",
     "confidence": "confidence",
     "context": "context",
@@ -39,6 +42,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     update = commands.add_parser("update", parents=[common], help="change a learning")
     _field_options(update, required=False)
     update.add_argument("--no-auto-block", dest="auto_block", action="store_false", help="warn only")
+    update.add_argument("--no-rewrite", action="store_true", help="remove the rewrite")
     update.set_defaults(run=run_update)
 
     for name, help_text in (
@@ -74,7 +78,20 @@ def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--target", help="content (default), raw, path or input")
     parser.add_argument("--severity", help="low, medium (default), high or critical")
     parser.add_argument(
-        "--auto-block", action="store_true", default=None, help="deny matching calls once trusted"
+        "--action",
+        metavar="ACTION",
+        help="what a trusted match does: block (deny), ask (the user decides) or warn (default)",
+    )
+    parser.add_argument(
+        "--auto-block",
+        action="store_true",
+        default=None,
+        help="deny matching calls once trusted (--action block)",
+    )
+    parser.add_argument(
+        "--rewrite",
+        metavar="TEXT",
+        help="Bash only: replace the match with TEXT in the command that runs (\\1: a group of the match)",
     )
     parser.add_argument("--pin", action="store_true", default=None, help="exempt from decay and pruning")
     parser.add_argument("--confidence", metavar="X", help="0.30 to 0.90 (default 0.70)")
@@ -89,6 +106,10 @@ def _given(args: argparse.Namespace) -> api.Given:
     }
     if getattr(args, "no_regex", False):
         given["regex"] = None
+    if getattr(args, "no_rewrite", False):
+        if "rewrite" in given:
+            raise CortexError("argument --no-rewrite: not allowed with argument --rewrite", USAGE)
+        given["rewrite"] = None
     return given  # type: ignore[return-value]
 
 

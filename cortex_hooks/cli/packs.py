@@ -50,12 +50,30 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_enable(args: argparse.Namespace) -> int:
-    summaries = api.enable(database.of(args), args.name, database.notes(), dry_run=args.dry_run)
+    where, notes = database.of(args), database.notes()
+    summaries = api.enable(where, args.name, notes, dry_run=args.dry_run)
+    if args.dry_run:  # each pack's learnings replayed over this project's transcripts
+        for summary in summaries:
+            summary["replay"] = _replay(where, summary["pack"], args, notes)
     if args.json:
         render.emit_json(summaries)
-    else:
-        render.say("\n".join(texts.enabled(summary) for summary in summaries))
+        return 0
+    for summary in summaries:
+        render.say(texts.enabled(summary))
+        if "replay" in summary:
+            from cortex_hooks.texts.replay import replayed
+
+            title = f"What {summary['pack']}'s learnings would have done here:"
+            render.say(replayed(summary["replay"], title=title) + "\n")
     return 0
+
+
+def _replay(where: Any, name: str, args: argparse.Namespace, notes: Any) -> dict[str, Any]:
+    from cortex_hooks.api import replay
+    from cortex_hooks.cli.replay import Progress
+
+    with Progress(shown=not args.json) as progress:
+        return replay.of_pack(where, name, notes, progress)
 
 
 def run_disable(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import math
 from typing import Any, Protocol, TypeVar
 
 from cortex_hooks.confidence import Policy
+from cortex_hooks.guard.actions import ACTIONS
 
 
 class Stored(Protocol):
@@ -25,7 +26,7 @@ Row = TypeVar("Row", bound=Stored)
 
 REPAIR = "cortex-hooks doctor --repair"
 _TEXTS = ("anti_pattern", "correct_pattern", "tool", "target", "severity", "created_at", "updated_at")
-_OPTIONAL_TEXTS = ("regex", "context", "literals", "last_accessed", "archived_at")
+_OPTIONAL_TEXTS = ("regex", "context", "literals", "last_accessed", "archived_at", "rewrite")
 _FLAGS = ("auto_block", "pinned")
 
 
@@ -50,6 +51,8 @@ def problem(row: Stored | dict[str, object]) -> str | None:
     for column in _FLAGS:
         if column in keys and row[column] not in (0, 1):
             return f"its {column} {_short(row[column])} is not 0 or 1"
+    if "action" in keys and row["action"] not in ACTIONS:
+        return f"its action {_short(row['action'])} is not block, ask or warn"
     return None
 
 
@@ -63,12 +66,17 @@ def mended(row: Stored, policy: Policy, now: str) -> dict[str, object] | None:
     """The column values that make a row readable again, or None when it cannot be mended (the
     row is then archived, never deleted)."""
     changes: dict[str, object] = {}
+    if "action" in set(row.keys()) and row["action"] not in ACTIONS:
+        return None  # which action was meant cannot be known: archived, for the person to decide
     if problem({"confidence": row["confidence"]}):
         changes["confidence"] = _hundredths(row["confidence"], policy)
     if problem({"access_count": row["access_count"]}):
         count = _number(row["access_count"])
         changes["access_count"] = int(count) if count is not None and count >= 0 else 0
+    present = set(row.keys())
     for column in (*_TEXTS, *_OPTIONAL_TEXTS):
+        if column not in present:
+            continue
         value = row[column]
         if column == "literals":
             continue  # derived from the regex: computed anew after any repair

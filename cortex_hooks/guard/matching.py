@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -153,9 +154,11 @@ MAX_REPEATS = 5_000  # the sum of every {m,n} bound in the pattern
 _BOUNDS = r"\{(\d*),?(\d*)\}"  # compiled when first used (`re` caches it): not by a call that matches nothing
 
 
+@functools.lru_cache(maxsize=4096)
 def compile_pattern(pattern: str) -> Any:
     """A compiled `regex` pattern; CortexError (invalid input) when it does not compile or would
-    cost too much to compile."""
+    cost too much to compile. Kept per process (a failure is not kept): a replay meets the same
+    learnings' patterns at every call, and `regex`'s own cache holds only a few hundred."""
     repeats = sum(int(low or 0) + int(high or 0) for low, high in re.findall(_BOUNDS, pattern))
     if len(pattern) > MAX_PATTERN or repeats > MAX_REPEATS:
         raise CortexError(

@@ -17,9 +17,19 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.shared import SharedLearning
 
 # What a pack learning is, whatever its file says: pinned (safety rules do not decay for lack
-# of use), and it blocks from the start (SPEC §14). `ask` and `warn` read as block until the
-# actions of SPEC §16 exist.
-DECLARED = ("anti_pattern", "correct_pattern", "regex", "tool", "target", "severity", "auto_block", "context")
+# of use), and trusted from the start (SPEC §14); what it does is its file's `action` (block, ask
+# or warn, SPEC §16) and `rewrite`.
+DECLARED = (
+    "anti_pattern",
+    "correct_pattern",
+    "regex",
+    "tool",
+    "target",
+    "severity",
+    "action",
+    "rewrite",
+    "context",
+)
 
 
 def names() -> list[str]:
@@ -68,7 +78,8 @@ def declared(record: SharedLearning) -> dict[str, object]:
         "tool": record.tool,
         "target": record.target,
         "severity": record.severity,
-        "auto_block": 1,
+        "action": record.action,
+        "rewrite": record.rewrite,
         "context": record.context,
     }
 

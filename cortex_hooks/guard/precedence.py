@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from cortex_hooks.guard import actions
 from cortex_hooks.guard.weakening import Protection, lowered
 
 ORDER = ("project", "team", "global")
-STRICTNESS = {"warn": 0, "ask": 1, "block": 2}
 
 
 class Entry(NamedTuple):
@@ -43,7 +43,7 @@ def resolve(matches: list[Match], entries: dict[str, list[Entry]]) -> list[tuple
             decided.append((True, None))
             continue
         taken = min(present, key=lambda entry: ORDER.index(entry.place))
-        strictest = max((entry.action for entry in present), key=STRICTNESS.__getitem__)
+        strictest = actions.strictest(entry.action for entry in present)
         if match.place == taken.place:
             decided.append((True, strictest))
         elif match.place == "global" and taken.place == "team" and _weakens(taken, present):
@@ -61,5 +61,14 @@ def _weakens(team: Entry, present: list[Entry]) -> bool:
 
 
 def _protection(entry: Entry) -> Protection:
-    # What it matches is the question here: action and the person's state are not the file's to lower.
-    return Protection(entry.regex, entry.tool, entry.target, False, 0, False, False)
+    # What it matches is the question here: its action is taken at the strictest anyway, and the
+    # person's state is not the file's to lower.
+    return Protection(
+        regex=entry.regex,
+        tool=entry.tool,
+        target=entry.target,
+        action="warn",
+        confidence=0,
+        pinned=False,
+        archived=False,
+    )

@@ -27,6 +27,7 @@ of target content and raw carry keys of both kinds: `c` (as written, for every o
 
 from __future__ import annotations
 
+import functools
 import json
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
@@ -111,6 +112,21 @@ def satisfied(stored: str | None, fragments: Sequence[str], *, loose: bool = Fal
     `loose`: the fragments are loosened (see `lookup`), and so are the literals."""
     if not stored:
         return True
+    clauses, folds = _clauses_of(stored, loose)
+    for fragment in fragments:
+        lowered = fragment.lower() if folds else ""
+        if all(
+            any((text in lowered) if folded else (text in fragment) for text, folded in clause)
+            for clause in clauses
+        ):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses_of(stored: str, loose: bool) -> tuple[list[list[list[Any]]], bool]:
+    """A learning's stored literals read (loosened with `loose`), and whether one is folded: kept
+    per process, as a replay meets the same learnings at every call."""
     clauses: list[list[list[Any]]] = json.loads(stored)
     if loose:
         kept = []
@@ -121,14 +137,7 @@ def satisfied(stored: str | None, fragments: Sequence[str], *, loose: bool = Fal
             if all(text for text, _ in loosened):  # a literal of only quotes or blanks says nothing
                 kept.append(loosened)
         clauses = kept
-    for fragment in fragments:
-        lowered = fragment.lower() if any(folded for clause in clauses for _, folded in clause) else ""
-        if all(
-            any((text in lowered) if folded else (text in fragment) for text, folded in clause)
-            for clause in clauses
-        ):
-            return True
-    return False
+    return clauses, any(folded for clause in clauses for _, folded in clause)
 
 
 def text_keys(letter: str, fragments: Sequence[str]) -> list[str]:

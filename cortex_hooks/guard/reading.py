@@ -9,6 +9,7 @@ once a candidate is left.
 
 from __future__ import annotations
 
+import functools
 import time
 
 TYPE_CHECKING = False
@@ -55,11 +56,18 @@ def locate(compiled: Any, command: BashCommand, base_timeout: float, timeout_per
     return None
 
 
+def first_match(compiled: Any, simple: Simple, base_timeout: float, timeout_per_mib: float) -> Any:
+    """The first match of the pattern in one simple command that begins outside data (a `regex`
+    match object), or None; TimeoutError as `locate`'s: what a rewrite replaces."""
+    return _found(compiled, simple, base_timeout, timeout_per_mib, [20 * base_timeout])
+
+
 def _found(
     compiled: Any, simple: Simple, base_timeout: float, timeout_per_mib: float, budget: list[float]
-) -> bool:
-    """Whether a match begins outside every data span: after a match that begins inside one,
-    the search goes on from the span's end (every match beginning inside it is no match)."""
+) -> Any:
+    """The first match that begins outside every data span, or None: after a match that begins
+    inside one, the search goes on from the span's end (every match beginning inside it is no
+    match)."""
     text, data = simple.text, simple.data
     own = base_timeout + timeout_per_mib * len(text) / 1_048_576
     position = 0
@@ -70,17 +78,19 @@ def _found(
         found = compiled.search(text, position, timeout=own)
         budget[0] -= time.monotonic() - started
         if found is None:
-            return False
+            return None
         start = found.start()
         inside = next((end for low, end in data if low <= start < end), None)
         if inside is None:
-            return True
+            return found
         position = inside
-    return False
+    return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _literals(pattern: str) -> Callable[[str], bool]:
-    """Whether a text holds every literal a match of `pattern` must contain."""
+    """Whether a text holds every literal a match of `pattern` must contain (kept per process:
+    parsing a pattern costs more than searching a command)."""
     from cortex_hooks.guard import prefilter
 
     clauses = prefilter.requirements(pattern)

@@ -12,16 +12,19 @@ from pydantic import (
     Field,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard import matching, unmatchable
+from cortex_hooks.guard import actions, matching, unmatchable
+from cortex_hooks.guard.shared_rules import checked_rewrite
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input", "raw"]
+Action = Literal["block", "ask", "warn"]  # guard.actions.ACTIONS
 
 
 def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
@@ -39,6 +42,7 @@ def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
 
 GivenSeverity = Annotated[Severity, one_of("severity", get_args(Severity))]
 GivenTarget = Annotated[Target, one_of("target", get_args(Target))]
+GivenAction = Annotated[Action, one_of("action", get_args(Action))]
 START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
 
 
@@ -65,7 +69,10 @@ class LearningFields(BaseModel):
     tool: str = "*"
     target: GivenTarget = "content"
     severity: GivenSeverity = "medium"
-    auto_block: bool = False
+    action: GivenAction = "warn"
+    # the older flag, an alias: true is action block, false is warn (never stored, never dumped)
+    auto_block: bool | None = Field(None, exclude=True)
+    rewrite: str | None = None  # a Bash learning's correction of its match (SPEC §16)
     pinned: bool = False
     confidence: SettableConfidence = confidence.DEFAULT.start
     context: str | None = None
@@ -105,6 +112,25 @@ class LearningFields(BaseModel):
             raise ValueError(wrong)
         return matcher
 
+    @field_validator("rewrite")
+    @classmethod
+    def _rewrite(cls, template: str | None, info: ValidationInfo) -> str | None:
+        return checked_rewrite(template, info.data)
+
+    @model_validator(mode="after")
+    def _alias(self) -> LearningFields:
+        """`auto_block` alone sets the action; given with `action`, the two must agree."""
+        if self.auto_block is None:
+            return self
+        if "action" not in self.model_fields_set:
+            object.__setattr__(self, "action", actions.of_auto_block(self.auto_block))
+        elif self.auto_block != (self.action == "block"):
+            raise ValueError(
+                f"auto_block {str(self.auto_block).lower()} disagrees with action {self.action!r}"
+                " (auto_block true is action block)"
+            )
+        return self
+
 
 def _kept(info: ValidationInfo, field: str) -> bool:
     """Whether the field is one an update keeps as it was stored: the rules on a learning that
@@ -139,7 +165,9 @@ class Learning(BaseModel):
     tool: str
     target: Target
     severity: Severity
-    auto_block: bool
+    action: Action
+    auto_block: bool  # action == "block": kept for whatever reads the older flag
+    rewrite: str | None = None
     pinned: bool
     confidence: float
     access_count: int

@@ -18,9 +18,11 @@ def section(rows: list[dict[str, object]], total: int) -> Section:
     for row in rows:
         scope = " --global" if row.get("scope") == "global" else ""
         where = " (global)" if scope else ""
+        action = row.get("action")
+        acts = f", action {action}" if action in ("block", "ask") else ""
         entries.append(
             f"- #{row['id']}{where} {sanitize.line(str(row['anti_pattern']), 160)} "
-            f"(confidence {confidence.show(int(str(row['confidence'])))})"
+            f"(confidence {confidence.show(int(str(row['confidence'])))}{acts})"
             f" — keep: `cortex-hooks keep {row['id']}{scope}`"
             f" · archive: `cortex-hooks archive {row['id']}{scope}`"
         )

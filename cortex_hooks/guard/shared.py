@@ -14,16 +14,24 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
 from cortex_hooks.guard import shared_rules as rules
+from cortex_hooks.guard.records import Action
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 
-Action = Literal["block", "ask", "warn"]  # rules.ACTIONS, as pydantic's type
 SLUG = rules.SLUG
 
 
@@ -40,7 +48,7 @@ class SharedLearning(BaseModel):
     correct_pattern: Text
     action: Action = "warn"
     severity: Literal["low", "medium", "high", "critical"] = "medium"
-    rewrite: str | None = None  # a replacement for the match (SPEC §16): read, not applied yet
+    rewrite: str | None = None  # a replacement for the match (SPEC §16, guard.rewrite)
     context: str | None = None
 
     _encodable = field_validator("*")(encodable)
@@ -48,6 +56,11 @@ class SharedLearning(BaseModel):
     _slug = field_validator("id")(rules.slug)
     _compiles = field_validator("regex")(rules.regex)  # compiles, and never exponential on benign text
     _matcher = field_validator("tool")(rules.tool)
+
+    @field_validator("rewrite")
+    @classmethod
+    def _rewrite(cls, template: str | None, info: ValidationInfo) -> str | None:
+        return rules.checked_rewrite(template, info.data)
 
 
 class SharedMemory(BaseModel):

@@ -62,6 +62,27 @@ def tool(matcher: str) -> str:
         raise ValueError(error.message) from None
 
 
+def checked_rewrite(template: str | None, fields: dict[str, object]) -> str | None:
+    """A rewrite as given, or ValueError when its learning (the fields validated before it:
+    regex, tool, target) cannot carry it or it makes its own match (guard.rewrite)."""
+    if template is None:
+        return None
+    from cortex_hooks.guard import rewrite
+
+    if "regex" not in fields or "tool" not in fields or "target" not in fields:
+        return template  # one of them is invalid and reported: nothing to check against
+    refused = rewrite.refusal(str(fields["tool"]), str(fields["target"]))
+    if refused:
+        raise ValueError(refused)
+    if not fields["regex"]:
+        raise ValueError("a rewrite needs a regex: it replaces what the regex matches")
+    try:
+        rewrite.check(str(fields["regex"]), template, str(fields["target"]))
+    except CortexError as error:
+        raise ValueError(error.message) from None
+    return template
+
+
 def _one_of(choices: tuple[str, ...]) -> Any:
     def rule(value: str) -> str:
         if value not in choices:
@@ -113,6 +134,13 @@ def learning(value: dict[str, Any]) -> dict[str, Any]:
             found[name] = rule(checks.encodable(item))
         except ValueError as error:
             problems.append(f"{name}: {error}")
+    if found["rewrite"] is not None and not any(
+        p.split(":")[0] in ("regex", "tool", "target") for p in problems
+    ):
+        try:
+            checked_rewrite(found["rewrite"], found)
+        except ValueError as error:
+            problems.append(f"rewrite: {error}")
     if problems:
         raise ValueError("; ".join(problems[:5]))
     return found

@@ -30,9 +30,13 @@ TEXT_FACTOR = 4  # the canonical texts may total this many times the command (pl
 
 
 class Simple:
-    """One simple command: its canonical text and the (start, end) spans of it that are data."""
+    """One simple command: its canonical text and the (start, end) spans of it that are data;
+    `spans` ties each piece of the text (a word, or the whole text when it is a slice) to where it
+    was written in the command read, as (text start, text end, command start, command end), or is
+    None when the text comes from a string the shell runs again (`bash -c '…'`): what a rewrite
+    (guard.rewrite) needs to correct the command as written."""
 
-    __slots__ = ("data", "depth", "order", "pipeline", "text", "wrapped")
+    __slots__ = ("data", "depth", "order", "pipeline", "spans", "text", "wrapped")
 
     def __init__(
         self,
@@ -43,6 +47,7 @@ class Simple:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        spans: tuple[tuple[int, int, int, int], ...] | None = None,
     ) -> None:
         self.text = text
         self.data = data
@@ -50,6 +55,7 @@ class Simple:
         self.order = order
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
+        self.spans = spans
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
@@ -73,10 +79,10 @@ class Reading:
 def read(command: str) -> Reading:
     """The simple commands the shell would execute for `command` (see the module docstring)."""
     try:
-        reader = _Reader(len(command))
+        reader = _Reader(len(command), command)
         reader.read(command, 0, len(command), depth=0, anchor=None)
     except Exception:  # past the budget, or a bug: the raw string is matched
-        return Reading([Simple(command, (), 0, (0,))], raw=True)
+        return Reading([Simple(command, (), 0, (0,), spans=_whole(0, command, 0))], raw=True)
     found = sorted(reader.found, key=lambda simple: simple.order)
     return Reading(found, raw=False)
 
@@ -91,9 +97,10 @@ class _Facts:
 
 
 class _Reader:
-    __slots__ = ("budget", "found", "sequence", "text_left")
+    __slots__ = ("budget", "found", "sequence", "text_left", "top")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, top: str = "") -> None:
+        self.top = top  # the command read: a source that `is` it is the command as written
         self.budget = scan.Budget(MAX_COMMANDS, MAX_WORDS, MAX_DEPTH)
         self.found: list[Simple] = []
         self.text_left = TEXT_FACTOR * size + (1 << 20)
@@ -103,7 +110,8 @@ class _Reader:
         self, source: str, start: int, end: int, *, depth: int, anchor: int | None, body: bool = False
     ) -> None:
         if depth > MAX_DEPTH:  # too deep to read: what would run is matched as it is
-            self.emit(source[start:end], (), depth, anchor if anchor is not None else start)
+            spans = _whole(0, source[start:end], start) if source is self.top else None
+            self.emit(source[start:end], (), depth, anchor if anchor is not None else start, spans=spans)
             return
         scan.scan(source, start, end, _Sink(self, depth, anchor), self.budget, body=body)
 
@@ -116,22 +124,29 @@ class _Reader:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        spans: tuple[tuple[int, int, int, int], ...] | None = None,
     ) -> None:
         self.text_left -= len(text)
         if self.text_left < 0:
             raise scan.Exhausted
         self.sequence += 1
         order = (anchor, depth, self.sequence)
-        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline))
+        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, spans=spans))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
         source, words = command.source, command.words
+        own = source is self.top
         texts = [source[word.start : word.end] for word in words]
         if _plain(words, texts):  # the common case, quickly: as written, nothing to read again
             first = programs.basename(texts[0])
+            parts = [first, *texts[1:]]
             self.emit(
-                " ".join([first, *texts[1:]]), (), depth, anchor if anchor is not None else words[0].start
+                " ".join(parts),
+                (),
+                depth,
+                anchor if anchor is not None else words[0].start,
+                spans=_pieces(parts, words) if own else None,
             )
             command.facts = _PLAIN
             return
@@ -147,9 +162,13 @@ class _Reader:
         if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
             return  # `}`, `fi`, `done`: no command
         indices = _arguments(words, program + 1)
-        self.emit(*_canonical(words, texts, value, program), depth, here)
+        text, data, parts = _canonical(words, texts, value, program)
+        shown_from = program if program < len(words) else 0
+        self.emit(text, data, depth, here, spans=_pieces(parts, words[shown_from:]) if own else None)
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
-            self.emit(*_canonical(words, texts, value, wrapper), depth, here, wrapped=True)
+            text, data, parts = _canonical(words, texts, value, wrapper)
+            spans = _pieces(parts, words[wrapper:]) if own else None
+            self.emit(text, data, depth, here, wrapped=True, spans=spans)
         stdin_shell, echoed = False, None
         if program < len(words):
             name = programs.basename(value(program))
@@ -259,7 +278,9 @@ class _Sink:
         start = words[0].start
         data = tuple((low - start, high - start) for word in words for low, high in word.quoted)
         anchor = self.anchor if self.anchor is not None else start
-        self.reader.emit(source[start : words[-1].end], data, self.depth, anchor, pipeline=True)
+        text = source[start : words[-1].end]
+        spans = _whole(0, text, start) if source is self.reader.top else None
+        self.reader.emit(text, data, self.depth, anchor, pipeline=True, spans=spans)
 
 
 def _program(words: list[scan.Word], texts: list[str], value: _Value) -> tuple[int, int | None]:
@@ -302,11 +323,13 @@ def _arguments(words: list[scan.Word], start: int) -> list[int]:
 
 def _canonical(
     words: list[scan.Word], texts: list[str], value: _Value, program: int
-) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """The text a regex sees, and its data spans."""
+) -> tuple[str, tuple[tuple[int, int], ...], list[str]]:
+    """The text a regex sees, its data spans, and its parts (one per word from the program on,
+    or from the first word when there is none)."""
     plain = all(not word.quoted and not word.joined and word.kind == scan.WORD for word in words)
     if plain and program < len(words) and not _expands(texts[program]):  # the common case
-        return " ".join([programs.basename(value(program)), *texts[program + 1 :]]), ()
+        words_shown = [programs.basename(value(program)), *texts[program + 1 :]]
+        return " ".join(words_shown), (), words_shown
     parts: list[str] = []
     data: list[tuple[int, int]] = []
     offset = 0
@@ -327,7 +350,22 @@ def _canonical(
         data += [(offset + start, offset + end) for start, end in spans if end > start]
         parts.append(text)
         offset += len(text) + 1
-    return " ".join(parts), tuple(data)
+    return " ".join(parts), tuple(data), parts
+
+
+def _pieces(parts: list[str], words: list[scan.Word]) -> tuple[tuple[int, int, int, int], ...]:
+    """Each part of a canonical text (joined by single spaces) with the word it was written as."""
+    pieces = []
+    offset = 0
+    for part, word in zip(parts, words, strict=False):
+        pieces.append((offset, offset + len(part), word.start, word.end))
+        offset += len(part) + 1
+    return tuple(pieces)
+
+
+def _whole(offset: int, text: str, start: int) -> tuple[tuple[int, int, int, int], ...]:
+    """A text that is a slice of the command as written, from `start`, as one piece."""
+    return ((offset, offset + len(text), start, start + len(text)),)
 
 
 def _expands(text: str) -> bool:

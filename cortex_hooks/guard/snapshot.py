@@ -34,11 +34,13 @@ class Rows:
     ) -> None:
         self.sessions = sessions  # ended, latest first, at most 10
         self.decisions = decisions  # active and not superseded, latest first
-        self.auto_block = auto_block  # the most trusted first, as many as a budget could show
+        # learnings that block or ask (SPEC §16), the most trusted first, as many as a budget
+        # could show (the name is the older flag's: `auto_block` is action block)
+        self.auto_block = auto_block
         self.auto_block_total = auto_block_total
-        self.recent_learnings = recent_learnings  # not auto-block, changed in the last 7 days
+        self.recent_learnings = recent_learnings  # warn only, changed in the last 7 days
         self.recent_learnings_total = recent_learnings_total
-        self.older_learnings = older_learnings  # not auto-block, not changed in the last 7 days
+        self.older_learnings = older_learnings  # warn only, not changed in the last 7 days
         self.todos = todos  # open, high or medium priority, high first
 
 
@@ -86,8 +88,9 @@ def sections(rows: Rows, now: datetime) -> list[Section]:
     older_sessions = rows.sessions[RECENT_SESSIONS : RECENT_SESSIONS + OLDER_SESSIONS]
     return [
         Section(
-            "Never do these (auto-block learnings):",
-            [_rule("NEVER", row) for row in rows.auto_block],
+            "Never do these (auto-block learnings"
+            + ("; ASK FIRST: only with the user's approval):" if _asks(rows) else "):"),
+            [_rule("ASK FIRST" if row.get("action") == "ask" else "NEVER", row) for row in rows.auto_block],
             rank=1,
             more="cortex-hooks list",
             hidden=rows.auto_block_total - len(rows.auto_block),
@@ -140,6 +143,10 @@ def _count_only(count: int, what: str, command: str) -> Section:
     noun = what.removesuffix("s") if count == 1 else what
     entries = [f"- {count} older {noun}: `{command}`"] if count else []
     return Section(f"Older {what}:", entries, rank=8, more=command)
+
+
+def _asks(rows: Rows) -> bool:
+    return any(row.get("action") == "ask" for row in rows.auto_block)
 
 
 def _rule(verb: str, row: dict[str, object]) -> str:

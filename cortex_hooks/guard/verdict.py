@@ -1,167 +1,135 @@
-"""The PreToolUse decision, pure: which matches deny, which warn, and the texts the agent reads."""
+"""The PreToolUse decision, pure: what each match answers (deny, ask, rewrite or warn), what the
+call gets when several match (block > ask > warn; one rewrite per call), and the texts."""
 
 from __future__ import annotations
 
-from cortex_hooks import confidence, sanitize
+from cortex_hooks import confidence
+from cortex_hooks.guard import actions
+from cortex_hooks.guard import verdict_texts as texts
+from cortex_hooks.guard.hits import Hit
+from cortex_hooks.guard.verdict_texts import DENY_HEADER, TEXT_LIMIT, WARN_HEADER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
+    from typing import Any
 
-TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
-
-
-class Hit:
-    """A learning that matched this tool call, as it was before the match's boost."""
-
-    __slots__ = (
-        "anti_pattern",
-        "auto_block",
-        "before",
-        "correct_pattern",
-        "id",
-        "policy",
-        "scope",
-        "severity",
-    )
-
-    def __init__(
-        self,
-        *,
-        id: int,
-        anti_pattern: str,
-        correct_pattern: str,
-        severity: str,
-        auto_block: bool,
-        before: int,
-        scope: str = "project",
-        policy: confidence.Policy = confidence.DEFAULT,
-    ) -> None:
-        self.id = id
-        self.anti_pattern = anti_pattern
-        self.correct_pattern = correct_pattern
-        self.severity = severity
-        self.auto_block = auto_block
-        self.before = before
-        self.scope = scope  # where the learning lives: named in the texts when it is global
-        self.policy = policy  # the confidence model of its scope's configuration
-
-    @classmethod
-    def of(
-        cls,
-        row: sqlite3.Row,
-        before: int | None = None,
-        *,
-        scope: str = "project",
-        policy: confidence.Policy = confidence.DEFAULT,
-    ) -> Hit:
-        """The hit of a stored learning row, at its confidence before the boost: as stored, or
-        `before` (with the writes still pending, see store.pending)."""
-        return cls(
-            id=row["id"],
-            anti_pattern=row["anti_pattern"],
-            correct_pattern=row["correct_pattern"],
-            severity=row["severity"],
-            auto_block=bool(row["auto_block"]),
-            before=row["confidence"] if before is None else before,
-            scope=scope,
-            policy=policy,
-        )
+__all__ = ["DENY_HEADER", "TEXT_LIMIT", "WARN_HEADER", "Hit", "Verdict", "answer", "decide", "recheck"]
 
 
-DENY_HEADER = (
-    "cortex-hooks blocked this tool call: it matches a learned anti-pattern. Do it the correct way instead."
-)
-WARN_HEADER = (
-    "cortex-hooks: this tool call matches learned anti-patterns (not blocked). "
-    "Check it against the correct pattern:"
-)
-
-
-class Verdict:
-    """What the agent is told: a deny with its reason, a warning, or both."""
-
-    __slots__ = ("blocking", "deny_reason", "warning")
-
-    def __init__(self, blocking: list[Hit], deny_reason: str | None, warning: str | None) -> None:
-        self.blocking = blocking
-        self.deny_reason = deny_reason
-        self.warning = warning
-
-    @property
-    def decision(self) -> str:
-        return "deny" if self.deny_reason is not None else "warn"
+def answer(hit: Hit, *, rewrites: bool = True) -> str:
+    """What this match does by itself: `rewrite` (a trusted learning whose correction of this
+    call applies), `deny` or `ask` (a trusted block or ask learning), else `warn`. Trusted: its
+    confidence before this match's boost passes the gate. Each hit is judged alone, so the
+    history records it in the very transaction that boosts, before the verdict is put together;
+    `rewrites=False` for a corrected command checked again (one rewrite per call)."""
+    trusted = confidence.blocks(hit.before, hit.policy)
+    if not trusted:
+        return "warn"
+    if rewrites and hit.correction is not None and hit.correction.command is not None:
+        return "rewrite"
+    return actions.ANSWERS[hit.action]
 
 
 def blocks(hit: Hit) -> bool:
-    """Whether this match denies the call: a trusted auto-block learning, judged on its confidence
-    before the match's boost. Each hit is judged alone, so the history can record a deny or a
-    warning in the very transaction that boosts, before the verdict is put together."""
-    return hit.auto_block and confidence.blocks(hit.before, hit.policy)
+    """Whether this match alone denies the call."""
+    return answer(hit) == "deny"
+
+
+class Verdict:
+    """What the call gets: `answer` deny, ask, rewrite or warn; the reason (deny, ask) naming the
+    learnings in `blocking`; the agent's context (`warning`); for a rewrite, the learning that
+    corrected the call (`rewriting`), the corrected command and, once checked again (`recheck`),
+    the whole tool_input to run (`updated_input`)."""
+
+    __slots__ = ("answer", "blocking", "corrected", "reason", "rewriting", "updated_input", "warning")
+
+    def __init__(
+        self,
+        answer: str,
+        blocking: list[Hit],
+        reason: str | None,
+        warning: str | None,
+        *,
+        rewriting: Hit | None = None,
+        corrected: str | None = None,
+        updated_input: dict[str, Any] | None = None,
+    ) -> None:
+        self.answer = answer
+        self.blocking = blocking
+        self.reason = reason
+        self.warning = warning
+        self.rewriting = rewriting
+        self.corrected = corrected
+        self.updated_input = updated_input
+
+    @property
+    def decision(self) -> str:
+        return self.answer
+
+    @property
+    def deny_reason(self) -> str | None:
+        return self.reason if self.answer == "deny" else None
 
 
 def decide(hits: list[Hit], policy: confidence.Policy | None = None) -> Verdict | None:
-    """The verdict on these matches: a deny when a trusted auto-block learning matched, the
-    other matches as one warning in the agent's context; None when nothing matched. Each hit
-    is judged by its own scope's policy unless `policy` is given."""
+    """The verdict on the matches of the call as written: deny when a trusted block learning
+    matched; else the one rewrite of the strictest rewriting learning (to be checked again, see
+    `recheck`); else ask when a trusted ask learning matched; the other matches as one warning
+    in the agent's context; None when nothing matched. Each hit is judged by its own scope's
+    policy unless `policy` is given."""
     if not hits:
         return None
     if policy is not None:
         for hit in hits:
             hit.policy = policy
-    blocking = [hit for hit in hits if blocks(hit)]
-    warning = [hit for hit in hits if hit not in blocking]
-    reason = None
-    room = TEXT_LIMIT
-    if blocking:
-        limit = TEXT_LIMIT * 2 // 3 if warning else TEXT_LIMIT
-        reason = _text(DENY_HEADER, blocking, "NEVER", limit)
-        room -= len(reason)
-    context = _text(WARN_HEADER, warning, "AVOID", room) if warning else None
-    return Verdict(blocking, reason, context)
+    answered = [(hit, answer(hit)) for hit in hits]
+    denying = [hit for hit, said in answered if said == "deny"]
+    if denying:
+        return _refusal("deny", denying, hits, DENY_HEADER)
+    rewriting = [hit for hit, said in answered if said == "rewrite"]
+    if rewriting:
+        chosen = max(rewriting, key=lambda hit: actions.strictness(hit.action))  # first of the strictest
+        assert chosen.correction is not None
+        return Verdict("rewrite", [chosen], None, None, rewriting=chosen, corrected=chosen.correction.command)
+    asking = [hit for hit, said in answered if said == "ask"]
+    if asking:
+        return _refusal("ask", asking, hits, texts.ASK_HEADER)
+    return Verdict("warn", [], None, texts.listed(WARN_HEADER, hits, "AVOID", TEXT_LIMIT))
 
 
-def _text(header: str, hits: list[Hit], verb: str, limit: int) -> str:
-    """The header and an entry per learning, within `limit` characters and naming every one:
-    long texts are shortened to share the room, and learnings beyond room are named by id."""
-    share = (limit - len(header)) // len(hits) - 1
-    text = header
-    for shown, hit in enumerate(hits):
-        entry = _entry(hit, verb, share)
-        if len(text) + 1 + len(entry) + len(_more(hits[shown + 1 :])) > limit:
-            return (text + _more(hits[shown:]))[:limit]
-        text += "\n" + entry
-    return text
+def recheck(first: Verdict, again: list[Hit], tool_input: dict[str, Any], written: str) -> Verdict:
+    """The verdict of a rewrite once its corrected command was checked against every learning
+    (`again`: the matches of the corrected command, judged without rewrites): denied if it would
+    be denied, asked about if it would be asked about (the person then approves the corrected
+    command), else run, the agent told what was corrected and warned of the other matches."""
+    from cortex_hooks.guard import rewrite
 
-
-def _entry(hit: Hit, verb: str, room: int) -> str:
-    """One learning in at most `room` characters (its first line at least)."""
-    policy = hit.policy
-    after = confidence.boosted(hit.before, policy)
-    soon = hit.auto_block and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
-    scope = "global, " if hit.scope == "global" else ""
-    head = (
-        f"- learning #{hit.id} ({scope}{sanitize.line(hit.severity)}, confidence "
-        f"{confidence.show(hit.before)} -> {confidence.show(after)}"
-        f"{'; auto-block: blocks from its next match' if soon else ''})"
+    chosen, corrected = first.rewriting, first.corrected
+    assert chosen is not None
+    assert corrected is not None
+    updated = rewrite.corrected_input(tool_input, corrected)
+    answered = [(hit, answer(hit, rewrites=False)) for hit in again]
+    for said in ("deny", "ask"):
+        refusing = [hit for hit, given in answered if given == said]
+        if refusing:
+            refused = _refusal(said, refusing, again, texts.rechecked(chosen, corrected, said))
+            if said == "ask":
+                refused.updated_input = updated
+                refused.rewriting, refused.corrected = chosen, corrected
+            return refused
+    note = texts.correction(chosen, written, corrected, TEXT_LIMIT // 2 if again else TEXT_LIMIT)
+    warning = note
+    if again:
+        warning += "\n" + texts.listed(WARN_HEADER, again, "AVOID", TEXT_LIMIT - len(note) - 1)
+    return Verdict(
+        "rewrite", [chosen], None, warning, rewriting=chosen, corrected=corrected, updated_input=updated
     )
-    labels = f"\n  {verb}: " + "\n  DO: "
-    body = room - len(head) - len(labels)
-    if body < 20:
-        return head
-    anti_pattern, correct_pattern = sanitize.line(hit.anti_pattern), sanitize.line(hit.correct_pattern)
-    anti = _cut(anti_pattern, max(body // 2, body - len(correct_pattern)))
-    correct = _cut(correct_pattern, body - len(anti))
-    return f"{head}\n  {verb}: {anti}\n  DO: {correct}"
 
 
-def _cut(text: str, room: int) -> str:
-    return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
-
-
-def _more(rest: list[Hit]) -> str:
-    if not rest:
-        return ""
-    ids = ", ".join(f"#{hit.id}" + (" (global)" if hit.scope == "global" else "") for hit in rest)
-    show = "`cortex-hooks show ID`" + (", `--global` for a global one" if "(global)" in ids else "")
-    return f"\n… and {len(rest)} more: learnings {ids} ({show})"
+def _refusal(said: str, refusing: list[Hit], hits: list[Hit], header: str) -> Verdict:
+    """A deny or an ask naming the learnings that refuse, the other matches as a warning."""
+    warning = [hit for hit in hits if hit not in refusing]
+    limit = TEXT_LIMIT * 2 // 3 if warning else TEXT_LIMIT
+    reason = texts.listed(header, refusing, texts.VERBS[said], limit)
+    context = texts.listed(WARN_HEADER, warning, "AVOID", TEXT_LIMIT - len(reason)) if warning else None
+    return Verdict(said, refusing, reason, context)

@@ -2,10 +2,11 @@
 
 Weakening is the person's act, in their own terminal: the MCP server refuses such a change
 through its tools (and PreToolUse is to deny the agent's own Bash calls that would make one). A
-learning protects by what it matches (its regex, tool and target), by how it acts (auto-block),
+learning protects by what it matches (its regex, tool and target), by how it acts (its action:
+block > ask > warn, guard.actions; a rewrite changes what runs),
 by the trust its confidence gives it against the block gate, by not decaying while pinned, and by
 being there at all (not archived, not removed). Anything that lowers one of those weakens it;
-adding a learning, turning auto-block on, raising the confidence and pinning strengthen it.
+adding a learning, raising its action, raising the confidence and pinning strengthen it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import NamedTuple
 
 from cortex_hooks import confidence
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import actions
 
 
 class Weakens(CortexError):
@@ -32,10 +34,11 @@ class Protection(NamedTuple):
     regex: str | None
     tool: str
     target: str
-    auto_block: bool
+    action: str  # block, ask or warn
     confidence: int  # hundredths
     pinned: bool
     archived: bool
+    rewrite: str | None = None
 
 
 def lowered(before: Protection, after: Protection | None) -> list[str]:
@@ -46,8 +49,14 @@ def lowered(before: Protection, after: Protection | None) -> list[str]:
     reasons = []
     if after.archived and not before.archived:
         reasons.append("it would be archived")
-    if before.auto_block and not after.auto_block:
-        reasons.append("auto-block would be turned off")
+    if actions.weakens(before.action, after.action):
+        reasons.append(
+            "auto-block would be turned off"
+            if (before.action, after.action) == ("block", "warn")
+            else f"its action would go down from {before.action} to {after.action} (block > ask > warn)"
+        )
+    if after.rewrite != before.rewrite:
+        reasons.append("its rewrite would change (what runs instead of the agent's command)")
     if after.confidence < before.confidence:
         reasons.append(
             f"its confidence would go down from {confidence.show(before.confidence)} "

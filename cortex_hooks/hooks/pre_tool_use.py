@@ -1,4 +1,5 @@
-"""PreToolUse: match the tool call against learnings; boost, then deny or warn (SPEC §4.1).
+"""PreToolUse: match the tool call against learnings; boost, then deny, ask, correct or warn
+(SPEC §4.1, §16).
 
 This is the hot path, run before every tool call. A call that cannot match any learning costs
 a JSON parse, an index lookup and nothing else: `regex`, the clock and the settings are imported
@@ -60,34 +61,65 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     texts = {
         target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
     }
-    # What the prefilter looks up per key letter: content and raw share theirs (a Bash command's
-    # loosened, see prefilter.lookup), so each text is cut into grams once.
-    looked = dict(
-        prefilter.lookup(target, call.tool_name, texts[target]) for target in ("content", "path", "input")
-    )
     outcome = pipeline.Outcome()
-    short = _text_keys(looked)
+    looked = _looked(call.tool_name, texts)
     hits: list[Any] = []
+    subjects: dict[str, Any] | None = None
     for scope in scopes:
         if scope.connection is None:  # held unreadable by another process: its guard file decides
-            hits += _guarded(scope, call.tool_name, texts, outcome)
-            continue
-        if not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
+            outcome.notes.append(
+                f"{scope.name} database held by another process: decided from its guard file"
+            )
+        elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
             outcome.problems += team_file.refresh(
                 scope.connection, location.hook_project(call.cwd), scope.path
             )
-        rows = _candidates(scope.connection, call.tool_name, texts, (looked, short), outcome.problems)
-        if rows:  # past here the hot path imports more; a call that matches nothing never gets here
+        rows = _rows(scope, call.tool_name, texts, looked, outcome.problems)
+        if not rows:
+            continue
+        # past here the hot path imports more; a call that matches nothing never gets here
+        if subjects is None:
             subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
-            hits += _match(scope, rows, outcome, tool_name=call.tool_name, texts=texts, subjects=subjects)
+        decide = _match if scope.connection is not None else _guarded
+        hits += decide(scope, rows, outcome, call=call, texts=texts, subjects=subjects)
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
 
         hits = team_file.one_per_id(hits, scopes)
         decided = verdict.decide(hits)
+        if decided is not None and decided.answer == "rewrite":
+            decided = _recheck(decided, call, scopes, outcome.problems)
         outcome.output = protocol.pre_tool_use(decided) if decided else None
     return outcome
+
+
+def _looked(tool_name: str, texts: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:
+    """What the prefilter looks up per key letter (content and raw share theirs: a Bash
+    command's loosened, see prefilter.lookup, so each text is cut into grams once), and the keys
+    of the short texts: made once for every scope."""
+    looked = dict(
+        prefilter.lookup(target, tool_name, texts[target]) for target in ("content", "path", "input")
+    )
+    return looked, _text_keys(looked)
+
+
+def _rows(
+    scope: Scope,
+    tool_name: str,
+    texts: dict[str, list[str]],
+    looked: tuple[dict[str, list[str]], str],
+    problems: list[str],
+) -> list[Any]:
+    """One scope's learnings that may match: the prefilter's and the tool matcher's candidates,
+    or, for a database another process holds, its guard file's learnings for this tool."""
+    if scope.connection is None:
+        return [
+            row
+            for row in scope.guard or []
+            if row["target"] in texts and matching.tool_accepts(row["tool"], tool_name)
+        ]
+    return _candidates(scope.connection, tool_name, texts, looked, problems)
 
 
 def _candidates(
@@ -101,7 +133,12 @@ def _candidates(
     `looked`: the texts by key letter and the keys of the short ones."""
     rows: list[sqlite3.Row] = []
     for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
-        if type(row["tool"]) is not str or type(row["regex"]) is not str or type(row["literals"]) is bytes:
+        if (
+            type(row["tool"]) is not str
+            or type(row["regex"]) is not str
+            or type(row["literals"]) is bytes
+            or not (row["rewrite"] is None or type(row["rewrite"]) is str)
+        ):
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
         elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts):
             rows.append(row)
@@ -120,44 +157,82 @@ def _unreadable(row: sqlite3.Row) -> str:
     return hand_edits.named(row["id"], row) or f"learning #{row['id']} skipped: it cannot be read"
 
 
+def _matches(
+    scope: Scope, rows: list[sqlite3.Row], subjects: dict[str, Any], problems: list[str], config: Any
+) -> dict[int, tuple[sqlite3.Row, int]]:
+    """The candidates whose regex matches what their target reads (`subjects`: a Bash command as
+    the shell reads it), with the index of the text (or simple command) it matched in."""
+    named = "global learning" if scope.is_global else "learning"
+    matched: dict[int, tuple[sqlite3.Row, int]] = {}
+    for row in rows:
+        try:
+            where = matching.where(
+                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
+            )
+        except matching.Unusable as error:
+            problems.append(f"{named} #{row['id']} skipped: {error.message}")
+            continue
+        if where is not None:
+            matched[row["id"]] = (row, where)
+    return matched
+
+
+def _corrections(
+    matched: dict[int, tuple[sqlite3.Row, int]], call: ToolCall, subjects: dict[str, Any], config: Any
+) -> dict[int, Any]:
+    """What each matched learning with a rewrite makes of the command (guard.rewrite): pure of
+    the confidence, so worked out before the transaction."""
+    found: dict[int, Any] = {}
+    command = call.tool_input.get("command")
+    if call.tool_name != matching.READ_TOOL or not isinstance(command, str):
+        return found
+    for learning_id, (row, where) in matched.items():
+        if row["rewrite"] is None:
+            continue
+        from cortex_hooks.guard import rewrite
+
+        timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
+        subject = subjects[row["target"]]
+        found[learning_id] = rewrite.correct(
+            row["regex"], row["rewrite"], command, subject, index=where, timeouts=timeouts
+        )
+    return found
+
+
 def _match(
     scope: Scope,
     rows: list[sqlite3.Row],
     outcome: pipeline.Outcome,
     *,
-    tool_name: str,
+    call: ToolCall,
     texts: dict[str, list[str]],
     subjects: dict[str, Any],
 ) -> list[Any]:
-    """Run one scope's candidates' regexes on what each target reads (`subjects`: a Bash command
-    as the shell reads it) and record its matches in one transaction, with what each verdict will
-    be (guard.verdict.blocks, pure) for the history, and the call as written (`texts`); its hits."""
+    """Run one scope's candidates' regexes and record its matches in one transaction, with what
+    each answers by itself (guard.verdict.answer, pure) for the history, and the call as written
+    (`texts`); its hits."""
     from cortex_hooks import clock
     from cortex_hooks.guard import hand_edits, verdict
     from cortex_hooks.hooks import kept_call
 
     config = location.config_for(scope.path)
-    named = "global learning" if scope.is_global else "learning"
-    matched: list[int] = []
-    for row in rows:
-        try:
-            if matching.evaluate(
-                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
-            ):
-                matched.append(row["id"])
-        except matching.Unusable as error:
-            outcome.problems.append(f"{named} #{row['id']} skipped: {error.message}")
+    matched = _matches(scope, rows, subjects, outcome.problems, config)
     if not matched:
         return []
+    corrections = _corrections(matched, call, subjects, config)
     connection, now, policy = scope.connection, clock.iso(clock.now()), config.policy
-    call = (tool_name, kept_call.text(texts))
+    kept = (call.tool_name, kept_call.text(texts))
+    ids = list(matched)
     try:
         with Transaction(connection):
             # read inside the transaction: the gate is judged on the confidence before this boost
-            readable, unreadable = hand_edits.split(store.matched(connection, matched))
-            hits = [verdict.Hit.of(row, scope=scope.name, policy=policy) for row in readable]
-            denied = [hit.id for hit in hits if verdict.blocks(hit)]
-            store.record_matches(connection, [hit.id for hit in hits], now, policy, denied=denied, call=call)
+            readable, unreadable = hand_edits.split(store.matched(connection, ids))
+            hits = [
+                verdict.Hit.of(row, scope=scope.name, policy=policy, correction=corrections.get(row["id"]))
+                for row in readable
+            ]
+            answers = {hit.id: verdict.answer(hit) for hit in hits}
+            store.record_matches(connection, list(answers), now, policy, answers=answers, call=kept)
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
@@ -165,7 +240,7 @@ def _match(
         # for the writer, and keep the boost for the next process that can write.
         from cortex_hooks.store import pending
 
-        readable, unreadable = hand_edits.split(store.matched(connection, matched))
+        readable, unreadable = hand_edits.split(store.matched(connection, ids))
         waiting = pending.unapplied(connection, scope.path)
         hits = [
             verdict.Hit.of(
@@ -173,17 +248,18 @@ def _match(
                 pending.pending_confidence(connection, waiting, row, policy),
                 scope=scope.name,
                 policy=policy,
+                correction=corrections.get(row["id"]),
             )
             for row in readable
         ]
-        denied = [hit.id for hit in hits if verdict.blocks(hit)]
+        answers = {hit.id: verdict.answer(hit) for hit in hits}
         pending.append(
             scope.path,
             "match",
-            ids=[hit.id for hit in hits],
-            denied=denied,
-            tool=call[0],
-            call=call[1],
+            ids=list(answers),
+            answers={str(i): said for i, said in answers.items()},
+            tool=kept[0],
+            call=kept[1],
             now=now,
         )
         outcome.notes.append(pending.kept_note(scope.name, "boost"))
@@ -192,50 +268,76 @@ def _match(
 
 
 def _guarded(
-    scope: Scope, tool_name: str, texts: dict[str, list[str]], outcome: pipeline.Outcome
+    scope: Scope,
+    rows: list[Any],
+    outcome: pipeline.Outcome,
+    *,
+    call: ToolCall,
+    texts: dict[str, list[str]],
+    subjects: dict[str, Any],
 ) -> list[Any]:
-    """The hits of a locked database's blocking learnings, from its guard file (store.guard_file):
-    each judged at its confidence there plus the boosts still pending, each boost kept for later."""
+    """The hits of a locked database's learnings, from its guard file (store.guard_file): each
+    judged at its confidence there plus the boosts still pending, each boost kept for later."""
     from cortex_hooks import clock, confidence
     from cortex_hooks.guard import verdict
     from cortex_hooks.hooks import kept_call
     from cortex_hooks.store import pending
 
     config = location.config_for(scope.path)
+    matched = _matches(scope, rows, subjects, outcome.problems, config)
+    if not matched:
+        return []
+    corrections = _corrections(matched, call, subjects, config)
     waiting = pending.entries(scope.path)
     hits = []
-    for row in scope.guard or []:
-        if row["target"] not in texts or not matching.tool_accepts(row["tool"], tool_name):
-            continue
-        try:
-            found = matching.evaluate(
-                row["regex"],
-                matching.subject(row["target"], tool_name, texts[row["target"]]),  # as _match reads it
-                config.regex_timeout,
-                config.regex_timeout_per_mib,
-            )
-        except matching.Unusable as error:
-            outcome.problems.append(f"learning #{row['id']} skipped: {error.message}")
-            continue
-        if found:
-            before = row["confidence"]
-            for entry in waiting:
-                if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
-                    before = confidence.boosted(before, config.policy)
-            hits.append(verdict.Hit.of(row, before, scope=scope.name, policy=config.policy))  # type: ignore[arg-type]
-    if hits:
-        denied = [hit.id for hit in hits if verdict.blocks(hit)]
-        pending.append(
-            scope.path,
-            "match",
-            ids=[hit.id for hit in hits],
-            denied=denied,
-            tool=tool_name,
-            call=kept_call.text(texts),
-            now=clock.iso(clock.now()),
+    for row, _where in matched.values():
+        before = row["confidence"]
+        for entry in waiting:
+            if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+                before = confidence.boosted(before, config.policy)
+        correction = corrections.get(row["id"])
+        hits.append(
+            verdict.Hit.of(row, before, scope=scope.name, policy=config.policy, correction=correction)
         )
-    outcome.notes.append(f"{scope.name} database held by another process: decided from its guard file")
+    answers = {hit.id: verdict.answer(hit) for hit in hits}
+    pending.append(
+        scope.path,
+        "match",
+        ids=list(answers),
+        answers={str(i): said for i, said in answers.items()},
+        tool=call.tool_name,
+        call=kept_call.text(texts),
+        now=clock.iso(clock.now()),
+    )
     return hits
+
+
+def _recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[str]) -> Any:
+    """A rewrite's corrected command checked against every learning of every scope, as the
+    call itself was but read only (no boost, no history: the agent never sent that command),
+    and the verdict that makes."""
+    from cortex_hooks import location
+    from cortex_hooks.guard import hand_edits, verdict
+
+    corrected = {**call.tool_input, "command": decided.corrected}
+    texts = {target: matching.fragments(target, call.tool_name, corrected) for target in matching.TARGETS}
+    subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
+    looked = _looked(call.tool_name, texts)
+    again: list[Any] = []
+    for scope in scopes:
+        rows = _rows(scope, call.tool_name, texts, looked, problems)
+        config = location.config_for(scope.path)
+        matched = _matches(scope, rows, subjects, problems, config) if rows else {}
+        if not matched:
+            continue
+        if scope.connection is None:  # its guard file's rows, as they are there
+            found = [row for row, _where in matched.values()]
+        else:
+            found, unreadable = hand_edits.split(store.matched(scope.connection, list(matched)))
+            problems += unreadable
+        again += [verdict.Hit.of(row, scope=scope.name, policy=config.policy) for row in found]
+    again = team_file.one_per_id(again, scopes)  # one id in several places, as for the call itself
+    return verdict.recheck(decided, again, call.tool_input, str(call.tool_input.get("command")))
 
 
 def _text_keys(looked: dict[str, list[str]]) -> str:

@@ -23,12 +23,19 @@ def _wire(**fields: Any) -> dict[str, Any]:
 
 
 def pre_tool_use(verdict: Verdict) -> dict[str, Any]:
-    """A deny with its reason when there is one, and the warning as the agent's context."""
+    """A deny or an ask with its reason, a rewrite's whole corrected tool_input, and the warning
+    (or what was corrected) as the agent's context.
+
+    A rewrite sends `updatedInput` without a permission decision: Claude Code 2.1.197 runs the
+    corrected input through its normal permission flow (verified with the real client; an
+    `allow` would also skip the prompt the person may have wanted)."""
+    decision = verdict.answer if verdict.answer in ("deny", "ask") else None
     return _wire(
         hook_specific_output=_wire(
             hook_event_name="PreToolUse",
-            permission_decision="deny" if verdict.deny_reason is not None else None,
-            permission_decision_reason=verdict.deny_reason,
+            permission_decision=decision,
+            permission_decision_reason=verdict.reason if decision else None,
+            updated_input=verdict.updated_input,
             additional_context=verdict.warning,
         )
     )

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from cortex_hooks.guard.records import GivenAction as Action
 from cortex_hooks.guard.records import GivenSeverity as Severity
 from cortex_hooks.guard.records import GivenTarget as Target
 from cortex_hooks.memory import given
@@ -42,6 +43,9 @@ class _LearningFields(_Arguments):
     tool: str | None = Field(None, description="Claude Code tool matcher, e.g. Bash (default * = every tool)")
     target: Target | None = Field(None, description="what the regex is matched against (default content)")
     severity: Severity | None = Field(None, description="default medium")
+    action: Action | None = Field(
+        None, description="what a trusted match does: block, ask (the user decides) or warn (the default)"
+    )
     confidence: Number | None = Field(None, description="0.30 to 0.90, at most two decimals (default 0.70)")
     context: str | None = Field(None, description="why, where it came from")
     global_: bool = GLOBAL

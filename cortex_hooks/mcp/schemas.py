@@ -41,6 +41,15 @@ SCHEMAS: dict[str, Any] = json.loads(
     "type": "string",
     "description": "default medium"
    },
+   "action": {
+    "enum": [
+     "block",
+     "ask",
+     "warn"
+    ],
+    "type": "string",
+    "description": "what a trusted match does: block, ask (the user decides) or warn (the default)"
+   },
    "confidence": {
     "type": "number",
     "description": "0.30 to 0.90, at most two decimals (default 0.70)"
@@ -114,6 +123,15 @@ SCHEMAS: dict[str, Any] = json.loads(
     ],
     "type": "string",
     "description": "default medium"
+   },
+   "action": {
+    "enum": [
+     "block",
+     "ask",
+     "warn"
+    ],
+    "type": "string",
+    "description": "what a trusted match does: block, ask (the user decides) or warn (the default)"
    },
    "confidence": {
     "type": "number",

@@ -43,7 +43,8 @@ TOOLS = (
     Tool(
         "cortex_add_learning",
         "Record a learning: an anti-pattern, the correct way, and a regex the PreToolUse hook matches "
-        "against tool calls (warns, or with auto_block denies once trusted). Returns the new id (#12).",
+        "against tool calls (warns; with action block denies, with ask lets the user decide, once"
+        " trusted). Returns the new id (#12).",
         writes=True,
     ),
     Tool(

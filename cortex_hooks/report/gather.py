@@ -6,6 +6,7 @@ import sqlite3
 from datetime import datetime, timedelta
 
 from cortex_hooks import clock, confidence
+from cortex_hooks.guard import actions
 from cortex_hooks.report import values
 from cortex_hooks.store import history, learnings, proposals
 from cortex_hooks.store import report as store
@@ -153,7 +154,9 @@ def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> val
         review = "awaiting review"
     else:
         review = "pinned" if pinned else "trusted"
-    blocks = auto_block and value is not None and confidence.blocks(value, policy)
+    stored = str(row["action"]) if actions.is_action(row["action"]) else "block"  # a hand edit: stricter
+    gated = stored in actions.GATED  # block and ask act once their confidence passes the gate
+    trusted = gated and value is not None and confidence.blocks(value, policy)
     counted = lines.counts.get(row["id"])
     return values.Learning(
         id=row["id"],
@@ -162,10 +165,11 @@ def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> val
         tool=str(row["tool"]),
         severity=str(row["severity"]),
         auto_block=auto_block,
+        gated=stored if gated else None,
         pinned=pinned,
         archived=archived,
         confidence=value,
-        action="deny" if blocks else "warn",
+        action=actions.ANSWERS[stored] if trusted else "warn",
         review=review,
         counts={key: (counted[key] or 0) if counted else 0 for key in history.COUNTS},
         last_match=lines.last.get(row["id"]),

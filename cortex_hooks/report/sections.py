@@ -93,12 +93,10 @@ def _trend(line: values.Learning) -> str:
 
 
 def _learning_row(report: values.Report, line: values.Learning, drawn: Drawn | None) -> str:
-    gate = line.auto_block and line.action == "warn"
     action = f'<span class="badge {line.action}">{line.action}</span>'
-    if gate:
-        action += (
-            ' <span class="badge gated" title="auto-block: denies once above the gate">auto-block</span>'
-        )
+    if line.gated is not None and line.action == "warn":  # below the gate, it only warns for now
+        label, does = ("auto-block", "denies") if line.gated == "block" else ("ask", "asks the person")
+        action += f' <span class="badge gated" title="{label}: {does} once above the gate">{label}</span>'
     value = "—" if line.confidence is None else confidence.show(line.confidence)
     trend = _trend(line)
     spark = drawn.sparks.get(line.id) if drawn is not None else None

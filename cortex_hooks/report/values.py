@@ -24,10 +24,11 @@ class Learning:
     tool: str
     severity: str
     auto_block: bool
+    gated: str | None  # "block" or "ask": what it does once its confidence passes the gate
     pinned: bool
     archived: bool
     confidence: int | None  # hundredths; None when a hand edit made it unreadable
-    action: str  # what a match would do now: "deny" or "warn"
+    action: str  # what a match would do now: "deny", "ask" or "warn"
     review: str  # "awaiting review", "pinned", "archived" or "trusted"
     counts: dict[str, int]  # matches, denies, asks, warnings, rewrites in the window
     last_match: str | None  # an instant, or a day when only the history's day is known

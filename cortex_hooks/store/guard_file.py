@@ -2,13 +2,13 @@
 
 Another process can hold a database in `PRAGMA locking_mode=EXCLUSIVE`; under WAL no other
 connection can then even read it, and PreToolUse, unable to read a learning, would let every
-call through. So the active auto-block learnings with a regex — their texts, matchers and
-confidences — are also kept as JSON beside the database. A change that touches them marks
-`guard_state` (triggers on `learning`; the store's boosts, decays and confidence writes); the
-write transaction that made it counts a new version as it commits, and then rewrites the file
-from what is committed, whole (a temporary file and a rename) and private (0600), outside the
-write lock: no other writer waits for it. Only PreToolUse reads the file, and only for a database
-it cannot read: no other path pays.
+call through. So the active learnings with a regex that block, ask or rewrite (SPEC §16) — their
+texts, matchers, actions, rewrites and confidences — are also kept as JSON beside the database.
+A change that touches them marks `guard_state` (triggers on `learning`; the store's boosts,
+decays and confidence writes); the write transaction that made it counts a new version as it
+commits, and then rewrites the file from what is committed, whole (a temporary file and a
+rename) and private (0600), outside the write lock: no other writer waits for it. Only
+PreToolUse reads the file, and only for a database it cannot read: no other path pays.
 
 What it can miss, and it is said in the README: a confidence edited by hand in the `sqlite3`
 shell is in the file only after the next change of ours (a boost, a session end); writes still
@@ -24,7 +24,21 @@ from typing import Any
 
 from cortex_hooks.location import guard_path
 
-FIELDS = ("id", "anti_pattern", "correct_pattern", "regex", "tool", "target", "severity", "confidence")
+FIELDS = (
+    "id",
+    "anti_pattern",
+    "correct_pattern",
+    "regex",
+    "tool",
+    "target",
+    "severity",
+    "action",
+    "rewrite",
+    "confidence",
+)
+_TEXTS = FIELDS[1:8]  # anti_pattern to action: text; rewrite: text or null
+# What the file holds: the learnings whose trusted match is more than a warning.
+GUARDED = "(action != 'warn' OR rewrite IS NOT NULL)"
 
 
 def mark(connection: sqlite3.Connection, *, only_blocking: str | None = None) -> None:
@@ -37,7 +51,7 @@ def mark(connection: sqlite3.Connection, *, only_blocking: str | None = None) ->
     )
     connection.execute(
         f"""UPDATE guard_state SET changed = 1
-            WHERE changed = 0 AND EXISTS (SELECT 1 FROM learning WHERE auto_block {ids})""",
+            WHERE changed = 0 AND EXISTS (SELECT 1 FROM learning WHERE {GUARDED} {ids})""",
         {"ids": only_blocking},
     )
 
@@ -66,7 +80,7 @@ def after_commit(connection: sqlite3.Connection) -> None:
     try:
         for _ in range(5):
             version, learnings = _snapshot(connection)
-            _write(guard_path(database), json.dumps({"version": 1, "of": version, "learnings": learnings}))
+            _write(guard_path(database), json.dumps({"version": 2, "of": version, "learnings": learnings}))
             if _snapshot(connection, rows=False)[0] == version:
                 return
     except (OSError, sqlite3.Error, ValueError):
@@ -77,8 +91,10 @@ def after_commit(connection: sqlite3.Connection) -> None:
 # hook leaves it out of its decision.
 _BLOCKING = f"""SELECT {", ".join(f"l.{field}" for field in FIELDS[:-1])}, c.confidence
     FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
-    WHERE l.auto_block AND l.archived_at IS NULL AND NOT l.muted AND typeof(c.confidence) = 'integer'
-        AND {" AND ".join(f"typeof(l.{field}) = 'text'" for field in FIELDS[1:-1])} ORDER BY l.id"""
+    WHERE (l.action != 'warn' OR l.rewrite IS NOT NULL) AND l.archived_at IS NULL AND NOT l.muted
+        AND typeof(c.confidence) = 'integer'
+        AND {" AND ".join(f"typeof(l.{field}) = 'text'" for field in _TEXTS)}
+        AND (l.rewrite IS NULL OR typeof(l.rewrite) = 'text') ORDER BY l.id"""
 
 
 def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int, list[dict[str, Any]]]:
@@ -93,19 +109,27 @@ def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int
 
 
 def read(database: str) -> list[dict[str, Any]] | None:
-    """The auto-block learnings the guard file holds, or None when there is no usable file."""
+    """The learnings the guard file holds (those that block, ask or rewrite), or None when there
+    is no usable file. A file of version 1 (before SPEC §16) held only auto-block learnings."""
     try:
         with open(guard_path(database), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("learnings"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("version") not in (1, 2)
+        or not isinstance(data.get("learnings"), list)
+    ):
         return None
+    older = {"action": "block", "rewrite": None} if data["version"] == 1 else {}
+    entries = [{**entry, **older} for entry in data["learnings"] if isinstance(entry, dict)]
     return [
-        {**entry, "auto_block": 1, "pinned": 0, "archived_at": None}
-        for entry in data["learnings"]
-        if isinstance(entry, dict)
-        and all(isinstance(entry.get(field), str) for field in FIELDS[1:7])
+        {**entry, "auto_block": int(entry["action"] == "block"), "pinned": 0, "archived_at": None}
+        for entry in entries
+        if all(isinstance(entry.get(field), str) for field in _TEXTS)
+        and entry["action"] in ("block", "ask", "warn")
+        and (entry.get("rewrite") is None or isinstance(entry.get("rewrite"), str))
         and all(type(entry.get(field)) is int for field in ("id", "confidence"))
     ]
 

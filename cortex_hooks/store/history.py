@@ -17,6 +17,7 @@ from datetime import date, timedelta
 
 KEPT_CALLS = 5  # per learning: its latest denied or warned calls (see keep_calls)
 COUNTS = ("matches", "denies", "asks", "warnings", "rewrites")
+ANSWERS = ("deny", "ask", "rewrite", "warn")  # what a match answered (guard.verdict.answer)
 MEMORY_COUNTS = ("added", "recalled", "archived", "pruned")
 YEAR = 365  # days kept as days; older ones are folded into their months
 
@@ -27,38 +28,35 @@ def day_of(instant: str) -> str:
 
 
 def record_matches(
-    connection: sqlite3.Connection, ids: list[int], denied: list[int] | None, day: str
+    connection: sqlite3.Connection, ids: list[int], answers: Mapping[int, str] | None, day: str
 ) -> None:
     """One match of each learning of `ids` on `day`, with the confidence as it stands after the
-    boost; when the matches were a verdict (`denied` given, maybe empty: PreToolUse, not
-    capture's boost), a deny for those of `denied` and a warning for the others. The scope's day
-    sums them."""
+    boost; when the matches were a verdict (`answers` given: PreToolUse, not capture's boost),
+    what each answered by itself (deny, ask, rewrite or warn; a learning missing from `answers`
+    warned). The scope's day sums them."""
     matched = list(dict.fromkeys(ids))
-    blocked = set(denied or ()) & set(matched)
-    verdict = denied is not None
+    said = [[i, (answers.get(i) or "warn") if answers is not None else None] for i in matched]
     connection.execute(
-        """INSERT INTO learning_day (learning_id, day, matches, denies, warnings, confidence)
-           SELECT c.learning_id, :day, 1, d.denied, :verdict - d.denied, c.confidence
-           FROM (SELECT value AS id, value IN (SELECT value FROM json_each(:denied)) AS denied
-                 FROM json_each(:ids)) AS d
+        """INSERT INTO learning_day (learning_id, day, matches, denies, asks, warnings, rewrites, confidence)
+           SELECT c.learning_id, :day, 1, d.answer IS 'deny', d.answer IS 'ask', d.answer IS 'warn',
+               d.answer IS 'rewrite', c.confidence
+           FROM (SELECT value ->> 0 AS id, value ->> 1 AS answer FROM json_each(:said)) AS d
                JOIN learning_confidence AS c ON c.learning_id = d.id
            WHERE typeof(c.confidence) = 'integer'
            ON CONFLICT (learning_id, day) DO UPDATE SET matches = matches + 1,
-               denies = denies + excluded.denies, warnings = warnings + excluded.warnings,
+               denies = denies + excluded.denies, asks = asks + excluded.asks,
+               warnings = warnings + excluded.warnings, rewrites = rewrites + excluded.rewrites,
                confidence = excluded.confidence""",
-        {
-            "ids": json.dumps(matched),
-            "denied": json.dumps(sorted(blocked)),
-            "verdict": int(verdict),
-            "day": day,
-        },
+        {"said": json.dumps(said), "day": day},
     )
-    warned = len(matched) - len(blocked) if verdict else 0
+    counted = {answer: sum(1 for _, given in said if given == answer) for answer in ANSWERS}
     connection.execute(
-        """INSERT INTO scope_day (day, matches, denies, warnings) VALUES (:day, :matches, :denies, :warnings)
+        """INSERT INTO scope_day (day, matches, denies, asks, warnings, rewrites)
+           VALUES (:day, :matches, :deny, :ask, :warn, :rewrite)
            ON CONFLICT (day) DO UPDATE SET matches = matches + excluded.matches,
-               denies = denies + excluded.denies, warnings = warnings + excluded.warnings""",
-        {"day": day, "matches": len(matched), "denies": len(blocked), "warnings": warned},
+               denies = denies + excluded.denies, asks = asks + excluded.asks,
+               warnings = warnings + excluded.warnings, rewrites = rewrites + excluded.rewrites""",
+        {"day": day, "matches": len(matched), **counted},
     )
 
 
@@ -78,7 +76,8 @@ def record_confidences(
 def keep_calls(
     connection: sqlite3.Connection, verdicts: list[tuple[int, str]], tool: str, call: str, at: str
 ) -> None:
-    """A denied or warned call (its text already redacted and cut), once per learning it tripped,
+    """A denied, asked, rewritten or warned call (its text already redacted and cut), once per
+    learning it tripped,
     and only each learning's latest KEPT_CALLS: a learning tripped a thousand times a day keeps
     five rows, and never crowds out the one deny of a rarer learning."""
     connection.executemany(

@@ -19,9 +19,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "errors": ("error", "first_seen"),
     "todos": ("todo", "created_at"),
 }
-# Never pruned (SPEC §5): auto-block and pinned learnings, superseded decisions.
+# Never pruned (SPEC §5, §16): learnings that block or ask, pinned learnings, superseded decisions.
 _EXEMPT = {
-    "learnings": "auto_block = 0 AND pinned = 0",
+    "learnings": "action = 'warn' AND pinned = 0",
     "decisions": "superseded_by IS NULL",
     "errors": "1",
 }

@@ -20,7 +20,7 @@ COLUMNS = (
     "tool",
     "target",
     "severity",
-    "auto_block",
+    "action",
     "pinned",
     "confidence",
     "access_count",
@@ -32,8 +32,14 @@ COLUMNS = (
     "slug",
     "pack",
     "muted",
+    "rewrite",
 )
-_OPTIONAL = {"slug": None, "pack": None, "muted": 0}  # what a learning given without them has
+_OPTIONAL = {
+    "slug": None,
+    "pack": None,
+    "muted": 0,
+    "rewrite": None,
+}  # what a learning given without them has
 
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
@@ -236,7 +242,7 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
     return connection.execute(
         # The keys in the order given (sorted per target: neighbouring pages), each looked up once
         # (CROSS JOIN keeps SQLite from first copying all of them into a temporary index).
-        """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals
+        """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals, l.rewrite
            FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
                JOIN learning AS l ON l.id = k.learning_id
            WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL AND NOT l.muted
@@ -281,13 +287,13 @@ def record_matches(
     now: str,
     policy: Policy,
     *,
-    denied: list[int] | None = None,
+    answers: Mapping[int, str] | None = None,
     call: tuple[str, str] | None = None,
 ) -> None:
     """Boost each matched learning and count the access, by the pure rule of the confidence model;
-    and in the same transaction its history: the match, as a deny (`denied`) or else a warning
-    when the match was a verdict (`denied` given: PreToolUse, not capture's boost), and the call
-    (tool, redacted text) among the learning's latest (store.history)."""
+    and in the same transaction its history: the match, with what it answered by itself when the
+    match was a verdict (`answers`, guard.verdict.answer: PreToolUse, not capture's boost), and the
+    call (tool, redacted text) among the learning's latest (store.history)."""
     from cortex_hooks.store import history  # a match only: the no-match path never imports it
 
     _boosts(connection, policy)
@@ -302,10 +308,10 @@ def record_matches(
            WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
         parameters,
     )
-    history.record_matches(connection, ids, denied, history.day_of(now))
+    history.record_matches(connection, ids, answers, history.day_of(now))
     if call is not None:
-        blocked = set(denied or ())
-        verdicts = [(i, "deny" if i in blocked else "warn") for i in dict.fromkeys(ids)]
+        said = answers or {}
+        verdicts = [(i, said.get(i, "warn")) for i in dict.fromkeys(ids)]
         history.keep_calls(connection, verdicts, call[0], call[1], now)
     from cortex_hooks.store import guard_file  # a match: past the hot path's no-match end
 

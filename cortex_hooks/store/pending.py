@@ -117,16 +117,27 @@ def replay(connection: sqlite3.Connection, database: str, policy: Policy) -> int
         os.close(descriptor)
 
 
+def _answers(entry: dict[str, Any]) -> dict[int, str] | None:
+    """What each match of a kept entry answered: `answers` (id -> deny, ask, rewrite or warn), or
+    as an older version kept it, `denied` (the ids that denied; the others warned)."""
+    answers, denied = entry.get("answers"), entry.get("denied")
+    if isinstance(answers, dict):
+        return {int(i): str(said) for i, said in answers.items()}
+    if isinstance(denied, list):
+        return {int(i): "deny" for i in denied}
+    return None
+
+
 def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy) -> None:
     op, now, session = entry.get("op"), str(entry.get("now")), entry.get("session")
     if op == "match" and isinstance(entry.get("ids"), list):
-        denied, tool, call = entry.get("denied"), entry.get("tool"), entry.get("call")
+        tool, call = entry.get("tool"), entry.get("call")
         learnings.record_matches(
             connection,
             [int(i) for i in entry["ids"]],
             now,
             policy,
-            denied=[int(i) for i in denied] if isinstance(denied, list) else None,
+            answers=_answers(entry),
             call=(tool, call) if isinstance(tool, str) and isinstance(call, str) else None,
         )
     elif op == "start" and isinstance(session, str):

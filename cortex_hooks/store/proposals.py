@@ -85,10 +85,11 @@ def sighting(connection: sqlite3.Connection, values: dict[str, Any], session_id:
     ).fetchone()
     if row is None:
         cursor = connection.execute(
-            """INSERT INTO proposal (fingerprint, signal, anti_pattern, correct_pattern, regex, tool,
-                   created_at, updated_at)
-               VALUES (:fingerprint, :signal, :anti_pattern, :correct_pattern, :regex, :tool, :now, :now)""",
-            {**values, "now": now},
+            """INSERT INTO proposal (fingerprint, signal, anti_pattern, correct_pattern, regex, rewrite,
+                   tool, created_at, updated_at)
+               VALUES (:fingerprint, :signal, :anti_pattern, :correct_pattern, :regex, :rewrite, :tool,
+                   :now, :now)""",
+            {"rewrite": None, **values, "now": now},
         )
         proposal_id = cursor.lastrowid
         assert proposal_id is not None

@@ -33,8 +33,8 @@ def daily(connection: sqlite3.Connection, since: str) -> list[sqlite3.Row]:
 def most_matched(connection: sqlite3.Connection, since: str, limit: int) -> list[sqlite3.Row]:
     """The learnings matched most since `since` (a day), with their counts and confidence now."""
     return connection.execute(
-        f"""SELECT l.id, l.anti_pattern, l.correct_pattern, l.tool, l.severity, l.auto_block, l.pinned,
-                l.archived_at, c.confidence, {", ".join(f"h.{c}" for c in COUNTS)}
+        f"""SELECT l.id, l.anti_pattern, l.correct_pattern, l.tool, l.severity, l.auto_block, l.action,
+                l.pinned, l.archived_at, c.confidence, {", ".join(f"h.{c}" for c in COUNTS)}
             FROM (SELECT learning_id, {", ".join(f"sum({c}) AS {c}" for c in COUNTS)} FROM learning_day
                   WHERE day >= :since GROUP BY learning_id HAVING sum(matches) > 0) AS h
                 JOIN learning AS l ON l.id = h.learning_id
@@ -44,7 +44,7 @@ def most_matched(connection: sqlite3.Connection, since: str, limit: int) -> list
     ).fetchall()
 
 
-_LEARNING = """l.id, l.anti_pattern, l.correct_pattern, l.tool, l.severity, l.auto_block, l.pinned,
+_LEARNING = """l.id, l.anti_pattern, l.correct_pattern, l.tool, l.severity, l.auto_block, l.action, l.pinned,
                l.archived_at, l.created_at, c.confidence"""
 
 

@@ -188,6 +188,21 @@ CLAUDE_INDEX = (
 )
 
 
+# What the guard file holds (store.guard_file): the learnings that block, ask or rewrite. Its
+# triggers mark every change of such a row, whoever makes it.
+_GUARDED = "({row}.action != 'warn' OR {row}.rewrite IS NOT NULL)"
+_GUARD_TRIGGERS = (
+    f"""CREATE TRIGGER learning_guarded AFTER INSERT ON learning WHEN {_GUARDED.format(row="new")} BEGIN
+        UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+    f"""CREATE TRIGGER learning_reguarded AFTER UPDATE OF anti_pattern, correct_pattern, regex, tool,
+        target, severity, action, rewrite, archived_at, muted ON learning
+        WHEN {_GUARDED.format(row="new")} OR {_GUARDED.format(row="old")}
+        BEGIN UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+    f"""CREATE TRIGGER learning_unguarded AFTER DELETE ON learning WHEN {_GUARDED.format(row="old")} BEGIN
+        UPDATE guard_state SET changed = 1 WHERE changed = 0; END""",
+)
+
+
 # One entry per schema version: the statements that take version N-1 to N. Statements run one
 # by one inside the migration's transaction (executescript() would commit first); a function
 # among them is called with the connection, inside the same transaction.
@@ -583,7 +598,38 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
     # counts an access or goes into an export). `captured`: capture has read the chunk for rules,
     # whose proposals carry the new signal `remembered`.
     (*CLAUDE_INDEX, _allow_remembered_signal),
-    # 19: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
+    # 19: ask and auto-correct (SPEC §16). A learning's `action` (block, ask or warn) is the one
+    # truth of what a trusted match does; `auto_block` stays, computed from it (a generated
+    # column), for whatever reads the older flag, and can no longer be written. A Bash learning's
+    # `rewrite`, and a proposal's suggested one (failed-then-fixed: its fix). The partial indexes
+    # of version 4 read the action: block and ask learnings are listed first and never pruned.
+    (
+        # a hand-edited flag (only possible with ignore_check_constraints) would stop the next
+        # ADD COLUMN's check of the whole table: read as block, the stricter reading
+        "UPDATE learning SET auto_block = 1 WHERE auto_block IS NOT 0 AND auto_block IS NOT 1",
+        # the guard file's triggers (17) name auto_block: made again below on the action
+        "DROP TRIGGER IF EXISTS learning_guarded",
+        "DROP TRIGGER IF EXISTS learning_reguarded",
+        "DROP TRIGGER IF EXISTS learning_unguarded",
+        "DROP INDEX IF EXISTS learning_auto_block",
+        "DROP INDEX IF EXISTS learning_by_update",
+        "DROP INDEX IF EXISTS learning_prunable",
+        """ALTER TABLE learning ADD COLUMN action TEXT NOT NULL DEFAULT 'warn'
+           CHECK (action IN ('block', 'ask', 'warn'))""",
+        "UPDATE learning SET action = 'block' WHERE auto_block IS NOT 0",
+        "ALTER TABLE learning DROP COLUMN auto_block",
+        "ALTER TABLE learning ADD COLUMN auto_block INTEGER GENERATED ALWAYS AS (action = 'block') VIRTUAL",
+        "ALTER TABLE learning ADD COLUMN rewrite TEXT",
+        "CREATE INDEX learning_acting ON learning (id) WHERE archived_at IS NULL AND action != 'warn'",
+        """CREATE INDEX learning_by_update ON learning (updated_at)
+           WHERE archived_at IS NULL AND action = 'warn'""",
+        """CREATE INDEX learning_prunable ON learning (created_at)
+           WHERE archived_at IS NULL AND action = 'warn' AND pinned = 0""",
+        "ALTER TABLE proposal ADD COLUMN rewrite TEXT",
+        *_GUARD_TRIGGERS,
+        "UPDATE guard_state SET changed = 1",  # the file holds the action and the rewrite now
+    ),
+    # 20: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
     # when its stat changes (upkeep.team_file). `team_file`: the stat and digest of what was read,
     # the digest `team trust` accepted, and the lines that did not validate (named by doctor and
     # `team check`). `team_entry`: each id of the file and the row holding it (a learning with

@@ -19,14 +19,14 @@ def rows(connection: sqlite3.Connection, since: str) -> Rows:
     recent_learnings = _rows(
         connection,
         """SELECT id, anti_pattern, correct_pattern FROM learning
-           WHERE archived_at IS NULL AND auto_block = 0 AND updated_at >= :since  -- created: updated
+           WHERE archived_at IS NULL AND action = 'warn' AND updated_at >= :since  -- created: updated
            ORDER BY updated_at DESC, id DESC LIMIT :limit""",
         since=since,
         limit=RECENT_LEARNINGS,
     )
     recent, others = connection.execute(
         """SELECT count(*) FILTER (WHERE updated_at >= :since), count(*) FROM learning
-           WHERE archived_at IS NULL AND auto_block = 0""",
+           WHERE archived_at IS NULL AND action = 'warn'""",
         {"since": since},
     ).fetchone()
     return Rows(
@@ -44,16 +44,16 @@ def rows(connection: sqlite3.Connection, since: str) -> Rows:
         ),
         auto_block=_rows(
             connection,
-            """SELECT l.id, l.anti_pattern, l.correct_pattern FROM learning AS l
+            """SELECT l.id, l.anti_pattern, l.correct_pattern, l.action FROM learning AS l
                    LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
-               WHERE l.archived_at IS NULL AND l.auto_block = 1 AND l.slug IS NULL
+               WHERE l.archived_at IS NULL AND l.action != 'warn' AND l.slug IS NULL
                ORDER BY c.confidence DESC NULLS LAST, l.id LIMIT :limit""",
             limit=AUTO_BLOCK_SHOWN,
         ),
         auto_block_total=connection.execute(
             # a pack's learnings are not listed: a deny explains itself, and 14 rules every session
             # would take half the budget (README: packs)
-            "SELECT count(*) FROM learning WHERE archived_at IS NULL AND auto_block = 1 AND slug IS NULL"
+            "SELECT count(*) FROM learning WHERE archived_at IS NULL AND action != 'warn' AND slug IS NULL"
         ).fetchone()[0],
         recent_learnings=recent_learnings,
         recent_learnings_total=recent,

@@ -106,12 +106,15 @@ def archive(connection: sqlite3.Connection, kind: str, row_id: int, now: str) ->
 
 def put_in_force(connection: sqlite3.Connection, trusted: bool) -> None:
     """Every active team learning acts as `guard.team.in_force` says: as declared once trusted,
-    else its block or ask a warning (rows whose action changes only: the guard file follows)."""
+    else a warning without its rewrite (rows whose action or rewrite changes only: the guard file
+    follows them)."""
     connection.execute(
-        """UPDATE learning SET auto_block = v.acting
-           FROM (SELECT row_id, CASE WHEN :trusted THEN action IN ('block', 'ask') ELSE 0 END AS acting
+        """UPDATE learning SET action = v.action, rewrite = v.rewrite
+           FROM (SELECT row_id, CASE WHEN :trusted THEN coalesce(action, 'warn') ELSE 'warn' END AS action,
+                        CASE WHEN :trusted THEN rewrite END AS rewrite
                  FROM team_entry WHERE kind = 'learning' AND line IS NOT NULL) AS v
-           WHERE learning.id = v.row_id AND learning.auto_block IS NOT v.acting""",
+           WHERE learning.id = v.row_id
+               AND (learning.action IS NOT v.action OR learning.rewrite IS NOT v.rewrite)""",
         {"trusted": int(trusted)},
     )
 
@@ -140,7 +143,8 @@ def listed(connection: sqlite3.Connection) -> list[sqlite3.Row]:
     """The entries in the file now, with their rows' state (learnings: confidence, hits, muted)."""
     return connection.execute(
         """SELECT e.id, e.kind, e.row_id, e.action, e.rewrite,
-                  l.auto_block, l.muted, l.access_count AS learning_hits, c.confidence,
+                  l.action AS in_force, l.rewrite AS rewrite_in_force, l.muted,
+                  l.access_count AS learning_hits, c.confidence,
                   m.access_count AS memory_hits
            FROM team_entry AS e
                LEFT JOIN learning AS l ON e.kind = 'learning' AND l.id = e.row_id
@@ -179,7 +183,7 @@ def keys_of(connection: sqlite3.Connection, ids: list[int], scope: str) -> dict[
 def holding(connection: sqlite3.Connection, keys: list[str], scope: str) -> list[sqlite3.Row]:
     """The active, unmuted learnings of this database holding one of these shared ids."""
     return connection.execute(
-        f"""SELECT {_PLACE}, CASE WHEN l.auto_block THEN 'block' ELSE 'warn' END AS action,
+        f"""SELECT {_PLACE}, l.action,
                    l.regex, l.tool, l.target
            FROM learning AS l LEFT JOIN team_entry AS e ON e.kind = 'learning' AND e.row_id = l.id
            WHERE l.archived_at IS NULL AND NOT l.muted

@@ -13,6 +13,8 @@ def explained(result: Explained, *, every: bool) -> str:
     """The decision and the learnings for this tool (`every`: for other tools too)."""
     shown = [report for report in result.learnings if every or report["tool_accepted"]]
     lines = [f"Tool call: {result.tool} — the hook would: {result.decision.upper()}"]
+    if result.corrected is not None:
+        lines.append(f"Corrected command (what would run): {clean(result.corrected, one_line=True)[:200]}")
     if result.read_as is not None:
         lines.append(f"Read as {count(len(result.read_as), 'simple commands')}:")
         lines += [f"  {clean(text, one_line=True)[:100]}" for text in result.read_as]
@@ -29,8 +31,12 @@ def explained(result: Explained, *, every: bool) -> str:
             f"    regex {clean(report['regex'] or '-', one_line=True)} on {report['target']}: "
             f"{clean(text, one_line=True)[:100]}\n"
             f"    {report['result']}{where}{effect} (confidence {report['confidence']:.2f}"
-            f"{', auto-block' if report['auto_block'] else ''})"
+            f", action {report['action']})"
         )
+        if report["rewrite"] is not None:
+            made = report["corrected"] or report["rewrite_problem"]
+            detail = f": {clean(made, one_line=True)[:100]}" if made else ""
+            lines.append(f"    rewrite {clean(report['rewrite'], one_line=True)!r}{detail}")
     hidden = len(result.learnings) - len(shown)
     if hidden:
         are = "learning is" if hidden == 1 else "learnings are"

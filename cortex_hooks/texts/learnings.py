@@ -18,8 +18,12 @@ _VERBS = {"pin": "Pinned", "unpin": "Unpinned", "keep": "Kept", "archive": "Arch
 
 def flags(learning: Learning) -> str:
     marks = []
-    if learning.auto_block:
+    if learning.action == "block":
         marks.append("auto-block")
+    elif learning.action == "ask":
+        marks.append("ask")
+    if learning.rewrite is not None:
+        marks.append("rewrite")
     if learning.pinned:
         marks.append("pinned")
     if learning.archived_at:
@@ -52,6 +56,8 @@ def detail(learning: Learning) -> str:
         ("tool", learning.tool),
         ("target", learning.target),
         ("severity", learning.severity),
+        ("action", learning.action),
+        ("rewrite", learning.rewrite if learning.rewrite != "" else "(empty: the match is removed)"),
         ("confidence", confidence.show(round(learning.confidence * 100))),
         ("flags", flags(learning)),
         ("accessed", times(learning.access_count) + f", last {learning.last_accessed or 'never'}"),
@@ -92,6 +98,7 @@ _OPTIONS = {  # a learning's field -> its option of `cortex-hooks update`
     "tool": "--tool",
     "target": "--target",
     "severity": "--severity",
+    "action": "--action",
     "confidence": "--confidence",
     "context": "--context",
 }

@@ -35,17 +35,24 @@ def _history(window: dict[str, Any]) -> str:
     guard, memory = window["learnings"], window["memories"]
     lines = [
         f"Last {window['days']} days (since {window['since']}): {guard['matches']} matches, "
-        f"{guard['denies']} denied, {guard['warnings']} warned; memories {memory['added']} added, "
+        f"{_answered(guard)}; memories {memory['added']} added, "
         f"{memory['recalled']} recalled, {memory['archived']} archived, {memory['pruned']} pruned."
     ]
     if window["most_matched"]:
         lines.append("Most matched learnings:")
     for row in window["most_matched"]:
         lines.append(
-            f"  #{row['id']:<5} {row['matches']:>5} x  ({row['denies']} denied, {row['warnings']} warned)  "
+            f"  #{row['id']:<5} {row['matches']:>5} x  ({_answered(row)})  "
             f"{clean(row['anti_pattern'], one_line=True)[:60]}"
         )
     return "\n".join(lines)
+
+
+def _answered(counts: Any) -> str:
+    """`3 denied, 5 warned`, with the asks and rewrites (SPEC §16) where there are some."""
+    asked = f", {counts['asks']} asked" if counts["asks"] else ""
+    rewritten = f", {counts['rewrites']} rewritten" if counts["rewrites"] else ""
+    return f"{counts['denies']} denied{asked}{rewritten}, {counts['warnings']} warned"
 
 
 def sessions(listed: list[Session]) -> str:

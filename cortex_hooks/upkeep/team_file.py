@@ -76,6 +76,6 @@ def one_per_id(hits: list[Any], scopes: list[Scope]) -> list[Any]:
     for hit, (stands, action) in zip(hits, precedence.resolve(matches, entries), strict=True):
         if stands:
             if action is not None:
-                hit.auto_block = action != "warn"
+                hit.action = action
             kept.append(hit)
     return kept

@@ -157,7 +157,8 @@ def _learning(
         connection,
         {
             **declared,
-            "auto_block": 0,  # what it does is put in force after the read (trust)
+            "action": "warn",  # what it does is put in force after the read (trust)
+            "rewrite": None,
             "confidence": start,
             "access_count": 0,
             "last_accessed": None,

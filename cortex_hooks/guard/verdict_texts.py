@@ -1,0 +1,105 @@
+"""The texts a verdict puts before the agent (and, for an ask, the person), pure, each within
+the room Claude Code shows whole (SPEC §4.4)."""
+
+from __future__ import annotations
+
+from cortex_hooks import confidence, sanitize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.guard.hits import Hit
+
+TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
+
+DENY_HEADER = (
+    "cortex-hooks blocked this tool call: it matches a learned anti-pattern. Do it the correct way instead."
+)
+# The reason of an ask: the person reads it in the permission prompt; in `claude -p`, where no one
+# can answer, Claude Code refuses the call and the agent reads it as the call's error.
+ASK_HEADER = (
+    "cortex-hooks asks the user before this tool call: it matches a learned anti-pattern "
+    "that needs the user's approval."
+)
+WARN_HEADER = (
+    "cortex-hooks: this tool call matches learned anti-patterns (not blocked). "
+    "Check it against the correct pattern:"
+)
+REWRITE_HEADER = "cortex-hooks corrected this Bash command before it ran (a learned correction):"
+VERBS = {"deny": "NEVER", "ask": "ASK FIRST", "warn": "AVOID", "rewrite": "AVOID"}
+
+
+def listed(header: str, hits: list[Hit], verb: str, limit: int) -> str:
+    """The header and an entry per learning, within `limit` characters and naming every one:
+    long texts are shortened to share the room, and learnings beyond room are named by id."""
+    share = (limit - len(header)) // max(len(hits), 1) - 1
+    text = header
+    for shown, hit in enumerate(hits):
+        entry = _entry(hit, verb, share)
+        if len(text) + 1 + len(entry) + len(_more(hits[shown + 1 :])) > limit:
+            return (text + _more(hits[shown:]))[:limit]
+        text += "\n" + entry
+    return text
+
+
+def correction(hit: Hit, written: str, corrected: str, limit: int) -> str:
+    """What the agent is told of a rewrite: the learning, the command it wrote and what ran."""
+    room = max(limit - len(REWRITE_HEADER) - 60, 40)
+    entry = _entry(hit, "AVOID", room // 3)
+    each = max((room - len(entry)) // 2, 20)
+    lines = [
+        REWRITE_HEADER,
+        entry,
+        f"  your command: {_cut(sanitize.line(written), each)}",
+        f"  what runs:    {_cut(sanitize.line(corrected), each)}",
+    ]
+    return "\n".join(lines)[:limit]
+
+
+def rechecked(hit: Hit, corrected: str, answer: str) -> str:
+    """The header of a verdict on a corrected command: what was corrected, then why it is
+    denied or asked about."""
+    shown = _cut(sanitize.line(corrected), 300)
+    if answer == "deny":
+        return (
+            f"cortex-hooks corrected this command (learning #{hit.id}) to `{shown}`, and the corrected "
+            "command is blocked: it matches a learned anti-pattern. Do it the correct way instead."
+        )
+    return (
+        f"cortex-hooks corrected this command (learning #{hit.id}) to `{shown}`; the corrected command "
+        "matches a learned anti-pattern that needs the user's approval."
+    )
+
+
+def _entry(hit: Hit, verb: str, room: int) -> str:
+    """One learning in at most `room` characters (its first line at least)."""
+    policy = hit.policy
+    after = confidence.boosted(hit.before, policy)
+    gated = hit.action != "warn" or hit.rewrite is not None
+    soon = gated and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
+    acts = {"block": "blocks", "ask": "asks"}.get(hit.action, "corrects")
+    scope = "global, " if hit.scope == "global" else ""
+    head = (
+        f"- learning #{hit.id} ({scope}{sanitize.line(hit.severity)}, confidence "
+        f"{confidence.show(hit.before)} -> {confidence.show(after)}"
+        f"{f'; {hit.action}: {acts} from its next match' if soon else ''})"
+    )
+    labels = f"\n  {verb}: " + "\n  DO: "
+    body = room - len(head) - len(labels)
+    if body < 20:
+        return head
+    anti_pattern, correct_pattern = sanitize.line(hit.anti_pattern), sanitize.line(hit.correct_pattern)
+    anti = _cut(anti_pattern, max(body // 2, body - len(correct_pattern)))
+    correct = _cut(correct_pattern, body - len(anti))
+    return f"{head}\n  {verb}: {anti}\n  DO: {correct}"
+
+
+def _cut(text: str, room: int) -> str:
+    return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
+
+
+def _more(rest: list[Hit]) -> str:
+    if not rest:
+        return ""
+    ids = ", ".join(f"#{hit.id}" + (" (global)" if hit.scope == "global" else "") for hit in rest)
+    show = "`cortex-hooks show ID`" + (", `--global` for a global one" if "(global)" in ids else "")
+    return f"\n… and {len(rest)} more: learnings {ids} ({show})"

@@ -1,0 +1,116 @@
+"""A replay's run: the transcripts read and judged, on every core when there are many, each within
+its deadline; memory stays flat (a transcript is read, judged and reduced to its tally)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+from cortex_hooks.replay import calls as reader
+from cortex_hooks.replay.judge import Guard, Learned, grams
+from cortex_hooks.replay.tally import Tally
+
+FILE_SECONDS = 30.0  # what one transcript may take to read and judge
+PARALLEL_FROM = 8  # transcripts: fewer are read in this process (a pool costs more to start)
+MAX_WORKERS = 4
+
+Progress = Callable[[int, int, int], None]  # (transcripts done, of, calls read)
+
+
+class Setting(NamedTuple):
+    """What every transcript of one replay is read and judged with."""
+
+    learned: list[Learned]
+    since: str | None
+    grams: reader.Grams | None
+
+
+_state: dict[str, tuple[Guard, Setting]] = {}  # this process's guard, made once (a worker's at its start)
+
+
+def replay(
+    learned: list[Learned], files: list[str], *, since: str | None, progress: Progress | None = None
+) -> Tally:
+    """Every call of these transcripts judged against the learnings; the counts merged."""
+    found = grams(learned)
+    looked = reader.Grams(*[[gram.encode() for gram in side] for side in found]) if found else None
+    setting = Setting(learned, since, looked)
+    total = Tally()
+    workers = min(MAX_WORKERS, os.cpu_count() or 1, max(len(files) // PARALLEL_FROM, 1))
+    if workers > 1:
+        try:
+            _in_pool(setting, files, workers, total, progress)
+            return total
+        except (OSError, ImportError):  # no process pool here (no /dev/shm, say): one process
+            total = Tally()
+    _start(setting)
+    try:
+        for done, path in enumerate(files, 1):
+            total.merge(_one(path))
+            if progress is not None:
+                progress(done, len(files), total.calls)
+    finally:
+        _state.clear()
+    return total
+
+
+def _in_pool(
+    setting: Setting, files: list[str], workers: int, total: Tally, progress: Progress | None
+) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    size = max(1, min(16, len(files) // (workers * 8)))
+    batches = [files[start : start + size] for start in range(0, len(files), size)]
+    # fork: a worker starts with the modules already imported (spawn would import them again)
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(setting,)) as pool:
+        futures = {pool.submit(_batch, batch): len(batch) for batch in batches}
+        done = 0
+        try:
+            for future in as_completed(futures):
+                total.merge(future.result())
+                done += futures[future]
+                if progress is not None:
+                    progress(done, len(files), total.calls)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def _start(setting: Setting) -> None:
+    _state["guard"] = (Guard(setting.learned), setting)
+
+
+def _batch(paths: list[str]) -> Tally:
+    merged = Tally()
+    for path in paths:
+        merged.merge(_one(path))
+    return merged
+
+
+def _one(path: str) -> Tally:
+    """One transcript read and judged, within its deadline; a file that cannot be read is named."""
+    guard, setting = _state["guard"]
+    tally = Tally()
+    tally.transcripts = 1
+    deadline = time.monotonic() + FILE_SECONDS
+    try:
+        left = reader.Left()
+        found = reader.read(path, deadline=deadline, since=setting.since, grams=setting.grams, left=left)
+        try:
+            for call in found:
+                tally.count(call, guard.judge(call.tool, call.input))
+        finally:
+            tally.calls += left.passed
+            tally.answers["none"] += left.passed
+            tally.problems += left.problems
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        tally.problems.append((path, f"skipped ({reason})"))
+        tally.transcripts = 0
+    tally.seal()
+    return tally

@@ -1,0 +1,93 @@
+"""What a replay counts: per learning the calls it matched and what it answered each, with its
+latest examples (redacted), and per call what the guard answered; merged across transcripts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from cortex_hooks.guard import matching
+from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.replay.calls import Call
+    from cortex_hooks.replay.judge import Judged
+
+EXAMPLES = 3  # per learning and answer
+SHOWN = 300  # characters of a call kept in an example
+ANSWERS = ("deny", "ask", "rewrite", "warn")
+
+
+class Tally:
+    """Counts and examples, small whatever the history: merged from one per transcript."""
+
+    __slots__ = ("answers", "calls", "examples", "learnings", "problems", "transcripts")
+
+    def __init__(self) -> None:
+        self.transcripts = 0
+        self.calls = 0
+        self.answers: Counter[str] = Counter()  # per call: deny, ask, rewrite, warn, none
+        self.learnings: dict[int, Counter[str]] = {}  # per learning: matched and each answer
+        self.examples: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        self.problems: list[tuple[str, str]] = []  # (path, what was left out)
+
+    def count(self, call: Call, judged: Judged) -> None:
+        self.calls += 1
+        self.answers[judged.answer] += 1
+        for number, answer, corrected in judged.answers:
+            counts = self.learnings.setdefault(number, Counter())
+            counts["matched"] += 1
+            counts[answer] += 1
+            kept = self.examples.setdefault((number, answer), [])
+            if len(kept) < EXAMPLES or call.at > kept[0]["at"]:
+                kept.append(_example(call, answer, corrected))
+                kept.sort(key=lambda example: example["at"])
+                del kept[:-EXAMPLES]
+
+    def seal(self) -> None:
+        """Redact and cut the examples kept (once per transcript, not per call: a learning that
+        matches a thousand calls is redacted three times)."""
+        for examples in self.examples.values():
+            for example in examples:
+                if example.pop("raw", False):
+                    example["call"] = shown(example["call"])
+                    if example["corrected"] is not None:
+                        example["corrected"] = shown(example["corrected"])
+
+    def merge(self, other: Tally) -> None:
+        self.transcripts += other.transcripts
+        self.calls += other.calls
+        self.answers.update(other.answers)
+        for number, counts in other.learnings.items():
+            self.learnings.setdefault(number, Counter()).update(counts)
+        for key, examples in other.examples.items():
+            kept = self.examples.setdefault(key, [])
+            kept += examples
+            kept.sort(key=lambda example: (example["at"], example["transcript"], example["line"]))
+            del kept[:-EXAMPLES]
+        self.problems += other.problems
+
+
+def _example(call: Call, answer: str, corrected: str | None) -> dict[str, Any]:
+    """One call as a report shows it: the command (or the compact input), redacted and cut
+    once sealed."""
+    command = call.input.get("command")
+    text = command if call.tool == matching.READ_TOOL and isinstance(command, str) else None
+    return {
+        "answer": answer,
+        "tool": call.tool,
+        "call": text if text is not None else matching.compact(call.input)[: SHOWN * 8],
+        "corrected": corrected,
+        "raw": True,  # not redacted yet: see Tally.seal
+        "session": call.session,
+        "at": call.at,
+        "transcript": call.path,
+        "line": call.line,
+    }
+
+
+def shown(text: str) -> str:
+    """A text redacted (before it is cut: a secret cut in two would no longer be seen) and cut."""
+    cleaned = redact(text[: SHOWN * 8])
+    return cleaned if len(cleaned) <= SHOWN else cleaned[: SHOWN - 1] + "…"
