@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks.guard.team_path import ABSENT, FOLDER, NAME
+from cortex_hooks.guard.team_path import ABSENT, FOLDER, NAME, path_in
 from cortex_hooks.store import team as store
 
 TYPE_CHECKING = False
@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from cortex_hooks.scopes import Scope
 
 
-def path_in(project: str) -> str:
-    return os.path.join(project, FOLDER, NAME)
+__all__ = ["path_in"]  # and the functions below
 
 
 def stat_of(path: str) -> str:

@@ -14,8 +14,8 @@ import os
 import sqlite3
 
 from cortex_hooks.guard.team import FOLDER, NAME
+from cortex_hooks.guard.team_path import path_in
 from cortex_hooks.store import team as store
-from cortex_hooks.upkeep.team_file import path_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
