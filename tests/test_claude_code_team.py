@@ -68,6 +68,7 @@ def test_a_trusted_team_learning_denies_in_a_fresh_clone(
     reason = text_of(result["content"])
     assert "cortex-hooks blocked this tool call" in reason
     assert "push a branch and open a pull request" in reason
+    assert "(team acme:no-force-push, " in reason  # the team's id, named
     assert [denial["tool_name"] for denial in run.result()["permission_denials"]] == ["Bash"]
     hits = {entry["id"]: entry["hits"] for entry in cli_json("team", "list", cwd=clone, env=mine)["entries"]}
     assert hits == {"acme:no-force-push": 1}  # the clone's own state, by id

@@ -83,7 +83,9 @@ def test_a_team_block_warns_until_trusted_then_denies_and_a_change_waits_again(p
     trusted = cli_json("team", "trust")
     assert trusted["block"] == 1
     assert trusted["entries"] == 2
-    assert decision(hook("git push --force origin main", project)) == "deny"
+    denied = hook("git push --force origin main", project)
+    assert decision(denied) == "deny"
+    assert "(team acme:force-push, " in denied.json()["hookSpecificOutput"]["permissionDecisionReason"]
     assert decision(hook("git push origin feature", project)) is None
     again = start(project)
     assert "systemMessage" not in (again.json() if again.stdout.strip() else {})

@@ -71,6 +71,9 @@ def one_per_id(hits: list[Any], scopes: list[Scope]) -> list[Any]:
                 precedence.Entry(row["place"], row["action"], row["regex"], row["tool"], row["target"])
             )
     matches = [precedence.Match(*places.get((hit.scope, hit.id), (hit.scope, None))) for hit in hits]
+    for hit, match in zip(hits, matches, strict=True):
+        if match.place == "team":
+            hit.team = match.key
     kept = []
     for hit, (stands, action) in zip(hits, precedence.resolve(matches, entries), strict=True):
         if stands:
