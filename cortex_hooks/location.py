@@ -16,6 +16,28 @@ FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
 GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
 
+# Words the name of every place the guard keeps holds (guard.protected). A database given by
+# CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
+OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
+# The programs (and git's commands) that reach the guard's places without naming them: through
+# a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
+# glob (`rm -rf .c*`, `git restore .c*`), or git deleting the ignored `.cortex/` (`git clean -x`,
+# `git stash -a`). guard.self_protection_programs judges them; a command that holds none of them
+# and none of OWN_WORDS it never refuses.
+REACHING = frozenset(
+    {
+        *("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "mv", "rsync", "find"),
+        *("chmod", "chown", "chgrp", "chattr", "setfacl", "clean", "stash", "checkout", "restore"),
+    }
+)
+_REACHING_BYTES = frozenset(name.encode() for name in REACHING)
+# What a command's words are cut at (`/` too: `/bin/rm` holds `rm`), and what the shell removes
+# from them (quotes, escapes: neither `r''m -rf .` nor `rm -rf .co\rtex` hides a word). Bytes:
+# one C pass over a 1 MB command (str.translate and substring tests cost 2-3 times as much).
+_CUTS = bytes.maketrans(b";|&()<>`/\t\n", b"           ")
+_REMOVED = b"'\"\\"
+NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
+
 
 def hook_database(payload_cwd: object) -> str:
     """The database a hook uses: CORTEX_DB, else the project Claude Code names, else the payload's cwd."""
@@ -23,6 +45,39 @@ def hook_database(payload_cwd: object) -> str:
     if explicit:
         return explicit
     return os.path.join(hook_project(payload_cwd), DIRECTORY, FILENAME)
+
+
+def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
+    """Whether a tool call made in `cwd` could reach a place the guard keeps (SPEC §19): a few
+    substring tests on its command or paths, all that a call which cannot pays. It never says no
+    to a call the built-in protection (guard.self_protection) would refuse: a command's words are
+    read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
+    does any call made inside `.cortex/` or `.claude/` (there `config.toml` is the guard's)."""
+    words: tuple[str, ...] = OWN_WORDS
+    for variable in ("CORTEX_DB", "CORTEX_GLOBAL_DB"):
+        custom = os.environ.get(variable)
+        if custom:  # its folder may be any, its config file beside it named bare
+            folder = os.path.dirname(custom)
+            words += (os.path.basename(custom) or custom, folder if len(folder) > 1 else custom)
+            words += (CONFIG_FILENAME,)
+    if isinstance(cwd, str) and (f"/{DIRECTORY}" in cwd or "/.claude" in cwd):
+        return True
+    for field in NAMING_FIELDS:
+        value = tool_input.get(field)
+        if not isinstance(value, str):
+            continue
+        if any(word in value for word in words):
+            return True
+        if field == "command":
+            if "$'" in value or "{" in value:  # `$'\x72m'`, `c{o,}rtex`: words only the shell spells
+                return True
+            plain = value.encode("utf-8", "surrogatepass").replace(b"\\\n", b"")
+            plain = plain.translate(_CUTS, _REMOVED)
+            if any(word.encode("utf-8", "surrogatepass") in plain for word in words):
+                return True
+            if not _REACHING_BYTES.isdisjoint(plain.split()):
+                return True
+    return False
 
 
 def hook_project(payload_cwd: object) -> str:

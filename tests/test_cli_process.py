@@ -49,7 +49,7 @@ def test_version() -> None:
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        ((), "required"),
+        ((), "missing COMMAND"),
         (("frobnicate",), "frobnicate"),
         (("list", "--frobnicate"), "--frobnicate"),
         (

@@ -107,7 +107,7 @@ def test_a_bad_window_is_refused(db: Path, days: str) -> None:
     cli_json("remember", "x")
     result = cli("report", f"--days={days}")
     assert result.code == 2
-    assert result.stderr.startswith("cortex-hooks: argument --days")
+    assert result.stderr.startswith("cortex-hooks: --days: ")
 
 
 def test_hostile_stored_text_is_shown_as_text_and_redacted(db: Path, tmp_path: Path) -> None:

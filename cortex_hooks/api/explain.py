@@ -9,6 +9,7 @@ the simple commands the command reader read it as (SPEC §13), with the one each
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, NamedTuple
 
 from cortex_hooks import confidence, location
@@ -32,10 +33,20 @@ class Explained(NamedTuple):
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
     read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
     corrected: str | None = None  # the command that would run instead (a rewrite), if any
+    built_in: str | None = None  # the built-in protection's deny reason (SPEC §19), decided first
 
 
 def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
-    """What PreToolUse would decide for this tool call, from both scopes as the hook reads them."""
+    """What PreToolUse would decide for this tool call, from both scopes as the hook reads them.
+    A call the built-in protection denies (SPEC §19) is denied before any learning is read, as
+    the hook does (made here from the working directory); the learnings are still shown."""
+    from cortex_hooks.hooks import built_in
+
+    refused = (
+        built_in.refusal(tool, tool_input, None)
+        if location.names_own_place(tool_input, os.getcwd())
+        else None
+    )
     texts = {target: matching.fragments(target, tool, tool_input) for target in matching.TARGETS}
     subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
     reports: list[dict[str, Any]] = []
@@ -64,13 +75,20 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     decided = verdict.decide(hits)
     if decided is not None and decided.answer == "rewrite":
         decided = _recheck(decided, tool, tool_input, evaluated)
-    if skipped and decided is None:  # as the hook: a skipped scope beside no decision is a failure
+    if (
+        skipped and decided is None and refused is None
+    ):  # as the hook: a skipped scope beside no decision fails
         raise CortexError("; ".join(skipped))
     notes.extend(skipped)
+    read_as = _read_as(subjects["content"])
+    if refused is not None:
+        from cortex_hooks.guard.self_protection import reason
+
+        return Explained(tool, "deny", built_in.output(refused), reports, read_as, built_in=reason(refused))
     output = protocol.pre_tool_use(decided) if decided else None
     decision = decided.decision if decided else "none"
     corrected = decided.corrected if decided is not None and decided.updated_input is not None else None
-    return Explained(tool, decision, output, reports, _read_as(subjects["content"]), corrected)
+    return Explained(tool, decision, output, reports, read_as, corrected)
 
 
 def _correction(

@@ -34,6 +34,8 @@ def run_explain(args: argparse.Namespace) -> int:
                 "decision": result.decision,
                 "output": result.output,
                 "read_as": result.read_as,
+                "built_in": result.built_in,
+                "corrected": result.corrected,
                 "learnings": result.learnings,
             }
         )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
+    Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
 
 MAX_DEPTH = 8  # how deep what the shell runs again is read again
 MAX_COMMANDS = 10_000
@@ -34,9 +35,11 @@ class Simple:
     `spans` ties each piece of the text (a word, or the whole text when it is a slice) to where it
     was written in the command read, as (text start, text end, command start, command end), or is
     None when the text comes from a string the shell runs again (`bash -c '…'`): what a rewrite
-    (guard.rewrite) needs to correct the command as written."""
+    (guard.rewrite) needs to correct the command as written. `parts`, for a rule that reads
+    arguments rather than text (guard.shell_words): the words the scanner read, the index of the
+    program among them and that of its first wrapper."""
 
-    __slots__ = ("data", "depth", "order", "pipeline", "spans", "text", "wrapped")
+    __slots__ = ("data", "depth", "order", "parts", "pipeline", "spans", "text", "wrapped")
 
     def __init__(
         self,
@@ -48,6 +51,7 @@ class Simple:
         wrapped: bool = False,
         pipeline: bool = False,
         spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        parts: Parts | None = None,
     ) -> None:
         self.text = text
         self.data = data
@@ -56,6 +60,7 @@ class Simple:
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
         self.spans = spans
+        self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
@@ -77,14 +82,23 @@ class Reading:
 
 
 def read(command: str) -> Reading:
-    """The simple commands the shell would execute for `command` (see the module docstring)."""
+    """The simple commands the shell would execute for `command` (see the module docstring).
+
+    The last command read is remembered with its reading (never changed once made): PreToolUse's
+    built-in protection and its learnings read the same command once (a 1 MB heredoc)."""
+    if _last and _last[0][0] == command:
+        return _last[0][1]
     try:
         reader = _Reader(len(command), command)
         reader.read(command, 0, len(command), depth=0, anchor=None)
+        reading = Reading(sorted(reader.found, key=lambda simple: simple.order), raw=False)
     except Exception:  # past the budget, or a bug: the raw string is matched
-        return Reading([Simple(command, (), 0, (0,), spans=_whole(0, command, 0))], raw=True)
-    found = sorted(reader.found, key=lambda simple: simple.order)
-    return Reading(found, raw=False)
+        reading = Reading([Simple(command, (), 0, (0,), spans=_whole(0, command, 0))], raw=True)
+    _last[:] = [(command, reading)]
+    return reading
+
+
+_last: list[tuple[str, Reading]] = []
 
 
 class _Facts:
@@ -125,13 +139,16 @@ class _Reader:
         wrapped: bool = False,
         pipeline: bool = False,
         spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        parts: Parts | None = None,
     ) -> None:
         self.text_left -= len(text)
         if self.text_left < 0:
             raise scan.Exhausted
         self.sequence += 1
         order = (anchor, depth, self.sequence)
-        self.found.append(Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, spans=spans))
+        self.found.append(
+            Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, spans=spans, parts=parts)
+        )
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -140,13 +157,14 @@ class _Reader:
         texts = [source[word.start : word.end] for word in words]
         if _plain(words, texts):  # the common case, quickly: as written, nothing to read again
             first = programs.basename(texts[0])
-            parts = [first, *texts[1:]]
+            pieces = [first, *texts[1:]]
             self.emit(
-                " ".join(parts),
+                " ".join(pieces),
                 (),
                 depth,
                 anchor if anchor is not None else words[0].start,
-                spans=_pieces(parts, words) if own else None,
+                spans=_pieces(pieces, words) if own else None,
+                parts=(command, 0, None),
             )
             command.facts = _PLAIN
             return
@@ -162,12 +180,13 @@ class _Reader:
         if program == len(words) and all(value(index) in programs.RESERVED for index in range(len(words))):
             return  # `}`, `fi`, `done`: no command
         indices = _arguments(words, program + 1)
-        text, data, parts = _canonical(words, texts, value, program)
+        text, data, pieces = _canonical(words, texts, value, program)
         shown_from = program if program < len(words) else 0
-        self.emit(text, data, depth, here, spans=_pieces(parts, words[shown_from:]) if own else None)
+        spans = _pieces(pieces, words[shown_from:]) if own else None
+        self.emit(text, data, depth, here, spans=spans, parts=(command, program, wrapper))
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
-            text, data, parts = _canonical(words, texts, value, wrapper)
-            spans = _pieces(parts, words[wrapper:]) if own else None
+            text, data, pieces = _canonical(words, texts, value, wrapper)
+            spans = _pieces(pieces, words[wrapper:]) if own else None
             self.emit(text, data, depth, here, wrapped=True, spans=spans)
         stdin_shell, echoed = False, None
         if program < len(words):

@@ -44,7 +44,7 @@ class Outcome:
 
 def run(
     event: str,
-    parse: Callable[[Payload], Parsed],
+    parse: Callable[[Payload], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
     *,
     guard_files: bool = False,
@@ -52,7 +52,9 @@ def run(
     """One hook invocation behind the error boundary; the process exit status.
 
     `parse` validates the payload before a database is looked at, so bad input is reported even
-    in a project without one; `handle` loads, decides and writes, scope by scope. With
+    in a project without one; it may decide from the payload alone (PreToolUse's built-in
+    protection, SPEC §19), and then no database is opened at all: a locked, corrupt or missing
+    one changes nothing of that decision. `handle` loads, decides and writes, scope by scope. With
     `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
     (scopes.open_scopes).
     """
@@ -81,12 +83,14 @@ def leave(status: int) -> int:
 
 def _run(
     event: str,
-    parse: Callable[[Payload], Parsed],
+    parse: Callable[[Payload], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
     guard_files: bool,
 ) -> int:
     payload, repaired = read_payload(event)
     parsed = parse(payload)
+    if isinstance(parsed, Outcome):  # decided before any database
+        return _emit(event, parsed, repaired)
     project = location.hook_database(payload.get("cwd"))
     boundary.works_on(project)
     scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT, guard_files=guard_files)
@@ -99,6 +103,10 @@ def _run(
     finally:
         close(scopes)
     outcome.problems[:0] = skipped
+    return _emit(event, outcome, repaired)
+
+
+def _emit(event: str, outcome: Outcome, repaired: str | None) -> int:
     if repaired:
         outcome.notes.insert(0, repaired)
     if outcome.output is not None:

@@ -40,10 +40,11 @@ class ToolCall:
         self.cwd = cwd  # where the team file is looked for, when Claude Code names no project
 
 
-def parse(payload: dict[str, Any]) -> ToolCall:
+def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
     """The fields this hook's decision reads, checked with the standard library (no pydantic
     here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
-    depth never stops a deny."""
+    depth never stops a deny. A call the built-in protection denies is decided here, before any
+    database is opened."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not tool_name:
@@ -53,6 +54,12 @@ def parse(payload: dict[str, Any]) -> ToolCall:
     problem = matching.mistyped(tool_name, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
+    if location.names_own_place(tool_input, payload.get("cwd")):  # SPEC §19; others pay substring tests
+        from cortex_hooks.hooks import built_in
+
+        refused = built_in.refusal(tool_name, tool_input, payload.get("cwd"))
+        if refused is not None:
+            return pipeline.Outcome(built_in.output(refused))
     return ToolCall(tool_name, tool_input, payload.get("cwd"))
 
 

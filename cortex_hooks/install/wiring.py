@@ -181,3 +181,69 @@ def diff(path: str, before: str | None, after: str | None) -> str:
             tofile="/dev/null" if after is None else path,
         )
     )
+
+
+PLUGIN = "cortex-hooks"  # our plugin's name (plugin/.claude-plugin/plugin.json): `enabledPlugins` keys
+
+
+def weakened(before: str | None, after: str | None) -> list[str]:
+    """What of our hooks a settings file loses when its text goes from `before` to `after` (None:
+    no such file; for `after`, a text that cannot be known), in words (empty: nothing). Ours are
+    lost when a handler of ours goes or changes (its command, matcher, timeout …), when the file
+    stops being settings Claude Code reads (it then ignores the whole file), when
+    `disableAllHooks` turns on, or when our plugin is disabled (SPEC §19)."""
+    old = _loaded(before)
+    held = _ours(old) if old is not None else set()
+    plugins = _enabled_plugins(old)
+    if after is None:
+        return ["what the file would say cannot be known"] if held or plugins else []
+    new = _loaded(after)
+    if new is None:
+        gone = "Claude Code would ignore the file (it would not be valid settings)"
+        return [gone] if held or plugins or "disableAllHooks" in after else []
+    lost = [
+        f"its {event} hook would be removed or changed"
+        for event in sorted({e for e, _, _ in held - _ours(new)})
+    ]
+    if _true(new.get("disableAllHooks")) and not (old is not None and _true(old.get("disableAllHooks"))):
+        lost.append("disableAllHooks would turn every hook off")
+    if plugins - _enabled_plugins(new):
+        lost.append("the cortex-hooks plugin would be disabled")
+    return lost
+
+
+def _loaded(text: str | None) -> ClaudeSettings | None:
+    """A settings file's object when Claude Code would read it; None for no file or one it ignores."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        return check(json.loads(text), "settings")
+    except (ValueError, RecursionError, CortexError):
+        return None
+
+
+def _ours(settings: ClaudeSettings) -> set[tuple[str, str, str]]:
+    """Our handlers as (event, matcher, handler), each exactly as written."""
+    import json
+
+    found = set()
+    for event, groups in settings.get("hooks", {}).items():
+        for group in groups:
+            for handler in _handlers(group):
+                if script_of(handler.get("command")) is not None:
+                    matcher = json.dumps(group.get("matcher"))
+                    found.add((event, matcher, json.dumps(handler, sort_keys=True)))
+    return found
+
+
+def _enabled_plugins(settings: ClaudeSettings | None) -> set[str]:
+    plugins = settings.get("enabledPlugins") if settings is not None else None
+    if not isinstance(plugins, dict):
+        return set()
+    return {name for name, on in plugins.items() if str(name).split("@", 1)[0] == PLUGIN and _true(on)}
+
+
+def _true(value: object) -> bool:
+    return value is not None and value is not False and value not in {0, ""}

@@ -13,6 +13,11 @@ def explained(result: Explained, *, every: bool) -> str:
     """The decision and the learnings for this tool (`every`: for other tools too)."""
     shown = [report for report in result.learnings if every or report["tool_accepted"]]
     lines = [f"Tool call: {result.tool} — the hook would: {result.decision.upper()}"]
+    if result.built_in is not None:
+        lines.append(
+            "Built-in protection (not a learning; decided before any learning is read, so none "
+            f"below is matched or boosted): {clean(result.built_in)}"
+        )
     if result.corrected is not None:
         lines.append(f"Corrected command (what would run): {clean(result.corrected, one_line=True)[:200]}")
     if result.read_as is not None:
