@@ -92,8 +92,9 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
+        from cortex_hooks.upkeep import team_precedence
 
-        hits = team_file.one_per_id(hits, scopes)
+        hits = team_precedence.one_per_id(hits, scopes)
         decided = verdict.decide(hits)
         if decided is not None and decided.answer == "rewrite":
             decided = _recheck(decided, call, scopes, outcome.problems)
@@ -343,7 +344,9 @@ def _recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[s
             found, unreadable = hand_edits.split(store.matched(scope.connection, list(matched)))
             problems += unreadable
         again += [verdict.Hit.of(row, scope=scope.name, policy=config.policy) for row in found]
-    again = team_file.one_per_id(again, scopes)  # one id in several places, as for the call itself
+    from cortex_hooks.upkeep import team_precedence
+
+    again = team_precedence.one_per_id(again, scopes)  # one id in several places, as for the call
     return verdict.recheck(decided, again, call.tool_input, str(call.tool_input.get("command")))
 
 

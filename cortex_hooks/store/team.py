@@ -7,18 +7,13 @@ import json
 import sqlite3
 
 from cortex_hooks.guard.team_path import ABSENT
+from cortex_hooks.store.team_stat import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["ABSENT"]  # and the functions below; PreToolUse reads `stat` only, on every call
-
-
-def stat(connection: sqlite3.Connection) -> str:
-    """The stat of the team file as last read into this database (PreToolUse: one small read)."""
-    row = connection.execute("SELECT stat FROM team_file WHERE id = 1").fetchone()
-    return str(row[0]) if row is not None else ABSENT
+__all__ = ["ABSENT", "stat"]  # and the functions below; PreToolUse reads `stat` only (store.team_stat)
 
 
 def state(connection: sqlite3.Connection) -> sqlite3.Row | None:
