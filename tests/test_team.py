@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support import cli, cli_json, run
 
 FORCE = {
@@ -513,3 +515,56 @@ def test_a_team_rewrite_the_format_refuses_is_named(project: Path) -> None:
     team_file(project, {**PIP, "tool": "Write", "id": "acme:pip-write"})  # a rewrite is for Bash
     problems = cli_json("team", "list")["problems"]
     assert any("rewrite" in problem for problem in problems)
+
+
+def test_parallel_hooks_read_a_changed_file_once_and_all_decide(project: Path, db: Path) -> None:
+    import concurrent.futures
+
+    path = team_file(project, FORCE)
+    cli_json("team", "trust")
+    path.write_text(path.read_text().replace("open a pull request", "open a pull request, please"))
+    cli_json("team", "trust")  # the new digest trusted; the hooks below race to nothing new
+    path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz"}))  # changed again
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda _: hook("git push -f origin main", project), range(6)))
+    assert all(result.code == 0 for result in results), [result.stderr for result in results]
+    assert all(decision(result) in ("warn", "deny") for result in results)
+    listed = cli_json("team", "list")
+    assert [entry["id"] for entry in listed["entries"]] == ["acme:force-push", "acme:zz"]
+    with closing(sqlite3.connect(db)) as connection:
+        assert connection.execute("SELECT count(*) FROM team_entry").fetchone()[0] == 2
+
+
+ENTRY = st.tuples(
+    st.sampled_from(["project", "team", "global"]),
+    st.sampled_from(["warn", "ask", "block"]),
+    st.sampled_from(["a", "b"]),
+)
+
+
+@given(st.lists(ENTRY, min_size=1, max_size=3, unique_by=lambda entry: entry[0]), st.data())
+def test_precedence_never_weakens_and_takes_one_entry(entries: list[Any], data: Any) -> None:
+    from cortex_hooks.guard import actions, precedence
+
+    present = [precedence.Entry(place, action, regex, "Bash", "content") for place, action, regex in entries]
+    matched = data.draw(st.lists(st.sampled_from(present), min_size=1, unique=True))
+    decided = precedence.resolve(
+        [precedence.Match(entry.place, "x:y") for entry in matched], {"x:y": present}
+    )
+    standing = [(entry, action) for entry, (stands, action) in zip(matched, decided, strict=True) if stands]
+    strictest = actions.strictest(entry.action for entry in present)
+    highest = min(present, key=lambda entry: precedence.ORDER.index(entry.place))
+    for entry, action in standing:  # a standing match acts at least as strictly as it would alone
+        assert actions.strictness(action or entry.action) >= actions.strictness(entry.action)
+        if entry is highest:
+            assert action == strictest  # the highest place's entry, at the strictest action
+    globals_ = [entry for entry in matched if entry.place == "global"]
+    team = next((entry for entry in present if entry.place == "team"), None)
+    if (
+        globals_
+        and not any(entry.place == "project" for entry in present)
+        and team
+        and team.regex != globals_[0].regex
+    ):
+        assert any(entry.place == "global" for entry, _ in standing)  # a team entry never displaces it
+    assert len(standing) <= 2
