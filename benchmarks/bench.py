@@ -374,6 +374,63 @@ def learnings(count: int, seed: int = 4) -> list[dict[str, Any]]:
     return records
 
 
+TEAM_LINES = 1_000
+
+
+def team_lines(count: int, seed: int = 11) -> list[str]:
+    """A team file of `count` learnings (SPEC §17): realistic regexes, a share blocking, canonical."""
+    import random
+
+    rng = random.Random(seed)
+    lines: list[str] = []
+    while len(lines) < count:
+        regex, tool, target, anti = _pattern(rng)
+        if regex is None:
+            continue
+        number = len(lines)
+        entry = {
+            "action": "block" if rng.random() < 0.2 else "warn",
+            "anti_pattern": f"{anti} (team rule {number})",
+            "correct_pattern": "the team's way: see CONTRIBUTING.md",
+            "id": f"acme:rule-{number:04d}",
+            "regex": regex,
+            "target": target,
+            "tool": tool or "*",
+        }
+        lines.append(json.dumps(entry, sort_keys=True) + "\n")
+    return lines
+
+
+def team_project(venv: str, case: dict[str, Any], work: str) -> None:
+    """The case's project folder with a 1,000-line team file: trusted (`trusted`), trusted and then
+    changed on disk (`changed`: one line edited, so every run is the first call after a change), or
+    never read into the database (`new`: a clone's first read)."""
+    import subprocess
+
+    project = os.path.join(os.path.dirname(os.path.dirname(case["database"])), "proj")
+    os.makedirs(os.path.join(project, ".claude"), exist_ok=True)
+    path = os.path.join(project, ".claude", "cortex-team.jsonl")
+    lines = team_lines(TEAM_LINES)
+    with open(path, "w", encoding="utf-8") as stream:
+        stream.writelines(lines)
+    case["env"]["CLAUDE_PROJECT_DIR"] = project
+    if case["team"] != "new":
+        done = subprocess.run(
+            [os.path.join(venv, "bin", "cortex-hooks"), "team", "trust"],
+            capture_output=True,
+            text=True,
+            env=case["env"],
+            cwd=project,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"bench: team trust failed: {done.stderr.strip()}")
+    if case["team"] == "changed":  # a teammate edited one line; the database read the file before
+        lines[TEAM_LINES // 2] = lines[TEAM_LINES // 2].replace("the team's way", "the team's new way")
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.writelines(lines)
+
+
 def build_database(venv: str, path: str, count: int, work: str) -> None:
     """A database of `count` learnings, written by `cortex-hooks import`."""
     import subprocess
@@ -755,6 +812,41 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "silent",
         },
         {
+            "name": "PreToolUse, no match, a trusted 1,000-line team file",
+            "size": "10,000 + 10,000 global",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000",
+            "global": "10000",
+            "team": "trusted",
+            "goal": ("ratio", 2.5),  # issue 26: the file is not parsed on each call
+            "expect": "silent",
+        },
+        {
+            "name": "PreToolUse, first call after the team file changed (1,000 lines, one edited)",
+            "size": "10,000 + 10,000 global",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000",
+            "global": "10000",
+            "team": "changed",
+            "fresh": True,
+            "goal": ("ratio", 8.0),  # issue 26
+            "expect": "silent",
+        },
+        {
+            "name": "PreToolUse, first read of a 1,000-line team file (a clone's first call)",
+            "size": "10,000 + 10,000 global",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000",
+            "global": "10000",
+            "team": "new",
+            "fresh": True,
+            "goal": None,  # said, not a goal: `team trust` does this read in a clone
+            "expect": "silent",
+        },
+        {
             "name": "`cortex-hooks recall`",
             "size": "100,000 + 10,000 global memories",
             "argv": [cli, "recall", RECALL_QUERY],
@@ -916,6 +1008,8 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
             copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
         case.update(database=database, env=_env(venv, database, work, user))
+        if case.get("team"):
+            team_project(venv, case, work)
         if case.get("claude_project"):
             case["env"]["CLAUDE_PROJECT_DIR"] = os.path.join(work, "claude-project")
         if case.get("now"):

@@ -1,9 +1,14 @@
-"""Opening a path the user named only when it is a regular file: never a FIFO, a device or a directory.
+"""Regular files: read only when the path is one (never a FIFO, a device or a directory), and
+written whole or not at all.
 
 A FIFO blocks the open (no writer) or the read forever, and a device such as /dev/zero never
 ends; a hook reading either would never return. The path is checked before the open, opened
 non-blocking (a FIFO swapped in after the check cannot block the open either) and checked again
 on the open file.
+
+A file Claude Code, a browser or a hook reads is written beside itself and renamed into place:
+a reader sees the old file or the new one, never half of one, and a failed write leaves no
+temporary file behind. Every writer of such a file comes here.
 """
 
 from __future__ import annotations
@@ -36,3 +41,30 @@ def read_small(path: str, limit: int) -> bytes:
     if len(content) > limit:
         raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
     return content
+
+
+def write_whole(path: str, content: bytes, *, mode: int, keep_mode: bool = False, sync: bool = False) -> None:
+    """Replace the file at `path` with `content` through a temporary file renamed into place.
+
+    The file gets `mode` whatever the umask, or, with `keep_mode`, the mode of the file it
+    replaces when there is one; `sync` flushes the content to the disk before the rename (a
+    file that must survive a crash). OSError when it cannot be written; nothing is left behind.
+    """
+    import tempfile  # only where a file is written: not on a hook's path that only reads
+
+    directory, name = os.path.split(path)
+    descriptor, temporary = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if keep_mode and os.path.exists(path):
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise

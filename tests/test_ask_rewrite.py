@@ -257,11 +257,16 @@ def redacted(text: str | None) -> str | None:
 
 
 def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path: Path) -> None:
-    path = tmp_path / "before.db"  # the version before SPEC §16's migration (the last one)
+    path = tmp_path / "before.db"  # the version before SPEC §16's migration
+    before = next(  # the migration that adds the action (later ones may follow it)
+        number
+        for number, statements in enumerate(schema.MIGRATIONS)
+        if any(isinstance(item, str) and "ADD COLUMN action" in item for item in statements)
+    )
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
         connection.create_function("cortex_redacted", 1, redacted)  # as store.schema.migrate does
         connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[: SCHEMA_VERSION - 1]:
+        for statements in schema.MIGRATIONS[:before]:
             for statement in statements:
                 if isinstance(statement, str):
                     connection.execute(statement)
@@ -275,7 +280,7 @@ def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path
                 (number, flag, NOW, NOW),
             )
             connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (number,))
-        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        connection.execute(f"PRAGMA user_version = {before}")
         connection.execute("COMMIT")
     listed = cli_json("list", "--db", str(path))
     assert [(row["action"], row["auto_block"], row["rewrite"]) for row in listed] == [

@@ -50,12 +50,52 @@ def check(databases: Databases, *, repair: bool = False) -> Report:
     report = Report()
     path = databases.path
     _check_wiring(report, location.project_root())
+    if databases.scope == "project":
+        _check_team_file(report, location.project_root(), path)
     if repair and os.path.exists(path):
         _repair(report, path)
     _check_database(report, path)
     if databases.scope == "project":
         _check_global(report, databases.user)
     return report
+
+
+def _check_team_file(report: Report, project: str, database: str) -> None:
+    """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
+    from cortex_hooks.api import team
+    from cortex_hooks.guard import team as rules
+    from cortex_hooks.store import team as team_store
+    from cortex_hooks.upkeep import team_file, team_read
+
+    path = team_file.path_in(project)
+    if not os.path.lexists(path):
+        return
+    records, problems = team.parsed(project)
+    if problems:
+        report.problem(
+            "team file",
+            f"{path}: " + "; ".join(rules.bounded(problems)),
+            "fix those lines (cortex-hooks team check lists every problem); the other lines work",
+        )
+    trusted = False
+    loaded = team_read.load(project)
+    if os.path.exists(database) and loaded.data is not None:
+        try:
+            with closing(open_database(database)) as connection:
+                state = team_store.state(connection)
+        except (CortexError, sqlite3.Error):
+            state = None
+        trusted = state is not None and state["trusted"] == rules.digest(loaded.data)
+    detail = f"{path}: {len(records)} entries, {'trusted' if trusted else 'not trusted here'}"
+    declared = [(getattr(record, "action", None), getattr(record, "rewrite", None)) for record in records]
+    if trusted or not any(rules.waiting(declared).values()):
+        report.ok("team file", detail)
+    else:
+        report.problem(
+            "team file",
+            detail + " (its blocks and asks act as warnings, its rewrites do nothing)",
+            "review it, then run cortex-hooks team trust",
+        )
 
 
 def _check_wiring(report: Report, project: str) -> None:

@@ -67,6 +67,9 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
                     report["effect"] = verdict.answer(hit)
                     hits.append(hit)
                 reports.append(report)
+        from cortex_hooks.upkeep import team_precedence
+
+        hits = team_precedence.one_per_id(hits, scopes)  # one id in several places: as the hook takes it
     finally:
         close(scopes)
     decided = verdict.decide(hits)

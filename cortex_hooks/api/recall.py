@@ -49,6 +49,8 @@ def recall(
     opened, skipped = db.both(databases, scopes)
     try:
         notes.extend(skipped)
+        if not peek:  # the team file's memories as it is now (SPEC §17); a peek writes nothing
+            _read_team_file(opened, notes)
         vector = _query_vector(databases, query, notes) if opened else None
         found = gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols)
         if words and "project" in scopes and "memory" in wanted and memory_type in (None, "context"):
@@ -68,6 +70,15 @@ def recall(
     finally:
         close(opened)
     return results
+
+
+def _read_team_file(opened: list[Scope], notes: Notes) -> None:
+    from cortex_hooks import location
+    from cortex_hooks.upkeep import team_file
+
+    for scope in opened:
+        if not scope.is_global:
+            notes.extend(team_file.refresh(scope.connection, location.project_root(), scope.path))
 
 
 def gather(

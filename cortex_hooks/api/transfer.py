@@ -57,12 +57,16 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
     if connection is None:
         return document
     with closing(connection):
+        from cortex_hooks.store import team  # the team file's rows: the file carries them, not an export
+
+        from_file = {kind: team.rows_of(connection, kind) for kind in ("learning", "memory")}
         document["learnings"] = [
             learning.model_dump(mode="json")
             for learning in readable(learning_store.select(connection, "all"), notes)
+            if learning.id not in from_file["learning"]
         ]
         top = memories.max_in_degree(connection)
-        rows = memories.select(connection, "all")
+        rows = [row for row in memories.select(connection, "all") if row["id"] not in from_file["memory"]]
         document["memories"] = [
             Memory.from_row(row, databases.scope, top).model_dump(mode="json") for row in rows
         ]

@@ -153,6 +153,7 @@ MODULES = {
     **dict.fromkeys(("capture", "proposals", "accept", "reject"), "capture"),
     "report": "report",
     "packs": "packs",
+    "team": "team",
     "replay": "replay",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value

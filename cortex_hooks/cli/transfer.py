@@ -20,7 +20,18 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("--json", action="store_true", help="accepted: the export is JSON already")
     export.set_defaults(run=run_export)
     load = commands.add_parser("import", parents=[common], help="add the records of an export file")
-    load.add_argument("file", metavar="FILE", help="an export file or a JSON array of learnings; - for stdin")
+    load.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        help="an export file or a JSON array of learnings; - for stdin (with --from hookify: the folder)",
+    )
+    load.add_argument(
+        "--from",
+        dest="source",
+        choices=["hookify"],
+        help="read another tool's rules: hookify's .claude/hookify.*.local.md",
+    )
     load.add_argument("--json", action="store_true", help="print the counts as JSON")
     load.set_defaults(run=run_import)
 
@@ -49,6 +60,10 @@ def _write_private(path: str, text: str) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     """All records or none: the whole file is validated before the one write transaction."""
+    if args.source == "hookify":
+        return _import_hookify(args)
+    if args.file is None:
+        raise CortexError("import needs a FILE (or --from hookify [DIR])", USAGE)
     parsed = api.parse(_read(args.file), args.file)
     counts = api.load(database.of(args), parsed, database.notes())
     if args.json:
@@ -66,3 +81,12 @@ def _read(file: str) -> bytes:
             return handle.read()
     except OSError as error:
         raise CortexError(f"cannot read {file}: {error.strerror or error}", USAGE) from None
+
+
+def _import_hookify(args: argparse.Namespace) -> int:
+    from cortex_hooks.api import hookify
+    from cortex_hooks.texts import hookify as texts
+
+    result = hookify.import_rules(database.of(args), args.file, database.notes())
+    render.emit_json(result) if args.json else render.say(texts.imported(result))
+    return 0

@@ -29,6 +29,7 @@ class Hit:
         "rewrite",
         "scope",
         "severity",
+        "team",
     )
 
     def __init__(
@@ -56,6 +57,7 @@ class Hit:
         self.before = before
         self.scope = scope  # where the learning lives: named in the texts when it is global
         self.policy = policy  # the confidence model of its scope's configuration
+        self.team: str | None = None  # the team file's id of a team learning (named in the texts)
 
     @property
     def auto_block(self) -> bool:

@@ -20,6 +20,7 @@ from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
 from cortex_hooks.guard import actions, matching, unmatchable
+from cortex_hooks.guard.shared_rules import checked_rewrite
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input", "raw"]
@@ -136,27 +137,6 @@ def _kept(info: ValidationInfo, field: str) -> bool:
     could never do its work apply to what is given, never to an old learning's other fields."""
     context = info.context or {}
     return field in context.get("kept", ())
-
-
-def checked_rewrite(template: str | None, fields: dict[str, object]) -> str | None:
-    """A rewrite as given, or ValueError when its learning (the fields validated before it:
-    regex, tool, target) cannot carry it or it makes its own match (guard.rewrite)."""
-    if template is None:
-        return None
-    from cortex_hooks.guard import rewrite
-
-    if "regex" not in fields or "tool" not in fields or "target" not in fields:
-        return template  # one of them is invalid and reported: nothing to check against
-    refused = rewrite.refusal(str(fields["tool"]), str(fields["target"]))
-    if refused:
-        raise ValueError(refused)
-    if not fields["regex"]:
-        raise ValueError("a rewrite needs a regex: it replaces what the regex matches")
-    try:
-        rewrite.check(str(fields["regex"]), template, str(fields["target"]))
-    except CortexError as error:
-        raise ValueError(error.message) from None
-    return template
 
 
 class ImportedLearning(LearningFields):

@@ -20,13 +20,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.shell_words import Arg
 
-GROUPS = frozenset({"memories", "reflect", "decisions", "errors", "todos", "sessions", "packs"})
+GROUPS = frozenset({"memories", "reflect", "decisions", "errors", "todos", "sessions", "packs", "team"})
 SAFE = frozenset(
     {
         *("add", "list", "show", "pin", "restore", "remember", "index-code", "link", "recall", "embed"),
         *("surface", "consolidate", "stats", "snapshot", "export", "explain", "doctor", "mcp", "capture"),
         *("proposals", "accept", "reject", "report", "install", "sessions list", "replay"),
         *("reflect decay", "reflect similar", "packs show", "packs enable", "packs unmute"),
+        *("team list", "team check", "team add", "team unmute"),
         *(f"memories {action}" for action in ("list", "show", "update", "pin", "unpin", "restore")),
         *(
             f"{kind} {action}"
@@ -50,6 +51,8 @@ WEAKENING = {
     "uninstall": "it removes cortex-hooks' hooks from Claude Code's settings",
     "packs disable": "it archives a pack's learnings",
     "packs mute": "a muted pack learning never matches",
+    "team mute": "a muted team learning never matches",
+    "team trust": "it lets the team file's blocks, asks and rewrites act: the person reviews the file first",
     "import": "an imported learning can take a pack's place (one rule per slug), archived or never matching",
     "move": "a learning or memory moved out of its scope no longer serves it",
 }

@@ -78,6 +78,8 @@ def _entry(hit: Hit, verb: str, room: int) -> str:
     soon = gated and not confidence.blocks(hit.before, policy) and confidence.blocks(after, policy)
     acts = {"block": "blocks", "ask": "asks"}.get(hit.action, "corrects")
     scope = "global, " if hit.scope == "global" else ""
+    if hit.team is not None:
+        scope = f"team {sanitize.line(hit.team)}, "
     head = (
         f"- learning #{hit.id} ({scope}{sanitize.line(hit.severity)}, confidence "
         f"{confidence.show(hit.before)} -> {confidence.show(after)}"

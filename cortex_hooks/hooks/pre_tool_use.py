@@ -20,6 +20,7 @@ from cortex_hooks.hooks import pipeline
 from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction, locked
+from cortex_hooks.upkeep import team_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,11 +32,12 @@ def main() -> int:
 
 
 class ToolCall:
-    __slots__ = ("tool_input", "tool_name")
+    __slots__ = ("cwd", "tool_input", "tool_name")
 
-    def __init__(self, tool_name: str, tool_input: dict[str, Any]) -> None:
+    def __init__(self, tool_name: str, tool_input: dict[str, Any], cwd: object = None) -> None:
         self.tool_name = tool_name
         self.tool_input = tool_input
+        self.cwd = cwd  # where the team file is looked for, when Claude Code names no project
 
 
 def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
@@ -58,7 +60,7 @@ def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
         refused = built_in.refusal(tool_name, tool_input, payload.get("cwd"))
         if refused is not None:
             return pipeline.Outcome(built_in.output(refused))
-    return ToolCall(tool_name, tool_input)
+    return ToolCall(tool_name, tool_input, payload.get("cwd"))
 
 
 def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
@@ -75,6 +77,10 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
             outcome.notes.append(
                 f"{scope.name} database held by another process: decided from its guard file"
             )
+        elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
+            outcome.problems += team_file.refresh(
+                scope.connection, location.hook_project(call.cwd), scope.path
+            )
         rows = _rows(scope, call.tool_name, texts, looked, outcome.problems)
         if not rows:
             continue
@@ -86,7 +92,9 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
     if hits:
         from cortex_hooks.guard import verdict
         from cortex_hooks.hooks import protocol
+        from cortex_hooks.upkeep import team_precedence
 
+        hits = team_precedence.one_per_id(hits, scopes)
         decided = verdict.decide(hits)
         if decided is not None and decided.answer == "rewrite":
             decided = _recheck(decided, call, scopes, outcome.problems)
@@ -211,7 +219,7 @@ def _match(
     """Run one scope's candidates' regexes and record its matches in one transaction, with what
     each answers by itself (guard.verdict.answer, pure) for the history, and the call as written
     (`texts`); its hits."""
-    from cortex_hooks import clock, location
+    from cortex_hooks import clock
     from cortex_hooks.guard import hand_edits, verdict
     from cortex_hooks.hooks import kept_call
 
@@ -278,7 +286,7 @@ def _guarded(
 ) -> list[Any]:
     """The hits of a locked database's learnings, from its guard file (store.guard_file): each
     judged at its confidence there plus the boosts still pending, each boost kept for later."""
-    from cortex_hooks import clock, confidence, location
+    from cortex_hooks import clock, confidence
     from cortex_hooks.guard import verdict
     from cortex_hooks.hooks import kept_call
     from cortex_hooks.store import pending
@@ -336,6 +344,9 @@ def _recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[s
             found, unreadable = hand_edits.split(store.matched(scope.connection, list(matched)))
             problems += unreadable
         again += [verdict.Hit.of(row, scope=scope.name, policy=config.policy) for row in found]
+    from cortex_hooks.upkeep import team_precedence
+
+    again = team_precedence.one_per_id(again, scopes)  # one id in several places, as for the call
     return verdict.recheck(decided, again, call.tool_input, str(call.tool_input.get("command")))
 
 

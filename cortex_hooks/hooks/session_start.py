@@ -29,15 +29,21 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     notes: list[str] = []
     for scope in scopes:
         _start(scope, payload, now, notes)
+    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
+    waiting = _team_file(scopes, project, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
-    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
     text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
     upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     if not text:
-        output = {"systemMessage": upgraded} if upgraded else None
+        said = " ".join(part for part in (upgraded, waiting) if part)
+        output = None
+        if waiting:
+            output = protocol.session_start(waiting, said)
+        elif upgraded:
+            output = {"systemMessage": upgraded}
         return pipeline.Outcome(output, notes=notes)
     _count_shown(scopes, shown, now, notes)
     if total:
@@ -46,8 +52,31 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         message = texts.system_message(total, awaiting)
     else:
         message = review.system_message(awaiting) if awaiting else None
-    message = " ".join(part for part in (upgraded, message) if part) or None
+    message = " ".join(part for part in (upgraded, message, waiting) if part) or None
+    if waiting:
+        text = f"{text}\n\n{waiting}"
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
+
+
+def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | None:
+    """The team file read in when it changed (SPEC §17), its problems named; the one line to say
+    while it waits to be trusted."""
+    scope = project_scope(scopes)
+    if scope is None:
+        return None
+    from cortex_hooks.guard import team
+    from cortex_hooks.store import team as team_store
+    from cortex_hooks.upkeep import team_file
+
+    try:
+        notes += team_file.refresh(scope.connection, project, scope.path)
+        if team_store.trusted(scope.connection):
+            return None
+        listed = team_store.listed(scope.connection)
+    except (sqlite3.Error, CortexError) as error:  # never costs the agent its context
+        notes.append(f"team file not read: {error}")
+        return None
+    return team.waiting_line(team.waiting([(row["action"], row["rewrite"]) for row in listed]))
 
 
 def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> None:

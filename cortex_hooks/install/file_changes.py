@@ -9,7 +9,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 
-from cortex_hooks import clock
+from cortex_hooks import clock, regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.install.wiring import Change
 
@@ -138,17 +138,6 @@ def write(path: str, text: str) -> None:
     a settings file writable by every user would let any of them rewire the hooks).
     """
     path = os.path.realpath(path)
-    directory = os.path.dirname(path)
-    _make_folders(directory)
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.cortex-hooks-{os.getpid()}")
-    try:
-        with open(temporary, "wb") as handle:
-            handle.write(text.encode("utf-8"))  # bytes: line ends exactly as the text has them
-        if os.path.exists(path):
-            shutil.copymode(path, temporary)
-        else:
-            os.chmod(temporary, NEW_FILE_MODE)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+    _make_folders(os.path.dirname(path))
+    # bytes: line ends exactly as the text has them
+    regular_file.write_whole(path, text.encode("utf-8"), mode=NEW_FILE_MODE, keep_mode=True)

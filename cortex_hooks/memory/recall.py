@@ -158,8 +158,10 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             "score": round(score, 4),
             "tags": json.loads(str(item.row["tags"] or "[]")),
             "path": item.row["path"],
-            "source": item.row.get("source", "cortex"),  # "claude-code": a chunk of its memory files
+            # "claude-code": a chunk of its memory files; "team": a line of the team file (SPEC §17)
+            "source": "team" if item.row.get("team") is not None else item.row.get("source", "cortex"),
             **({"line": item.row["line"], "origin": item.row["origin"]} if "line" in item.row else {}),
+            "team": item.row.get("team") is not None,  # from the team file (SPEC §17)
         }
         for score, item in scored[:limit]
     ]

@@ -146,7 +146,8 @@ def _show(scope: str, row: dict[str, object]) -> str:
 
 def _entry(scope: str, row: dict[str, object]) -> str:
     marks = ["global"] if scope == "global" else []
-    marks += ["pinned"] if row.get("pinned") else []
+    marks += ["team"] if row.get("team") is not None else []
+    marks += ["pinned"] if row.get("pinned") and row.get("team") is None else []
     tags = _tags(row.get("tags"))
     shown = f" [{', '.join(tags)}]" if tags else ""
     where = f" ({', '.join(marks)})" if marks else ""
@@ -177,4 +178,5 @@ def _shown(scope: str, row: dict[str, object]) -> dict[str, object]:
         "summary": row["summary"],
         "pinned": bool(row.get("pinned")),
         "path": row.get("path"),
+        "team": row.get("team") is not None,  # from the team file (SPEC §17)
     }

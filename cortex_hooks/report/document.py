@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from datetime import datetime
 
-from cortex_hooks import confidence
+from cortex_hooks import confidence, regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.report import drawing, gather, page
 
@@ -51,19 +50,9 @@ def build(
 
 
 def write(path: str, text: str) -> None:
-    """The file, whole or not at all (a temporary file renamed into place), private to the user:
-    it shows the guard's history, redacted but still the project's own."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """The file, whole or not at all, private to the user: it shows the guard's history,
+    redacted but still the project's own."""
     try:
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".report.", suffix=".tmp")
+        regular_file.write_whole(os.path.abspath(path), text.encode("utf-8"), mode=0o600)
     except OSError as error:
         raise CortexError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
-        raise CortexError(f"cannot write {path}: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)

@@ -18,10 +18,10 @@ pending (store.pending) are counted as boosts only.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from typing import Any
 
+from cortex_hooks import regular_file
 from cortex_hooks.location import guard_path
 
 FIELDS = (
@@ -136,13 +136,4 @@ def read(database: str) -> list[dict[str, Any]] | None:
 
 def _write(path: str, text: str) -> None:
     """The file replaced whole (no reader sees half of it), private."""
-    temporary = f"{path}.{os.getpid()}.tmp"
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    regular_file.write_whole(path, text.encode("utf-8"), mode=0o600)

@@ -148,6 +148,16 @@ def derive_all(connection: sqlite3.Connection) -> None:
         derive(connection, learning_id)
 
 
+def with_match(connection: sqlite3.Connection, regex: str | None, tool: str, target: str) -> int | None:
+    """An active learning that matches exactly as one with this regex, tool and target would."""
+    row = connection.execute(
+        """SELECT id FROM learning WHERE regex = :regex AND tool = :tool AND target = :target
+           AND archived_at IS NULL ORDER BY id LIMIT 1""",
+        {"regex": regex, "tool": tool, "target": target},
+    ).fetchone()
+    return int(row[0]) if row is not None else None
+
+
 def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
     row: sqlite3.Row | None = connection.execute(f"{_ROWS} WHERE l.id = :id", {"id": learning_id}).fetchone()
     return row

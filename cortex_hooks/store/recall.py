@@ -18,26 +18,33 @@ CANDIDATES = 50  # the fewest bm25 hits read per database (5 per result asked fo
 
 # Each kind's active rows as recall shows them: the columns every result has.
 _ROWS = {
-    "memory": """SELECT id, type, summary, content, tags, confidence, priority, in_degree, access_count, path
+    "memory": """SELECT id, type, summary, content, tags, confidence, priority, in_degree, access_count, path,
+                     (SELECT e.id FROM team_entry AS e
+                      WHERE e.kind = 'memory' AND e.row_id = memory.id) AS team
                  FROM memory WHERE status = 'active' AND id IN (SELECT value FROM json_each(:ids))""",
     "learning": """SELECT l.id, 'learning' AS type, l.anti_pattern AS summary,
                        l.anti_pattern || char(10) || 'DO: ' || l.correct_pattern
                            || coalesce(char(10) || l.context, '') AS content,
                        '[]' AS tags, c.confidence, NULL AS priority, 0 AS in_degree, l.access_count,
-                       NULL AS path
+                       NULL AS path,
+                       (SELECT e.id FROM team_entry AS e
+                        WHERE e.kind = 'learning' AND e.row_id = l.id) AS team
                    FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
                    WHERE l.archived_at IS NULL AND typeof(c.confidence) = 'integer'
                        AND l.id IN (SELECT value FROM json_each(:ids))""",
     "decision": """SELECT id, 'decision' AS type, title AS summary, reasoning AS content, '[]' AS tags,
-                       NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path
+                       NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path,
+                       NULL AS team
                    FROM decision WHERE archived_at IS NULL AND superseded_by IS NULL
                        AND id IN (SELECT value FROM json_each(:ids))""",
     "error": """SELECT id, 'error' AS type, message AS summary,
                     message || coalesce(char(10) || 'fix: ' || fix, '') AS content, '[]' AS tags,
-                    NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path
+                    NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path,
+                    NULL AS team
                 FROM error WHERE archived_at IS NULL AND id IN (SELECT value FROM json_each(:ids))""",
     "todo": """SELECT id, 'todo' AS type, text AS summary, text AS content, '[]' AS tags,
-                   NULL AS confidence, priority, 0 AS in_degree, 0 AS access_count, NULL AS path
+                   NULL AS confidence, priority, 0 AS in_degree, 0 AS access_count, NULL AS path,
+                   NULL AS team
                FROM todo WHERE archived_at IS NULL AND done = 0
                    AND id IN (SELECT value FROM json_each(:ids))""",
 }

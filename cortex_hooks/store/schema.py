@@ -629,6 +629,32 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         *_GUARD_TRIGGERS,
         "UPDATE guard_state SET changed = 1",  # the file holds the action and the rewrite now
     ),
+    # 20: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
+    # when its stat changes (upkeep.team_file). `team_file`: the stat and digest of what was read,
+    # the digest `team trust` accepted, and the lines that did not validate (named by doctor and
+    # `team check`). `team_entry`: each id of the file and the row holding it (a learning with
+    # pack 'team', or a memory), with the digest of its line (an unchanged line is not validated
+    # again) and what it declared to do (action, rewrite: in force once trusted). A row whose line
+    # is gone stays, archived, with the user's state (hits, confidence, muted) for its return.
+    (
+        """CREATE TABLE team_file (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            stat TEXT NOT NULL,
+            digest TEXT,
+            trusted TEXT,
+            problems TEXT NOT NULL DEFAULT '[]',
+            read_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE team_entry (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('learning', 'memory')),
+            row_id INTEGER NOT NULL,
+            line TEXT,
+            action TEXT CHECK (action IN ('block', 'ask', 'warn')),
+            rewrite TEXT
+        ) WITHOUT ROWID""",
+        "CREATE UNIQUE INDEX team_entry_row ON team_entry (kind, row_id)",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

@@ -23,7 +23,10 @@ import sqlite3
 from cortex_hooks.memory import rank
 
 SHOWN = 400  # 8,000 characters / 20: more than any surface can list
-_ITEM = "id, type, summary, tags, pinned, path"
+_COLUMNS = "id, type, summary, tags, pinned, path"
+# the team file's id of a memory that came from it (SPEC §17), NULL for any other
+_TEAM = "(SELECT e.id FROM team_entry AS e WHERE e.kind = 'memory' AND e.row_id = {table}.id) AS team"
+_ITEM = f"{_COLUMNS}, {_TEAM.format(table='memory')}"
 _PROSE = "status = 'active' AND type NOT IN ('code', 'code_description')"
 _RANKED = _PROSE + " AND pinned = 0"
 
@@ -91,7 +94,8 @@ def naming(connection: sqlite3.Connection, phrases: list[str]) -> list[dict[str,
         return []
     return _listed(
         connection,
-        f"""SELECT {", ".join("m." + column for column in _ITEM.split(", "))} FROM (
+        f"""SELECT {", ".join("m." + column for column in _COLUMNS.split(", "))},
+                {_TEAM.format(table="m")} FROM (
                 SELECT rowid / 8 AS id, bm25(search) AS relevance FROM search
                 WHERE search MATCH :match AND rowid % 8 = 1 ORDER BY bm25(search) LIMIT :limit) AS hit
             JOIN memory AS m ON m.id = hit.id

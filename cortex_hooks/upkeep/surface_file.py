@@ -17,8 +17,6 @@ everything else the user's, kept byte for byte.
 from __future__ import annotations
 
 import os
-import stat
-import tempfile
 
 from cortex_hooks import regular_file
 from cortex_hooks.errors import CortexError
@@ -112,24 +110,9 @@ def _read(path: str) -> bytes | None:
 
 
 def _write(path: str, content: bytes) -> None:
-    directory = os.path.dirname(path)
+    """Whole, synced (the memory a session reads), keeping the mode of the file it replaces."""
     try:
-        os.makedirs(directory, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-        )
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        regular_file.write_whole(path, content, mode=0o600, keep_mode=True, sync=True)
     except OSError as error:
         raise CortexError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if os.path.exists(path):
-            os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(temporary, path)
-    except OSError as error:
-        raise CortexError(f"cannot write {path}: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)

@@ -1,0 +1,41 @@
+"""The team file read into the project database (SPEC §17) when its stat changes, never parsed on
+each tool call: PreToolUse pays one `stat` and one small query, and only the call that finds the
+file changed reads it (upkeep.team_read). SessionStart and the `team` commands do the same."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from cortex_hooks.guard.team_path import ABSENT, FOLDER, NAME, path_in
+from cortex_hooks.store import team_stat
+
+__all__ = ["path_in"]  # and the functions below
+
+
+def stat_of(path: str) -> str:
+    """What says the file changed: its size, mtime, inode and device (`absent`: no file)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return ABSENT
+    return f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_dev}"
+
+
+def refresh(connection: sqlite3.Connection, project: str, database: str) -> list[str]:
+    """Read the team file into this project database (at path `database`) if it changed since it
+    was last read; the problems of that read (none when nothing changed). A database another
+    process holds for writing is read at the next call: said, never waited for."""
+    current = stat_of(path_in(project))
+    if current == team_stat.stat(connection):
+        return []
+    from cortex_hooks import location
+    from cortex_hooks.store.connection import locked
+    from cortex_hooks.upkeep.team_read import read_in
+
+    try:
+        return read_in(connection, project, location.config_for(database).policy.start, current)
+    except sqlite3.Error as error:  # the other learnings still decide: never a reason to fail
+        if locked(error):
+            return [f"{FOLDER}/{NAME} changed; not read yet: the database is busy"]
+        return [f"{FOLDER}/{NAME} changed; not read: {error}"]
