@@ -167,6 +167,9 @@ DENIED = [
     'rm -rf "$(echo .cortex)"',
     "echo .cortex | xargs rm -rf",
     "echo .co''rtex | xargs rm -rf",
+    "sed -i '/force/d' .claude/cortex-team.jsonl",
+    "rm .claude/cortex-team.jsonl",
+    "echo '{}' >> .claude/cortex-team.jsonl",
     "ls .cortex | xargs chmod 000",
     "mv .cortex /tmp/old",
     "mv .cortex/cortex.db /tmp/x.db",
@@ -255,6 +258,8 @@ ALLOWED = [
     "find . -name '*.pyc' | xargs rm",  # xargs is given files, in a command that names none of ours
     "find . -type d -name __pycache__ | xargs rm -rf",
     "git ls-files '*.sh' | xargs chmod +x",
+    "cat .claude/cortex-team.jsonl",
+    "git add .claude/cortex-team.jsonl && git commit -m 'team: no force push'",
     "cortex-hooks",
     "cortex-hooks --help",
     "cortex-hooks --version",
@@ -491,6 +496,11 @@ def written(
 
 
 EDITS_REFUSED = [
+    (
+        "Write",
+        {"file_path": f"{PROJECT}/.claude/cortex-team.jsonl", "content": ""},
+    ),  # every team rule untrusted
+    ("Edit", {"file_path": ".claude/cortex-team.jsonl", "old_string": '"block"', "new_string": '"warn"'}),
     ("Write", {"file_path": f"{PROJECT}/.cortex/config.toml", "content": "[policy]\nblock_gate = 0.89\n"}),
     ("Write", {"file_path": ".cortex/config.toml", "content": "x"}),  # relative to the cwd
     ("Write", {"file_path": f"{PROJECT}/sub/../.cortex/config.toml", "content": "x"}),

@@ -5,13 +5,16 @@ and a refusal to touch them.
 A path is compared as written (`..` removed) and with its symlinks resolved, so neither a
 relative path, a `..` nor a link around it hides a protected file. Protection also goes by name,
 wherever the file lies: any `.cortex/` folder (another project's guard too), the database and
-config file in it, and a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`).
+config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`)
+and the team file (`.claude/cortex-team.jsonl`: an edit leaves every team learning untrusted).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import posixpath
+
+from cortex_hooks.guard import team_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,12 +27,14 @@ DATABASE_NAME = "cortex.db"
 CONFIG_NAME = "config.toml"
 SETTINGS_FOLDER = ".claude"
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
+TEAM_NAME = team_path.NAME  # the team file, beside the settings files
 # A database is its file and those SQLite and the guard keep beside it: its write-ahead log and
 # shared memory, a rollback journal, the guard file and the writes a hook could not make yet.
 DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".guard", ".pending")
 
 # The kinds of protected things, as the deny reasons name them
 DATABASE, CONFIG, SETTINGS, FOLDER_KIND = "database", "config file", "settings file", "memory folder"
+TEAM = "team file"
 UNKNOWN = "unknown"  # a path the shell only knows at run time ($(…), a variable, a glob in a folder)
 
 # the variables a path may use that the hook knows as the shell will (PWD is the call's cwd)
@@ -100,8 +105,8 @@ class Places:
         return any(name in text for name in names) or (SETTINGS_FOLDER in text and "settings" in text)
 
     def kind(self, path: str) -> str | None:
-        """What protected thing an absolute path is (a DATABASE, CONFIG, SETTINGS file or a
-        FOLDER_KIND), or None."""
+        """What protected thing an absolute path is (a DATABASE, CONFIG, SETTINGS or TEAM file or
+        a FOLDER_KIND), or None."""
         found = self._concrete.get(path)
         if found is not None:
             return found
@@ -115,6 +120,8 @@ class Places:
             return CONFIG
         if parent == SETTINGS_FOLDER and name in SETTINGS_NAMES:
             return SETTINGS
+        if parent == SETTINGS_FOLDER and name == TEAM_NAME:
+            return TEAM
         return None
 
     def holds(self, path: str) -> str | None:
@@ -136,7 +143,7 @@ class Places:
         if base == FOLDER:
             names |= {DATABASE_NAME + suffix for suffix in DATABASE_SUFFIXES} | {CONFIG_NAME}
         if base == SETTINGS_FOLDER:
-            names |= set(SETTINGS_NAMES)
+            names |= {*SETTINGS_NAMES, TEAM_NAME}
         return names
 
     def paths(self, arg: Arg, bases: list[str]) -> list[str] | None:

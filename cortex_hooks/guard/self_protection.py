@@ -12,7 +12,16 @@ mute, and it works with no learning at all. The person, in their own terminal, i
 from __future__ import annotations
 
 from cortex_hooks import sanitize
-from cortex_hooks.guard.protected import CONFIG, DATABASE, FOLDER_KIND, SETTINGS, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.protected import (
+    CONFIG,
+    DATABASE,
+    FOLDER_KIND,
+    SETTINGS,
+    TEAM,
+    UNKNOWN,
+    Places,
+    Refusal,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -105,10 +114,14 @@ def _file(
     """A write to a protected file: refused, unless it is a settings file that keeps our hooks."""
     kind, where = found
     what = f"{tool_name} of {where}"
-    if kind in (DATABASE, CONFIG, FOLDER_KIND) or tool_name == "NotebookEdit":
+    if kind in (DATABASE, CONFIG, FOLDER_KIND, TEAM) or tool_name == "NotebookEdit":
         why = {
             DATABASE: "it would overwrite the guard's database",
             CONFIG: "the config file sets how the guard decides (block_gate = 0.89 disarms every block)",
+            TEAM: (
+                "an edit of the team file leaves every team learning untrusted until the person trusts "
+                "it again (`cortex-hooks team add ID --from N` adds a line and keeps the trust)"
+            ),
         }.get(kind, f"it writes into the guard's {kind}")
         return Refusal(what, why)
     assert kind == SETTINGS

@@ -19,6 +19,8 @@ from cortex_hooks.guard.protected import (
     SETTINGS,
     SETTINGS_FOLDER,
     SETTINGS_NAMES,
+    TEAM,
+    TEAM_NAME,
     UNKNOWN,
     Places,
     Refusal,
@@ -47,11 +49,13 @@ DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-p
 COPIERS = frozenset({"cp", "ln", "install", "rsync", "scp"})
 MODES = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
 IN_PLACE = frozenset({"sed", "perl", "ruby"})  # with -i they rewrite the files they are given
-FILES = (DATABASE, CONFIG, SETTINGS)
+FILES = (DATABASE, CONFIG, SETTINGS, TEAM)
 _FIND_TESTS = frozenset(
     {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"}
 )
-_PROTECTED_NAMES = (FOLDER, SETTINGS_FOLDER, DATABASE_NAME, "cortex.db-wal", "config.toml", *SETTINGS_NAMES)
+_PROTECTED_NAMES = (
+    *(FOLDER, SETTINGS_FOLDER, DATABASE_NAME, "cortex.db-wal", "config.toml", TEAM_NAME, *SETTINGS_NAMES),
+)
 
 
 def judged(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
