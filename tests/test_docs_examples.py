@@ -3,6 +3,7 @@ something else fails here (tests/docs_examples.py says how a page is run and wha
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,13 @@ def test_every_console_example_prints_what_it_shows(page: Path, tmp_path: Path) 
     ran = run(page, tmp_path, VENV)
     wrong = [difference(each) for each in ran if not agrees(each.command.expected, each.actual)]
     assert not wrong, "\n\n".join(wrong)
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_setup_comment_belongs_to_a_console_block(page: Path) -> None:
+    """A setup written anywhere but right before a console block would be silently skipped."""
+    written = len(re.findall(r"^\s*<!--\s*setup:", page.read_text(encoding="utf-8"), flags=re.MULTILINE))
+    assert written == sum(1 for block in blocks(page) if block.setup)
 
 
 def test_an_example_that_prints_something_else_is_caught(tmp_path: Path) -> None:
