@@ -121,57 +121,72 @@ _NOT_SECRET_KEYS = _words(  # a `key` that is no secret: sort_key, primary key, 
 )
 
 
+# The sources of the patterns below (flags inline), each compiled on its first use (_pattern).
+_SOURCES = {
+    "private": (
+        r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+        r"[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}-----|\Z)"
+    ),
+    "token": rf"(?<![A-Za-z0-9])(?:{'|'.join(_TOKENS)})(?![A-Za-z0-9])",
+    "url": r"(?i)((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,20}://[^\s/:@'\"]{0,200}:)([^\s/@'\"]{1,200})@",
+    # Bundler's credentials for a gem host: BUNDLE_GEMS__EXAMPLE__COM=user:PASS
+    "bundler": r"(?<![\w])(BUNDLE_[A-Z0-9_]+__[A-Z0-9_]+\s*[=:]\s*['\"]?[^\s:'\"]+:)([^\s'\"]+)",
+    # .NET and NuGet settings: <add key="ClearTextPassword" value="PASS" />
+    "setting": r"""(?i)(\bkey\s*=\s*"([^"\n]*)"\s+value\s*=\s*)("[^"\n]*")""",
+    "header": (
+        r"(?im)\b((?:proxy-)?authorization|cookie|set-cookie|private-token"
+        rf"|x-[\w-]{{0,30}}(?:key|token|secret|auth)[\w-]{{0,30}})(\s*:\s*)((?:(?:{_SCHEMES})\s+)?)"
+        r"([^\s'\"\\][^'\"\n\\]*)"
+    ),
+    "commands": r"(?<![\w.-])(?:" + "|".join(map(re.escape, _COMMANDS)) + r")(?![\w.-])",
+    "word": r"""(?:[^\s'"\\;&|()<>`]|\\.|'[^']*'|"(?:\\.|[^"\\])*")+|[;&|()<>`\n]""",
+    "named": rf"""(?ix)(?:(?<![\w.-])(?P<dash>--?)
+        (?P<option>[\w.-]{{0,40}}?(?:{_NAME_WORDS})[\w.-]{{0,40}})(?:=|\s+)
+        |(?<![\w.$-])(?P<name>[\w.-]{{0,40}}?(?:{_NAME_WORDS})[\w.-]{{0,40}})['"]?\s*(?::=|=>|=|:)\s*)
+        (?P<scheme>(?:(?:{_SCHEMES})\s+)?)(?P<value>{_VALUE})""",
+    "long": r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{32,}={0,3}(?![A-Za-z0-9+/=_\-.])",
+}
+# What a text must hold for a pattern to find anything in it, tested before the pattern is
+# compiled or run: a kept tool call is redacted on every match PreToolUse records, and compiling
+# all of them costs that hook 8 ms. No token holds a blank and the shortest is 13 characters
+# (tests/test_one_redactor.py holds both to the patterns); a long random word is 32 or more.
+_TOKEN_WIDTH, _LONG_WIDTH = 13, 32
+_HEADER_HINTS = ("authorization", "cookie", "private-token", "x-")
+_NAME_HINTS = tuple(_NAME_WORDS.split("|"))
+
+
 @cache
-def _patterns() -> dict[str, re.Pattern[str]]:
-    """Compiled on first use: a process that never redacts pays nothing."""
-    return {
-        "private": re.compile(
-            r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
-            r"[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}-----|\Z)"
-        ),
-        "token": re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(_TOKENS)})(?![A-Za-z0-9])"),
-        "url": re.compile(
-            r"(?i)((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,20}://[^\s/:@'\"]{0,200}:)([^\s/@'\"]{1,200})@"
-        ),
-        # Bundler's credentials for a gem host: BUNDLE_GEMS__EXAMPLE__COM=user:PASS
-        "bundler": re.compile(
-            r"(?<![\w])(BUNDLE_[A-Z0-9_]+__[A-Z0-9_]+\s*[=:]\s*['\"]?[^\s:'\"]+:)([^\s'\"]+)"
-        ),
-        # .NET and NuGet settings: <add key="ClearTextPassword" value="PASS" />
-        "setting": re.compile(r"""(?i)(\bkey\s*=\s*"([^"\n]*)"\s+value\s*=\s*)("[^"\n]*")"""),
-        "header": re.compile(
-            r"(?im)\b((?:proxy-)?authorization|cookie|set-cookie|private-token"
-            rf"|x-[\w-]{{0,30}}(?:key|token|secret|auth)[\w-]{{0,30}})(\s*:\s*)((?:(?:{_SCHEMES})\s+)?)"
-            r"([^\s'\"\\][^'\"\n\\]*)"
-        ),
-        "commands": re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, _COMMANDS)) + r")(?![\w.-])"),
-        "word": re.compile(r"""(?:[^\s'"\\;&|()<>`]|\\.|'[^']*'|"(?:\\.|[^"\\])*")+|[;&|()<>`\n]"""),
-        "named": re.compile(
-            rf"""(?ix)(?:(?<![\w.-])(?P<dash>--?)(?P<option>[\w.-]{{0,40}}?(?:{_NAME_WORDS})[\w.-]{{0,40}})(?:=|\s+)
-            |(?<![\w.$-])(?P<name>[\w.-]{{0,40}}?(?:{_NAME_WORDS})[\w.-]{{0,40}})['"]?\s*(?::=|=>|=|:)\s*)
-            (?P<scheme>(?:(?:{_SCHEMES})\s+)?)(?P<value>{_VALUE})"""
-        ),
-        "long": re.compile(r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{32,}={0,3}(?![A-Za-z0-9+/=_\-.])"),
-    }
+def _pattern(name: str) -> re.Pattern[str]:
+    """Compiled on first use, each on its own: a process that never needs one pays nothing."""
+    return re.compile(_SOURCES[name])
 
 
 def redact(text: str) -> str:
     """The text with every secret it holds replaced by MASK."""
-    patterns = _patterns()
     if "-----BEGIN" in text:
-        text = patterns["private"].sub(MASK, text)
-    text = patterns["token"].sub(MASK, text)
+        text = _pattern("private").sub(MASK, text)
+    if _longest_word(text) >= _TOKEN_WIDTH:
+        text = _pattern("token").sub(MASK, text)
     if "://" in text:
-        text = patterns["url"].sub(lambda found: f"{found[1]}{masked(found[2])}@", text)
+        text = _pattern("url").sub(lambda found: f"{found[1]}{masked(found[2])}@", text)
     if "BUNDLE_" in text:
-        text = patterns["bundler"].sub(lambda found: found[1] + masked(found[2]), text)
-    if "value" in text:
-        text = patterns["setting"].sub(_setting, text)
-    text = patterns["header"].sub(_header, text)
-    if patterns["commands"].search(text):
+        text = _pattern("bundler").sub(lambda found: found[1] + masked(found[2]), text)
+    lowered = text.lower()
+    if "value" in lowered:
+        text = _pattern("setting").sub(_setting, text)
+    if any(hint in lowered for hint in _HEADER_HINTS):
+        text = _pattern("header").sub(_header, text)
+    if any(name in text for name in _COMMANDS) and _pattern("commands").search(text):
         text = _password_options(text)
-    text = patterns["named"].sub(_named, text)
-    return patterns["long"].sub(lambda found: MASK if _random(found[0]) else found[0], text)
+    if any(hint in lowered for hint in _NAME_HINTS):
+        text = _pattern("named").sub(_named, text)
+    if _longest_word(text) >= _LONG_WIDTH:
+        text = _pattern("long").sub(lambda found: MASK if _random(found[0]) else found[0], text)
+    return text
+
+
+def _longest_word(text: str) -> int:
+    return max(map(len, text.split()), default=0)
 
 
 def is_secret(token: str) -> bool:
@@ -221,7 +236,7 @@ def _named(found: re.Match[str]) -> str:
     value = found["value"]
     head = found[0][: found.start("value") - found.start()]
     if kind is None or (found["dash"] and name.lower().startswith("no-")):
-        return head + _patterns()["named"].sub(_named, value)  # not a secret's name: look inside
+        return head + _pattern("named").sub(_named, value)  # not a secret's name: look inside
     if kind == "weak" and not _token_like(value.strip("'\"")):
         return found[0]
     return head + masked(value, password=kind == "password")
@@ -262,7 +277,7 @@ def _password_options(text: str) -> str:
     """The text with the password options of _COMMANDS masked, one shell segment at a time."""
     spans: list[tuple[int, int]] = []
     segment: list[re.Match[str]] = []
-    for word in [*_patterns()["word"].finditer(text), None]:
+    for word in [*_pattern("word").finditer(text), None]:
         if word is not None and word[0] not in ";&|()<>`\n":
             segment.append(word)
         else:

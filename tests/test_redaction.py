@@ -129,3 +129,71 @@ def test_redacting_is_idempotent_and_never_fails(text: str) -> None:
 def test_redacting_twice_changes_nothing_more(example: Secret) -> None:
     once = redact(example.filled)
     assert redact(once) == once
+
+
+# The redactor tests what a text must hold before it compiles or runs a pattern (a kept tool call
+# is redacted on every match PreToolUse records). Each test is a necessary condition: were one
+# wrong, a secret would pass unredacted, so they are held to the patterns themselves.
+
+
+def _widths_and_blanks(source: str) -> tuple[int, bool]:
+    """The shortest match of a pattern, and whether any match can hold a blank."""
+    import importlib
+
+    C = importlib.import_module("re._constants")
+    _parser = importlib.import_module("re._parser")
+
+    blanks = " \t\n\r\f\v"
+
+    def blank(items: Any) -> bool:
+        for op, av in items:
+            if op is C.ANY or op is C.NOT_LITERAL or (op is C.LITERAL and chr(av) in blanks):
+                return True
+            if op is C.IN:
+                for kind, value in av:
+                    if kind is C.NEGATE or (kind is C.LITERAL and chr(value) in blanks):
+                        return True
+                    if kind is C.CATEGORY and value in (
+                        C.CATEGORY_SPACE,
+                        C.CATEGORY_NOT_WORD,
+                        C.CATEGORY_NOT_DIGIT,
+                    ):
+                        return True
+                    if kind is C.RANGE and any(value[0] <= ord(char) <= value[1] for char in blanks):
+                        return True
+            if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and blank(av[2]):
+                return True
+            if op is C.SUBPATTERN and blank(av[-1]):
+                return True
+            if op is C.BRANCH and any(blank(branch) for branch in av[1]):
+                return True
+        return False
+
+    parsed = _parser.parse(source)
+    return parsed.getwidth()[0], blank(parsed)
+
+
+def test_a_token_or_a_long_word_holds_no_blank_and_is_as_long_as_the_redactor_assumes() -> None:
+    from cortex_hooks import redact as module
+
+    assert _widths_and_blanks(module._SOURCES["token"]) == (module._TOKEN_WIDTH, False)
+    long_width, long_blank = _widths_and_blanks(module._SOURCES["long"])
+    assert (long_width, long_blank) == (module._LONG_WIDTH, False)
+
+
+@pytest.mark.parametrize(
+    "text", [*(example.filled for example in labelled()), *(text for _kind, text in PLAIN)]
+)
+def test_no_pattern_finds_a_secret_its_hint_would_skip(text: str) -> None:
+    from cortex_hooks import redact as module
+
+    lowered = text.lower()
+    hints = {
+        "header": any(hint in lowered for hint in module._HEADER_HINTS),
+        "named": any(hint in lowered for hint in module._NAME_HINTS),
+        "commands": any(name in text for name in module._COMMANDS),
+        "setting": "value" in lowered,
+    }
+    for name, hinted in hints.items():
+        if module._pattern(name).search(text):
+            assert hinted, (name, text)

@@ -9,20 +9,22 @@ and named wherever it would be read — every other learning keeps working — a
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol, TypeVar
 
-from cortex_hooks.confidence import Policy
 from cortex_hooks.guard.actions import ACTIONS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` costs a matched tool call 4 ms at run time
+    from typing import Any, Protocol, TypeVar
 
-class Stored(Protocol):
-    """A stored row: a sqlite3.Row, or a dict of one."""
+    from cortex_hooks.confidence import Policy
 
-    def keys(self) -> Any: ...
-    def __getitem__(self, key: str, /) -> Any: ...
+    class Stored(Protocol):
+        """A stored row: a sqlite3.Row, or a dict of one."""
 
+        def keys(self) -> Any: ...
+        def __getitem__(self, key: str, /) -> Any: ...
 
-Row = TypeVar("Row", bound=Stored)
+    Row = TypeVar("Row", bound=Stored)
 
 REPAIR = "cortex-hooks doctor --repair"
 _TEXTS = ("anti_pattern", "correct_pattern", "tool", "target", "severity", "created_at", "updated_at")

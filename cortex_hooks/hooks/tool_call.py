@@ -67,6 +67,7 @@ def _indexed(
     """The learnings the prefilter and the tool matcher let through, without compiling a regex;
     `looked`: the texts by key letter and the keys of the short ones."""
     rows: list[sqlite3.Row] = []
+    seen: dict[str, tuple[str, list[str]]] = {}  # each target's text as looked up, made once
     for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
         if (
             type(row["tool"]) is not str
@@ -75,14 +76,19 @@ def _indexed(
             or not (row["rewrite"] is None or type(row["rewrite"]) is str)
         ):
             problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
-        elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts):
+        elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts, seen):
             rows.append(row)
     return rows
 
 
-def _satisfied(row: sqlite3.Row, tool_name: str, texts: dict[str, list[str]]) -> bool:
+def _satisfied(
+    row: sqlite3.Row, tool_name: str, texts: dict[str, list[str]], seen: dict[str, tuple[str, list[str]]]
+) -> bool:
     """The learning's required literals, in its target's text as the prefilter looked it up."""
-    letter, fragments = prefilter.lookup(row["target"], tool_name, texts[row["target"]])
+    target = row["target"]
+    if target not in seen:
+        seen[target] = prefilter.lookup(target, tool_name, texts[target])
+    letter, fragments = seen[target]
     return prefilter.satisfied(row["literals"], fragments, loose=letter == prefilter.LOOSE)
 
 

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
 
 from cortex_hooks import regular_file
 from cortex_hooks.location import guard_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FIELDS = (
     "id",

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 def one_per_id(hits: list[Any], scopes: list[Scope]) -> list[Any]:
     """The matches after guard.precedence: of an id held in several places the highest place's
     entry, at the strictest action among them (SPEC §17)."""
-    from cortex_hooks.guard import precedence
-
     places: dict[tuple[str, int], tuple[str, str | None]] = {}
     readable = [scope for scope in scopes if scope.connection is not None]
     for scope in readable:
@@ -28,7 +26,9 @@ def one_per_id(hits: list[Any], scopes: list[Scope]) -> list[Any]:
             )
     keys = sorted({key for _place, key in places.values() if key is not None})
     if not keys:
-        return hits
+        return hits  # no match is of an id: nothing to resolve (and guard.precedence not imported)
+    from cortex_hooks.guard import precedence
+
     entries: dict[str, list[precedence.Entry]] = {}
     for scope in readable:
         for row in store.holding(scope.connection, keys, scope.name):
