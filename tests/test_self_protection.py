@@ -167,6 +167,9 @@ DENIED = [
     'rm -rf "$(echo .cortex)"',
     "echo .cortex | xargs rm -rf",
     "echo .co''rtex | xargs rm -rf",
+    "rm -rf $X/proj",  # whatever $X is, a folder named as one the project lies in
+    "rm -rf $X/PROJ",  # on a case-insensitive file system too
+    "rm -rf /tmp/pytest-of-$USER",  # the expansion is in the last name: it may hold a `/`
     "sed -i '/force/d' .claude/cortex-team.jsonl",
     "rm .claude/cortex-team.jsonl",
     "echo '{}' >> .claude/cortex-team.jsonl",
@@ -259,6 +262,8 @@ ALLOWED = [
     "find . -type d -name __pycache__ | xargs rm -rf",
     "git ls-files '*.sh' | xargs chmod +x",
     "cat .claude/cortex-team.jsonl",
+    "rm -rf $TMPDIR/build",  # a folder named build, wherever $TMPDIR is: none of ours is
+    'rm -rf "${TMPDIR:-/tmp}/build"',
     "git add .claude/cortex-team.jsonl && git commit -m 'team: no force push'",
     "cortex-hooks",
     "cortex-hooks --help",

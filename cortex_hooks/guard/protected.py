@@ -37,6 +37,7 @@ DATABASE, CONFIG, SETTINGS, FOLDER_KIND = "database", "config file", "settings f
 TEAM = "team file"
 UNKNOWN = "unknown"  # a path the shell only knows at run time ($(…), a variable, a glob in a folder)
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
 # the variables a path may use that the hook knows as the shell will (PWD is the call's cwd)
 VARIABLES = ("HOME", "PWD", "CLAUDE_PROJECT_DIR", "CORTEX_DB", "CORTEX_GLOBAL_DB")
 
@@ -174,7 +175,7 @@ class Places:
         one; (UNKNOWN, word) when only run time knows what the word names."""
         paths = self.paths(arg, bases)
         if paths is None:
-            return (UNKNOWN, arg.value) if whole else None
+            return (UNKNOWN, arg.value) if whole and not self._foreign_name(arg) else None
         for path in paths:
             kind = self.kind(path)
             if kind is not None:
@@ -184,6 +185,19 @@ class Places:
         if whole and arg.globbed:
             return self._globbed(paths)
         return None
+
+    def _foreign_name(self, arg: Arg) -> bool:
+        """Whether a word only the shell knows (`$TMPDIR/build`) still ends in a plain name that
+        no protected thing is named or kept under: whatever comes before it, the folder it names
+        is called that, so it neither is nor holds one (`$X/proj` is refused where the project
+        is `proj`; `…-$USER` and `$X/` are not plain names)."""
+        last = arg.value.rsplit("/", 1)[-1]
+        if arg.globbed or last in ("", ".", "..") or not all(char in _PLAIN for char in last):
+            return False
+        folded = last.casefold()  # a case-insensitive file system (macOS) takes Build for build
+        names = {FOLDER, SETTINGS_FOLDER, *SETTINGS_NAMES, TEAM_NAME, DATABASE_NAME, CONFIG_NAME}
+        names.update(part for held in self._concrete for part in held.split("/"))
+        return folded not in {name.casefold() for name in names}
 
     def _globbed(self, paths: list[str]) -> tuple[str, str] | None:
         for path in paths:
