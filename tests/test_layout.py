@@ -58,13 +58,13 @@ def test_the_room_graph_is_what_this_test_reads() -> None:
     assert folders <= set(edges)
 
 
-def test_imports_go_down_the_rooms_the_readme_draws() -> None:
-    """The README's "Development" section draws the rooms top to bottom: every import between two
-    of them goes down that list (the root's kernel is below them all)."""
+def test_imports_go_down_the_rooms_the_docs_draw() -> None:
+    """The Development page (docs/internals/development.md) draws the rooms top to bottom: every
+    import between two of them goes down that list (the root's kernel is below them all)."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    drawing = readme.split("Layout of the package:", 1)[1].split("```\n", 2)[1]
+    page = Path(__file__).resolve().parent.parent / "docs" / "internals" / "development.md"
+    drawing = page.read_text(encoding="utf-8").split("Layout of the package:", 1)[1].split("```\n", 2)[1]
     order = [line.split("/", 1)[0] for line in drawing.splitlines() if line[:1].isalpha() and "/ " in line]
     folders = {path.name for path in ROOT.iterdir() if (path / "__init__.py").exists()}
     assert set(order) == folders

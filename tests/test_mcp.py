@@ -250,10 +250,11 @@ def test_handle_never_raises(message: object, tmp_path: Path) -> None:
     assert answer is None or "result" in answer or "error" in answer
 
 
-def readme_tools() -> dict[str, tuple[set[str], set[str]]]:
-    """The README's "MCP tools" table: each tool's required and optional arguments."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## MCP tools\n", 1)[1].split("\n## ", 1)[0]
+def documented_tools() -> dict[str, tuple[set[str], set[str]]]:
+    """The table of the MCP tools page (docs/guide/mcp.md): each tool's required and optional
+    arguments."""
+    page = Path(__file__).resolve().parent.parent / "docs" / "guide" / "mcp.md"
+    section = page.read_text(encoding="utf-8").split("\n## ", 1)[0]
     found = {}
     for row in re.findall(r"^\| `(cortex_\w+)` \| (.*?) \|", section, flags=re.MULTILINE):
         name, cell = row
@@ -264,8 +265,8 @@ def readme_tools() -> dict[str, tuple[set[str], set[str]]]:
     return found
 
 
-def test_the_readme_table_matches_tools_list() -> None:
-    documented = readme_tools()
+def test_the_docs_table_matches_tools_list() -> None:
+    documented = documented_tools()
     assert list(documented) == TOOL_NAMES
     for name, (required, optional) in documented.items():
         schema = SCHEMAS[name]

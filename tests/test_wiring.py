@@ -1,4 +1,4 @@
-"""The wiring test (STYLE.md): pyproject scripts, bin/, settings.example.json and the README in step."""
+"""The wiring test (STYLE.md): pyproject scripts, bin/, settings.example.json and the docs in step."""
 
 from __future__ import annotations
 
@@ -161,11 +161,14 @@ def test_the_bin_shims_run_the_hooks(tmp_path: Path) -> None:
     assert after["confidence"] == 0.79  # 0.70, +0.10 for the deny, -0.01 for the session end
 
 
-def test_the_readme_names_every_console_script_and_the_install_command() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    missing = [name for name in [*HOOKS.values(), CLI, "cortex-hooks install"] if name not in readme]
-    assert not missing, f"README.md does not mention: {missing}"
-    assert "settings.example.json" in readme
+def test_the_docs_name_every_console_script_and_the_install_command() -> None:
+    from docs_examples import pages
+
+    docs = "".join(page.read_text(encoding="utf-8") for page in pages())
+    names = [*HOOKS.values(), CLI, "cortex-hooks install", "settings.example.json"]
+    missing = [name for name in names if name not in docs]
+    assert not missing, f"README.md and docs/ do not mention: {missing}"
+    assert "cortex-hooks install" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_data_file_of_the_package_ships_with_it() -> None:

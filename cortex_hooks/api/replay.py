@@ -59,7 +59,7 @@ def run(
     selection: Selection = EVERY,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """The replay report (its JSON keys are documented in the README)."""
+    """The replay report (its JSON keys are documented in docs/guide/actions.md)."""
     if selection.pack is not None:
         learned, described = pack_learnings(databases, selection.pack, notes)
     elif selection.proposal is not None:

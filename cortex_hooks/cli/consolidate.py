@@ -1,7 +1,7 @@
 """CLI consolidate (SPEC §9.7): merge the memories flagged as nearly the same, after a checkpoint;
 `--restore FILE` puts a checkpoint back.
 
-`--json` prints one object (README, "Consolidation"): `dry_run`, `scope`, `ran` (False when `--auto`
+`--json` prints one object (docs/guide/graph.md): `dry_run`, `scope`, `ran` (False when `--auto`
 found no trigger), `trigger`, `flagged` (the pairs: `first`, `second`, `similarity`), `merges`
 (`survivor`, `superseded`, `tags`, `pinned`), `superseded` (how many), `checkpoint`, `removed_checkpoints`
 and `undo` (the command that puts the checkpoint back). With `--restore`: `restored`, `database`,

@@ -110,7 +110,8 @@ def auto_memory(start: str, environ: Mapping[str, str] = os.environ) -> str | No
     `autoMemoryDirectory` is taken from the managed, the local (`.claude/settings.local.json`)
     and the user's settings, never from the checked-in `.claude/settings.json`: a cloned
     repository cannot point what recall reads and capture proposes at another folder. (2.1.197
-    does follow the checked-in value in `-p` runs and trusted folders; the README says so.)"""
+    does follow the checked-in value in `-p` runs and trusted folders; docs/guide/claude-memory.md
+    says so.)"""
     switch = environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "").strip().lower()
     if switch in _TRUE or environ.get("CLAUDE_CODE_SIMPLE", "").strip().lower() in _TRUE:
         return None

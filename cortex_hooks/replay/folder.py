@@ -1,6 +1,6 @@
 """Where Claude Code keeps a project's transcripts, and the transcript files under a path.
 
-Claude Code (2.1.197, verified with the real client; see the README) writes each session of a
+Claude Code (2.1.197, verified with the real client; see docs/guide/actions.md) writes each session of a
 project to `<config>/projects/<folder>/<session id>.jsonl`, where `<config>` is
 `$CLAUDE_CONFIG_DIR` or else `~/.claude`, and `<folder>` is the real path (symbolic links
 resolved) of the directory the session started in, with every character that is not an ASCII

@@ -10,7 +10,7 @@ commits, and then rewrites the file from what is committed, whole (a temporary f
 rename) and private (0600), outside the write lock: no other writer waits for it. Only
 PreToolUse reads the file, and only for a database it cannot read: no other path pays.
 
-What it can miss, and it is said in the README: a confidence edited by hand in the `sqlite3`
+What it can miss, and it is said in docs/internals/guarantees.md: a confidence edited by hand in the `sqlite3`
 shell is in the file only after the next change of ours (a boost, a session end); writes still
 pending (store.pending) are counted as boosts only.
 """

@@ -52,7 +52,7 @@ def rows(connection: sqlite3.Connection, since: str) -> Rows:
         ),
         auto_block_total=connection.execute(
             # a pack's learnings are not listed: a deny explains itself, and 14 rules every session
-            # would take half the budget (README: packs)
+            # would take half the budget (docs/internals/choices.md: packs)
             "SELECT count(*) FROM learning WHERE archived_at IS NULL AND action != 'warn' AND slug IS NULL"
         ).fetchone()[0],
         recent_learnings=recent_learnings,
