@@ -19,8 +19,6 @@ is idempotent, and every pattern is linear in the text (no nested unbounded repe
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 from collections import Counter
@@ -376,6 +374,9 @@ def _wordy(word: str) -> bool:
 
 def _ordinary_base64(word: str) -> bool:
     """Base64 of ordinary text (not of a secret): it decodes to printable UTF-8 with spaces."""
+    import base64  # only for a long random-looking word: not on a hook's usual path
+    import binascii
+
     try:
         decoded = base64.b64decode(word + "=" * (-len(word) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
