@@ -116,16 +116,7 @@ def recorded(
             )
             for row in readable
         ]
-        answers = {hit.id: verdict.answer(hit) for hit in hits}
-        pending.append(
-            scope.path,
-            "match",
-            ids=list(answers),
-            answers={str(i): said for i, said in answers.items()},
-            tool=kept[0],
-            call=kept[1],
-            now=now,
-        )
+        _keep_for_later(scope.path, hits, kept, now)
         outcome.notes.append(pending.kept_note(scope.name, "boost"))
     outcome.problems += unreadable  # a hand-edited value is never boosted, nor read
     return hits
@@ -163,17 +154,26 @@ def guarded(
         hits.append(
             verdict.Hit.of(row, before, scope=scope.name, policy=config.policy, correction=correction)
         )
+    _keep_for_later(scope.path, hits, (call.tool_name, kept_call.text(texts)), clock.iso(clock.now()))
+    return hits
+
+
+def _keep_for_later(path: str, hits: list[Any], kept: tuple[str, str], now: str) -> None:
+    """The boosts of these matches, with what each answered and the call as written, kept in the
+    database's pending file for the next process that can write (store.pending)."""
+    from cortex_hooks.guard import verdict
+    from cortex_hooks.store import pending
+
     answers = {hit.id: verdict.answer(hit) for hit in hits}
     pending.append(
-        scope.path,
+        path,
         "match",
         ids=list(answers),
         answers={str(i): said for i, said in answers.items()},
-        tool=call.tool_name,
-        call=kept_call.text(texts),
-        now=clock.iso(clock.now()),
+        tool=kept[0],
+        call=kept[1],
+        now=now,
     )
-    return hits
 
 
 def recheck(decided: Any, call: ToolCall, scopes: list[Scope], problems: list[str]) -> Any:
