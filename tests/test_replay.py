@@ -410,3 +410,13 @@ def test_accept_dry_run_shows_the_replay_of_the_learning_it_would_make(db: Path)
     assert replay_only["learnings"][0]["warned"] == 2  # as accepted: warn only
     accepted = cli_json("accept", str(proposal["id"]), "--rewrite")
     assert (accepted["rewrite"], accepted["action"]) == ("make", "warn")
+
+
+def test_a_path_with_no_transcript_is_not_told_every_call_passed(db: Path, tmp_path: Path) -> None:
+    add("force push", r"--force(?![\w-])", "--auto-block")
+    result = cli("replay", str(tmp_path / "missing"))
+    assert result.code == 0
+    assert "No tool call was read, so there is nothing to judge." in result.stdout
+    assert "let every call through" not in result.stdout
+    assert result.stderr.startswith("cortex-hooks: replay: ")
+    assert "missing" in result.stderr

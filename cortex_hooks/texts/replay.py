@@ -32,7 +32,9 @@ def replayed(report: dict[str, Any], *, title: str | None = None) -> str:
         if answers[answer]
     ]
     lines.append(
-        "The guard would have " + (", ".join(done) + " calls." if done else "let every call through.")
+        "No tool call was read, so there is nothing to judge."
+        if not report["calls"]
+        else "The guard would have " + (", ".join(done) + " calls." if done else "let every call through.")
     )
     quiet = 0
     for learning in report["learnings"]:
