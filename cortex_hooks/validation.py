@@ -9,11 +9,12 @@ from pydantic import BaseModel, ValidationError
 from cortex_hooks.errors import USAGE, CortexError
 
 
-def explain(error: ValidationError) -> str:
-    """A ValidationError as one line of `field: message` parts, the field named as pydantic does."""
+def explain(error: ValidationError, *, most: int | None = None, whole: str = "value") -> str:
+    """A ValidationError as one line of `field: message` parts, the field named as pydantic does
+    (`whole`: the name of a problem of the value as a whole); the first `most` of them, if given."""
     parts = []
-    for problem in error.errors(include_url=False):
-        where = ".".join(str(part) for part in problem["loc"]) or "value"
+    for problem in error.errors(include_url=False)[:most]:
+        where = ".".join(str(part) for part in problem["loc"]) or whole
         message = str(problem["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {message}")
     return "; ".join(parts)

@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from cortex_hooks import validation
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
@@ -94,11 +95,7 @@ def entry(line: str, *, memories: bool = False) -> Entry:
     try:
         return model.model_validate(value)
     except ValidationError as error:
-        said = [
-            f"{'.'.join(str(part) for part in item['loc']) or 'line'}: {item['msg']}"
-            for item in error.errors()[:5]
-        ]
-        raise ValueError("; ".join(said)) from None
+        raise ValueError(validation.explain(error, most=5, whole="line")) from None
 
 
 def problems(text: str, name: str, *, memories: bool = False) -> tuple[list[Entry], list[str]]:
