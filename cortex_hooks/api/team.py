@@ -8,7 +8,7 @@ import os
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks import clock, location, sanitize
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
@@ -148,7 +148,8 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
     state and takes the id (this project's entry of it, taken whole here). A file that was
     trusted (or new) stays trusted: the person's own addition is no stranger's."""
     if not shared.SLUG.fullmatch(team_id):
-        raise CortexError(f"{team_id!r} is no team id: a slug like `acme:no-force-push`", USAGE)
+        shown = sanitize.line(team_id, 80)
+        raise CortexError(f"{shown!r} is no team id: a slug like `acme:no-force-push`", USAGE)
     project = location.project_root()
     path = team_file.path_in(project)
     unknown = CortexError(f"no learning #{learning_id} in this project's database", USAGE)
