@@ -10,8 +10,7 @@ import regex
 from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.capture import detect, reading, regex_synthesis, segments
-from cortex_hooks.guard.verdict import DENY_HEADER
-from cortex_hooks.guard.verdict_texts import ASK_HEADER
+from cortex_hooks.guard.verdict_texts import ASK_HEADER, DENY_HEADER
 from cortex_hooks.redact import MASK, is_secret, redact
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -60,7 +60,7 @@ def test_the_model_cannot_switch_its_guard_off_through_bash(
         result = tool_result(after_tool_use(run.requests[number], tool_use_id), tool_use_id)
         assert result["is_error"] is True
         reason = text_of(result["content"])
-        assert "cortex-hooks' built-in protection denied this tool call" in reason
+        assert "cortex-hooks blocked this tool call (built-in protection)" in reason
         assert refused in reason
         assert "own terminal" in reason
     assert (project / ".cortex" / "cortex.db").exists()

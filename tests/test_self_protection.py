@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cortex_hooks import location
-from cortex_hooks.guard import self_protection
+from cortex_hooks.guard import self_protection, verdict_texts
 from cortex_hooks.guard.protected import Places, Refusal
 from cortex_hooks.install import wiring
 
@@ -389,8 +389,8 @@ ALLOWED = [
 def test_a_weakening_command_is_refused(command: str) -> None:
     refusal = refused(command)
     assert refusal is not None, command
-    text = self_protection.reason(refusal)
-    assert text.startswith("cortex-hooks' built-in protection denied this tool call")
+    text = verdict_texts.protected(refusal, [], verdict_texts.TEXT_LIMIT)
+    assert text.startswith(verdict_texts.PROTECTED)
     assert "own terminal" in text
     assert command.splitlines()[0] in text
     assert len(text) < 9500
@@ -572,7 +572,7 @@ EDITS_ALLOWED = [
 def test_a_write_that_weakens_is_refused(tool: str, tool_input: dict[str, object]) -> None:
     refusal = written(tool, tool_input)
     assert refusal is not None
-    assert "outside this session" in self_protection.reason(refusal)
+    assert "outside this session" in verdict_texts.protected(refusal, [], verdict_texts.TEXT_LIMIT)
 
 
 @pytest.mark.parametrize(("tool", "tool_input"), EDITS_ALLOWED)

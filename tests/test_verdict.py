@@ -1,4 +1,5 @@
-"""The PreToolUse decision (verdict.decide): deny behind the gate, warn otherwise, texts that fit."""
+"""The PreToolUse decision (guard.judge on given matches): deny behind the gate, warn otherwise,
+texts that fit."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cortex_hooks.confidence import Policy
-from cortex_hooks.guard import verdict
-from cortex_hooks.guard.verdict import Hit
-from cortex_hooks.hooks import protocol
+from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.hits import Hit
+from cortex_hooks.guard.judge import Candidate, Judgment, judge
+from cortex_hooks.judging import protocol
 
 LIMIT = 9500  # SPEC §4.4: Claude Code replaces longer hook output by a file reference
 
@@ -36,10 +38,38 @@ def hit(
     )
 
 
+class Given:
+    """Rules whose every learning matches: the judge's view (guard.judge.Rules) of these hits."""
+
+    def __init__(self, hits: list[Hit]) -> None:
+        self.given = hits
+        self.problems: list[str] = []
+
+    def protection(self, call: Call) -> None:
+        return None
+
+    def candidates(self, call: Call) -> list[Candidate]:
+        row = {"regex": "x", "target": "input", "rewrite": None}
+        return [Candidate({**row, "id": hit.id}, 0, hit.scope, (1.0, 1.0)) for hit in self.given]
+
+    def hits(self, found: object) -> list[Hit]:
+        return list(self.given)
+
+    def one_per_id(self, hits: list[Hit]) -> list[Hit]:
+        return hits
+
+
+def decide(hits: list[Hit], policy: Policy | None = None) -> Judgment:
+    """The judge's verdict on a call these learnings all match (each by its scope's policy, or `policy`)."""
+    for hit in hits:
+        hit.policy = policy or hit.policy
+    return judge(Call("Bash", {"command": "x"}), Given(hits))
+
+
 def output(hits: list[Hit], policy: Policy | None = None) -> dict[str, Any]:
-    """The hook's wire output for these hits (verdict, then protocol)."""
-    decided = verdict.decide(hits) if policy is None else verdict.decide(hits, policy)
-    assert decided is not None
+    """The hook's wire output for these hits (the judge, then the protocol)."""
+    decided = decide(hits, policy)
+    assert decided.answer != "allow"
     wire = protocol.pre_tool_use(decided)
     assert set(wire) == {"hookSpecificOutput"}
     specific: dict[str, Any] = wire["hookSpecificOutput"]
@@ -52,7 +82,7 @@ def names(text: str, learning_id: int) -> bool:
 
 
 def test_no_hits_no_output() -> None:
-    assert verdict.decide([]) is None
+    assert decide([]).answer == "allow"
 
 
 @pytest.mark.parametrize(

@@ -168,7 +168,7 @@ def _check_database(report: Report, path: str) -> None:
         else:
             report.problem("database", f"integrity check: {integrity}", "restore a backup or export/import")
         try:
-            _check_learnings(report, connection, values)
+            _check_learnings(report, connection, values, path)
             _check_capture(report, connection)
         except sqlite3.Error as error:  # a damaged schema: say so, and keep checking the rest
             report.problem("database", f"cannot be read: {error}", "restore a backup of the database")
@@ -252,7 +252,7 @@ def _repair(report: Report, path: str) -> None:
             )
 
 
-def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config) -> None:
+def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config, path: str) -> None:
     every = learnings.select(connection, "all")
     for row in every:
         wrong = hand_edits.problem(row)
@@ -309,3 +309,31 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
     with_regex = sum(1 for row in rows if row["regex"])
     if not bad:
         report.ok("learnings", f"{len(rows)} active, {with_regex} with a regex, every regex sound")
+    _prove_examples(report, connection, path, [row for row in rows if not row["muted"]])
+
+
+def _prove_examples(
+    report: Report, connection: sqlite3.Connection, path: str, rows: list[sqlite3.Row]
+) -> None:
+    """Each active rule's examples through the judge, by the hook's own path (SPEC §20): a rule
+    that cannot fire, or fires on its own allow example, is named."""
+    from cortex_hooks.guard import examples
+    from cortex_hooks.judging.in_force import InForce
+    from cortex_hooks.scopes import Scope
+
+    proving = [row for row in rows if row["examples"]]
+    if not proving:
+        return
+    rules = InForce([Scope("project", connection, path)])
+    failures = 0
+    for row in proving:
+        name = f"learning #{row['id']}" + (f" ({row['slug']})" if row["slug"] else "")
+        for failure in examples.proved(rules, row, "project", name):
+            report.problem(
+                name,
+                str(failure).removeprefix(f"{name}: "),
+                f"see why: cortex-hooks explain; then mend it: cortex-hooks update {row['id']} --regex=…",
+            )
+            failures += 1
+    if not failures:
+        report.ok("examples", f"{len(proving)} rules with examples, each fires on its deny examples only")

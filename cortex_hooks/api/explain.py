@@ -1,9 +1,11 @@
-"""Explain: what PreToolUse would decide for a tool call, learning by learning; writes nothing.
+"""Explain: what PreToolUse would answer a tool call, and why, learning by learning; writes nothing.
 
-The answer to "my rule never fires": for every learning it says whether the tool matcher
-accepts the tool, which text the regex runs on, whether the prefilter lets it through, and
-whether the regex matches — then the decision the hook would print. A Bash command is shown as
-the simple commands the command reader read it as (SPEC §13), with the one each learning matched.
+The verdict and the output are the judge's (guard.judge), from the very rules the hook reads
+(in_force: both scopes, the prefilter, the built-in protection): explain prints what the hook
+would, byte for byte. Beside it, the answer to "my rule never fires": for every learning, whether
+the tool matcher accepts the tool, which text the regex runs on, whether the prefilter lets it
+through and whether the regex matches. A Bash command is shown as the simple commands the command
+reader read it as (SPEC §13), with the one each learning matched.
 """
 
 from __future__ import annotations
@@ -12,15 +14,16 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from cortex_hooks import confidence, location
+from cortex_hooks import confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import readable_rows
-from cortex_hooks.config import Config
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import matching, prefilter, rewrite, verdict
-from cortex_hooks.guard.rewrite import Correction
-from cortex_hooks.hooks import protocol
+from cortex_hooks.guard import matching, prefilter
+from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.judge import Judgment, judge
+from cortex_hooks.judging import protection, protocol
+from cortex_hooks.judging.in_force import InForce
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
@@ -28,115 +31,73 @@ from cortex_hooks.store import learnings as store
 
 class Explained(NamedTuple):
     tool: str
-    decision: str  # deny, ask, rewrite, warn (the hook's output adds context) or none
+    decision: str  # the judge's answer: deny, ask, rewrite, warn or allow
     output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
     read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
     corrected: str | None = None  # the command that would run instead (a rewrite), if any
-    built_in: str | None = None  # the built-in protection's deny reason (SPEC §19), decided first
+    built_in: str | None = None  # the built-in protection's refusal (SPEC §19), if it refuses
+    matches: list[dict[str, Any]] | None = None  # every rule that matched, with its source (SPEC §20)
 
 
 def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
-    """What PreToolUse would decide for this tool call, from both scopes as the hook reads them.
-    A call the built-in protection denies (SPEC §19) is denied before any learning is read, as
-    the hook does (made here from the working directory); the learnings are still shown."""
-    from cortex_hooks.hooks import built_in
-
-    refused = (
-        built_in.refusal(tool, tool_input, None)
-        if location.names_own_place(tool_input, os.getcwd())
-        else None
-    )
-    texts = {target: matching.fragments(target, tool, tool_input) for target in matching.TARGETS}
-    subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
-    reports: list[dict[str, Any]] = []
-    hits: list[verdict.Hit] = []
-    evaluated: list[tuple[Any, str, Config]] = []  # every readable row, for a corrected command
-    scopes, skipped = db.both(databases)  # both scopes, as the hook reads them
+    """What PreToolUse would answer this call made here, from both scopes as the hook reads them."""
+    call = Call(tool, tool_input, os.getcwd())
+    scopes, skipped = db.both(databases)
     try:
+        rules = InForce(scopes, protection=protection.refusal, notes=notes)
+        judged = judge(call, rules)
+        reports = []
         for scope in scopes:
-            config = location.config_for(scope.path, notes)
+            config = rules.config(scope)
+            timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
             keys = store.keys_by_learning(scope.connection)
             for row in readable_rows(store.select(scope.connection, "active"), notes):
-                evaluated.append((row, scope.name, config))
-                report = _evaluate(row, tool, (texts, subjects), keys.get(row["id"], set()), config)
+                report = _evaluate(row, call, keys.get(row["id"], set()), timeouts)
                 report["scope"] = scope.name
-                if report["result"] == "match":
-                    correction = _correction(row, (tool, tool_input), subjects, report, config)
-                    hit = verdict.Hit.of(row, scope=scope.name, policy=config.policy, correction=correction)
-                    report["effect"] = verdict.answer(hit)
-                    hits.append(hit)
                 reports.append(report)
-        from cortex_hooks.upkeep import team_precedence
-
-        hits = team_precedence.one_per_id(hits, scopes)  # one id in several places: as the hook takes it
     finally:
         close(scopes)
-    decided = verdict.decide(hits)
-    if decided is not None and decided.answer == "rewrite":
-        decided = _recheck(decided, tool, tool_input, evaluated)
-    if (
-        skipped and decided is None and refused is None
-    ):  # as the hook: a skipped scope beside no decision fails
+    if skipped and judged.answer == "allow":  # as the hook: a skipped scope beside no decision fails
         raise CortexError("; ".join(skipped))
     notes.extend(skipped)
-    read_as = _read_as(subjects["content"])
-    if refused is not None:
-        from cortex_hooks.guard.self_protection import reason
-
-        return Explained(tool, "deny", built_in.output(refused), reports, read_as, built_in=reason(refused))
-    output = protocol.pre_tool_use(decided) if decided else None
-    decision = decided.decision if decided else "none"
-    corrected = decided.corrected if decided is not None and decided.updated_input is not None else None
-    return Explained(tool, decision, output, reports, read_as, corrected)
-
-
-def _correction(
-    row: Any,
-    call: tuple[str, dict[str, Any]],
-    subjects: dict[str, Any],
-    report: dict[str, Any],
-    config: Config,
-) -> Correction | None:
-    """What a matched learning's rewrite makes of the command, as the hook works it out; the
-    report shows the corrected command, or why there is none."""
-    tool, tool_input = call
-    command = tool_input.get("command")
-    if row["rewrite"] is None or tool != matching.READ_TOOL or not isinstance(command, str):
-        return None
-    subject = subjects[row["target"]]
-    where = matching.where(row["regex"], subject, config.regex_timeout, config.regex_timeout_per_mib)
-    if where is None:
-        return None
-    timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
-    correction = rewrite.correct(
-        row["regex"], row["rewrite"], command, subject, index=where, timeouts=timeouts
+    _effects(reports, judged)
+    refused = judged.protection
+    return Explained(
+        tool,
+        judged.answer,
+        protocol.pre_tool_use(judged) if judged.answer != "allow" else None,
+        reports,
+        _read_as(call.subject("content")),
+        judged.corrected if judged.updated_input is not None else None,
+        f"{refused.what}: {refused.harm or refused.why}" if refused is not None else None,
+        matches(judged),
     )
-    report["corrected"] = correction.command
-    report["rewrite_problem"] = correction.problem
-    return correction
 
 
-def _recheck(
-    decided: verdict.Verdict, tool: str, tool_input: dict[str, Any], rows: list[tuple[Any, str, Config]]
-) -> verdict.Verdict:
-    """A rewrite's corrected command checked against every learning, as the hook does."""
-    corrected = {**tool_input, "command": decided.corrected}
-    texts = {target: matching.fragments(target, tool, corrected) for target in matching.TARGETS}
-    subjects = {target: matching.subject(target, tool, texts[target]) for target in texts}
-    again = []
-    for row, scope, config in rows:
-        if not row["regex"] or row["muted"] or not matching.tool_accepts(row["tool"], tool):
+def matches(judged: Judgment) -> list[dict[str, Any]]:
+    """Every rule that matched the call, with where it came from and what it answered by itself:
+    the built-in protection first, then each learning (after precedence)."""
+    found: list[dict[str, Any]] = []
+    if judged.protection is not None:
+        found.append({"source": "built-in", "id": None, "scope": None, "answer": "deny"})
+    found += [
+        {"source": hit.source, "id": hit.id, "scope": hit.scope, "answer": hit.answer} for hit in judged.hits
+    ]
+    return found
+
+
+def _effects(reports: list[dict[str, Any]], judged: Judgment) -> None:
+    """What each matched learning answered, and its rewrite's correction, from the judgment."""
+    by = {(hit.scope, hit.id): hit for hit in judged.matched}
+    for report in reports:
+        hit = by.get((report["scope"], report["id"]))
+        if hit is None:
             continue
-        try:
-            found = matching.evaluate(
-                row["regex"], subjects[row["target"]], config.regex_timeout, config.regex_timeout_per_mib
-            )
-        except matching.Unusable:
-            continue
-        if found:
-            again.append(verdict.Hit.of(row, scope=scope, policy=config.policy))
-    return verdict.recheck(decided, again, tool_input, str(tool_input.get("command")))
+        report["effect"] = hit.answer
+        if hit.correction is not None:
+            report["corrected"] = hit.correction.command
+            report["rewrite_problem"] = hit.correction.problem
 
 
 def _read_as(subject: Any) -> list[str] | None:
@@ -161,18 +122,15 @@ def tool_input(command: str | None, given: str | None) -> dict[str, Any]:
     return value
 
 
-def _evaluate(
-    row: Any, tool: str, given: tuple[dict[str, list[str]], dict[str, Any]], keys: set[str], config: Config
-) -> dict[str, Any]:
-    texts, subjects = given
-    fragments = texts[row["target"]]
-    letter, looked = prefilter.lookup(row["target"], tool, fragments)
+def _evaluate(row: Any, call: Call, keys: set[str], timeouts: tuple[float, float]) -> dict[str, Any]:
+    fragments = call.texts(row["target"])
+    letter, looked = prefilter.lookup(row["target"], call.tool, fragments)
     report: dict[str, Any] = {
         "id": row["id"],
         "anti_pattern": row["anti_pattern"],
         "regex": row["regex"],
         "tool_matcher": row["tool"],
-        "tool_accepted": matching.tool_accepts(row["tool"], tool),
+        "tool_accepted": matching.tool_accepts(row["tool"], call.tool),
         "target": row["target"],
         "text": fragments,
         "candidate": False,
@@ -197,16 +155,16 @@ def _evaluate(
         prefilter.present(key, looked) for key in keys if key[0] == letter
     ) and prefilter.satisfied(row["literals"], looked, loose=letter == prefilter.LOOSE)
     if not report["tool_accepted"]:
-        report["result"] = f"tool matcher {row['tool']!r} does not accept {tool}"
+        report["result"] = f"tool matcher {row['tool']!r} does not accept {call.tool}"
         return report
     try:
-        subject = subjects[row["target"]]
-        where = matching.where(row["regex"], subject, config.regex_timeout, config.regex_timeout_per_mib)
+        where = call.where(row["regex"], row["target"], timeouts)
     except matching.Unusable as error:
         report["result"] = f"{error.message}: the hook skips this learning"
         return report
+    subject = call.subject(row["target"])
     found = where is not None
-    if found and not isinstance(subject, list):
+    if where is not None and not isinstance(subject, list):
         report["matched_command"] = subject.reading.commands[where].text
     report["result"] = "match" if found else "no match"
     if found and not report["candidate"]:

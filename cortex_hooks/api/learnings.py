@@ -36,6 +36,7 @@ class Given(TypedDict, total=False):
     pinned: bool
     confidence: float | str  # 0.75 or "0.75"
     context: str
+    examples: dict[str, list[str]]  # deny and allow lists (update: each kind given replaces its list)
 
 
 class Changed(NamedTuple):
@@ -68,6 +69,7 @@ def add(databases: Databases, given: Given, notes: Notes) -> Learning:
         ) from None
     if "regex" not in given:
         raise CortexError(f"invalid learning: regex: {NO_REGEX}", USAGE)
+    refuse_laundering(fields)
     now = clock.iso(clock.now())
     with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
@@ -125,8 +127,12 @@ def update(
             current = load(connection, learning_id)
             kept = set(LearningFields.model_fields) - {"confidence", "auto_block"}
             merged = {**current.model_dump(include=kept), **changes}
+            if "examples" in changes:  # the kinds given replace theirs, the other kind stays
+                merged["examples"] = {**(current.examples or {}), **changes["examples"]}
             context = {"kept": set(merged) - set(changes)}  # stored as they are: not judged again
             fields: LearningFields = validated(LearningFields, merged, "invalid learning", context=context)
+            if "rewrite" in changes or "regex" in changes:
+                refuse_laundering(fields)
             if not may_weaken:
                 after = fields.confidence if "confidence" in changes else _hundredths(current)
                 reasons = lowered(protection(current), protection(current, fields, after))
@@ -140,6 +146,19 @@ def update(
         # its vector went with a change of its text
         db.embed_written(databases, connection, "learning", [learning_id], notes)
         return load(connection, learning_id)
+
+
+def refuse_laundering(fields: LearningFields) -> None:
+    """A rewrite whose text the built-in protection would refuse is refused (SPEC §20): a learning
+    must not turn the agent's next call into one that weakens the guard. (The judge refuses such a
+    corrected command anyway; this says so when the learning is written.)"""
+    if fields.rewrite is None or fields.regex is None:
+        return
+    from cortex_hooks.judging import protection
+
+    refused = protection.of_rewrite(fields.regex, fields.rewrite)
+    if refused is not None:
+        raise CortexError(f"invalid learning: rewrite: {refused}", USAGE)
 
 
 def _aliased(changes: Given) -> Given:

@@ -3,12 +3,13 @@ default this project's own, from Claude Code's folder of it (replay.folder) — 
 learning: the calls it would have denied, asked about, rewritten and warned about, with up to
 three redacted examples each.
 
-Read only: nothing is boosted, written or counted as an access, and no database is created
-(with none, only a pack or a proposal can be replayed). The learnings are judged as they are
-now (their action, rewrite and confidence), every call alone, by the hook's own evaluation
-(replay.judge). With `--learning`, `--pack` or `--proposal`, only those learnings are judged,
-as if they were the whole guard; a pack is replayed as enabling it would add it, a proposal as
-`accept` would make it.
+Read only: nothing is boosted, written or counted as an access, and no database of the user's
+is created (with none, only a pack or a proposal can be replayed). The learnings are judged as
+they are now (their action, rewrite and confidence), every call alone, by the one judge
+(guard.judge, through replay.rules), the built-in protection with them: its denials are counted
+under its own name. With `--learning`, `--pack` or `--proposal`, only those learnings are judged,
+as if they were the whole guard (without the built-in protection); a pack is replayed as enabling
+it would add it, a proposal as `accept` would make it.
 """
 
 from __future__ import annotations
@@ -19,19 +20,21 @@ from typing import Any, NamedTuple
 
 from cortex_hooks import clock, location
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.replay_learnings import pack_learnings, proposal_learnings, stored_learnings
+from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal_learnings, stored_learnings
 from cortex_hooks.notes import Notes
-from cortex_hooks.replay import folder
-from cortex_hooks.replay.judge import Learned
-from cortex_hooks.replay.run import Progress, replay
+from cortex_hooks.replay import calls, folder
+from cortex_hooks.replay.run import Each, Progress, Setting, replay
+from cortex_hooks.replay.worker_rules import BUILT_IN
+from cortex_hooks.store import scratch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.api.capture import Answer
     from cortex_hooks.guard.records import LearningFields
-    from cortex_hooks.replay.tally import Tally
+    from cortex_hooks.replay.tally import Key, Tally
 
 COUNTS = {"deny": "denied", "ask": "asked", "rewrite": "rewritten", "warn": "warned"}
+ANSWERS = (*COUNTS, "allow")
 
 
 class Selection(NamedTuple):
@@ -57,27 +60,29 @@ def run(
     where: Where,
     notes: Notes,
     selection: Selection = EVERY,
+    *,
     progress: Progress | None = None,
+    each: Each | None = None,
 ) -> dict[str, Any]:
-    """The replay report (its JSON keys are documented in docs/guide/actions.md)."""
+    """The replay report (its JSON keys are documented in docs/guide/actions.md); `each` sees
+    every call judged, with the hook's answer."""
     if selection.pack is not None:
-        learned, described = pack_learnings(databases, selection.pack, notes)
+        replayed = pack_learnings(databases, selection.pack, notes)
     elif selection.proposal is not None:
         from cortex_hooks.api.capture import Answer, preview
 
         fields = preview(databases, selection.proposal, notes, Answer())
-        learned, described = proposal_learnings(databases, fields, selection.proposal, notes)
+        replayed = proposal_learnings(databases, fields, selection.proposal, notes)
     else:
-        learned, described = stored_learnings(databases, selection.learning, notes)
-    return report(learned, described, where, notes, progress)
+        replayed = stored_learnings(databases, selection.learning, notes)
+    return report(replayed, where, notes, progress, each)
 
 
 def of_pack(
     databases: Databases, name: str, notes: Notes, progress: Progress | None = None
 ) -> dict[str, Any]:
     """`packs enable --dry-run`: a pack's learnings replayed over this project's transcripts."""
-    learned, described = pack_learnings(databases, name, notes)
-    return report(learned, described, Where([]), notes, progress)
+    return report(pack_learnings(databases, name, notes), Where([]), notes, progress)
 
 
 def of_accepting(
@@ -88,18 +93,19 @@ def of_accepting(
     from cortex_hooks.api.capture import preview
 
     fields = preview(databases, proposal_id, notes, answer)
-    learned, described = proposal_learnings(databases, fields, proposal_id, notes)
-    return fields, report(learned, described, Where([]), notes, progress)
+    return fields, report(
+        proposal_learnings(databases, fields, proposal_id, notes), Where([]), notes, progress
+    )
 
 
 def report(
-    learned: list[Learned],
-    described: list[dict[str, Any]],
+    replayed: Replayed,
     where: Where,
     notes: Notes,
     progress: Progress | None = None,
+    each: Each | None = None,
 ) -> dict[str, Any]:
-    """These learnings replayed over the transcripts of `where`."""
+    """These rules replayed over the transcripts of `where`."""
     since = _since(where.since_days)
     paths = where.paths or [folder.project_folder(location.project_root())]
     skipped: list[tuple[str, str]] = []
@@ -108,30 +114,52 @@ def report(
         files: list[str] = []
     else:
         files = _recent(folder.transcripts(paths, skipped), since)
-    if not learned:
+    if not replayed.described and not replayed.whole:
         notes.add("replay: no learning to replay")
         files = []
-    tally = replay(learned, files, since=since, progress=progress)
+    with scratch.database(replayed.rows) as (path, ids):
+        if replayed.whole:
+            databases, keys = replayed.databases, replayed.keys
+        else:
+            databases, keys = [(replayed.scope, path)], [(replayed.scope, i) for i in ids]
+        setting = Setting(databases, replayed.whole, since, _grams(replayed) if not replayed.whole else None)
+        tally = replay(setting, files, progress=progress, each=each) if databases else None
+    if tally is None:
+        from cortex_hooks.replay.tally import Tally
+
+        tally = Tally()
     skipped += tally.problems
-    for path, reason in skipped:
-        notes.add(f"replay: {path}: {reason}")
-    return {
+    for file, reason in skipped:
+        notes.add(f"replay: {file}: {reason}")
+    result = {
         "paths": paths,
         "since": since,
         "transcripts": tally.transcripts,
         "calls": tally.calls,
-        "answers": {answer: tally.answers.get(answer, 0) for answer in (*COUNTS, "none")},
-        "learnings": [_learning(number, one, tally) for number, one in enumerate(described)],
-        "skipped": [{"path": path, "reason": reason} for path, reason in skipped],
+        "answers": {answer: tally.answers.get(answer, 0) for answer in ANSWERS},
+        "learnings": [_learning(key, one, tally) for key, one in zip(keys, replayed.described, strict=True)],
+        "skipped": [{"path": file, "reason": reason} for file, reason in skipped],
     }
+    if replayed.whole:
+        result["built_in"] = _learning(BUILT_IN, {"name": "built-in protection"}, tally)
+    return result
 
 
-def _learning(number: int, described: dict[str, Any], tally: Tally) -> dict[str, Any]:
-    counts: dict[str, int] = dict(tally.learnings.get(number, {}))
+def _grams(replayed: Replayed) -> calls.Grams | None:
+    """What a transcript line must hold for a call in it to matter to these learnings alone."""
+    from cortex_hooks.guard import prefilter
+
+    return calls.grams(
+        [(row["tool"], row["target"], prefilter.keys(row["regex"], row["target"])) for row in replayed.rows]
+    )
+
+
+def _learning(key: Key, described: dict[str, Any], tally: Tally) -> dict[str, Any]:
+    counts: dict[str, int] = dict(tally.learnings.get(key, {}))
     examples = [
         example
         for answer in COUNTS
-        for example in reversed(tally.examples.get((number, answer), []))  # the latest first
+        for example in reversed(tally.examples.get((key, answer), []))  # the latest first
     ]
     return {
         **described,

@@ -1,20 +1,19 @@
-"""The learnings a replay judges (api.replay): the active ones of both scopes as the hook reads
-them, or one learning, a pack's as enabling it would add them, or the learning accepting a
-proposal would make; each as the replay's judge reads it (replay.judge.Learned) and as its report
-names it."""
+"""The rules a replay judges (api.replay): the active learnings of both scopes as the hook reads
+them, with the built-in protection (the whole guard); or, alone, one learning (as if it were
+active), a pack's learnings as enabling it would add them, or the learning accepting a proposal
+would make — written into a database of their own (store.scratch). Each learning also as the
+replay's report names it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from cortex_hooks import confidence, location
+from cortex_hooks import clock, confidence, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.guard import prefilter
 from cortex_hooks.notes import Notes
-from cortex_hooks.replay.judge import Learned
 from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
 
@@ -25,104 +24,119 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.shared import SharedLearning
 
 
-def stored_learnings(
-    databases: Databases, learning_id: int | None, notes: Notes
-) -> tuple[list[Learned], list[dict[str, Any]]]:
+class Replayed(NamedTuple):
+    """What a replay judges: the stored `databases` ((scope, path), project first) with `keys` the
+    (scope, id) of each learning described; or `rows` to write into a database of their own (in
+    scope `scope`, ids given in order); `described` each learning as the report names it."""
+
+    described: list[dict[str, Any]]
+    databases: list[tuple[str, str]]
+    keys: list[tuple[str, int]]
+    rows: list[dict[str, Any]]
+    scope: str
+
+    @property
+    def whole(self) -> bool:
+        """Whether the whole guard is replayed (then the built-in protection judges too)."""
+        return not self.rows
+
+
+def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes) -> Replayed:
     """The active learnings of both scopes as the hook reads them (project first), or the one
-    learning `learning_id` of the scope acted on, archived or muted as it may be."""
-    learned: list[Learned] = []
+    learning `learning_id` of the scope acted on, archived or muted as it may be, alone."""
     described: list[dict[str, Any]] = []
+    keys: list[tuple[str, int]] = []
+    rows: list[dict[str, Any]] = []
     names = (databases.scope,) if learning_id is not None else db.BOTH
     scopes, skipped = db.both(databases, names)
     notes.extend(skipped)
     try:
         for scope in scopes:
             config = location.config_for(scope.path, notes)
-            keys = store.keys_by_learning(scope.connection)
             if learning_id is None:
-                rows = readable_rows(store.select(scope.connection, "active"), notes)
+                found = readable_rows(store.select(scope.connection, "active"), notes)
             else:
                 row = store.get(scope.connection, learning_id)
-                rows = readable_rows([row], notes) if row is not None else []
-                if rows and (row is not None and (row["archived_at"] or row["muted"])):
+                found = readable_rows([row], notes) if row is not None else []
+                if found and (found[0]["archived_at"] or found[0]["muted"]):
                     notes.add(f"replay: learning #{learning_id} is archived or muted: replayed as if active")
-            for row in rows:
+            for row in found:
                 values = dict(row)
-                if learning_id is not None:
-                    values["muted"] = 0
-                stored = tuple(sorted(keys.get(row["id"], ()))) or tuple(
-                    prefilter.keys(row["regex"], row["target"])
-                )
-                learned.append(_learned(values, stored, scope.name, config))
                 described.append(_described(values, scope.name, config, id=row["id"], slug=row["slug"]))
+                keys.append((scope.name, row["id"]))
+                rows.append({**values, "muted": 0, "archived_at": None})
+        paths = [(scope.name, scope.path) for scope in scopes]
     finally:
         close(scopes)
-    if learning_id is not None and not learned:
-        raise unknown("learning", learning_id)
-    return learned, described
+    if learning_id is not None:
+        if not rows:
+            raise unknown("learning", learning_id)
+        return Replayed(described, [], [], rows, databases.scope)
+    return Replayed(described, paths, keys, [], databases.scope)
 
 
-def pack_learnings(
-    databases: Databases, name: str, notes: Notes
-) -> tuple[list[Learned], list[dict[str, Any]]]:
+def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     """A pack's learnings (or a group's) as enabling it would add them: pinned, at the start
     confidence, their file's action and rewrite."""
     from cortex_hooks.guard import packs
 
     config = db.config(databases, notes)
-    learned: list[Learned] = []
     described: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for one in packs.expand(name):
         for record in packs.load(one):
             values = _pack_row(record, one, config)
-            learned.append(
-                _learned(values, tuple(prefilter.keys(record.regex, record.target)), databases.scope, config)
-            )
+            rows.append(values)
             described.append(_described(values, databases.scope, config, id=None, slug=record.id, pack=one))
-    return learned, described
+    return Replayed(described, [], [], rows, databases.scope)
 
 
 def proposal_learnings(
     databases: Databases, fields: LearningFields, proposal_id: int, notes: Notes
-) -> tuple[list[Learned], list[dict[str, Any]]]:
+) -> Replayed:
     """The learning accepting a proposal would make (api.capture.preview)."""
     config = db.config(databases, notes)
-    values = {
-        **fields.model_dump(),
-        "id": 0,
-        "slug": None,
-        "muted": 0,
-        "literals": prefilter.literals(fields.regex),
-    }
     if not fields.regex:
         raise CortexError(f"proposal #{proposal_id} has no regex: nothing to replay", USAGE)
-    keys = tuple(prefilter.keys(fields.regex, fields.target))
-    return [_learned(values, keys, databases.scope, config)], [
-        _described(values, databases.scope, config, id=None, proposal=proposal_id)
-    ]
+    values = _row(fields.model_dump(), slug=None, pack=None)
+    described = [_described(values, databases.scope, config, id=None, proposal=proposal_id)]
+    return Replayed(described, [], [], [values], databases.scope)
 
 
 def _pack_row(record: SharedLearning, pack: str, config: Config) -> dict[str, Any]:
-    return {
-        "id": 0,
+    fields = {
         "anti_pattern": record.anti_pattern,
         "correct_pattern": record.correct_pattern,
         "severity": record.severity,
         "regex": record.regex,
         "tool": record.tool,
         "target": record.target,
-        "literals": prefilter.literals(record.regex),
         "action": record.action,
         "rewrite": record.rewrite,
         "confidence": config.policy.start,
-        "muted": 0,
-        "slug": record.id,
-        "pack": pack,
+        "context": record.context,
+        "pinned": 1,
     }
+    return _row(fields, slug=record.id, pack=pack)
 
 
-def _learned(values: dict[str, Any], keys: tuple[str, ...], scope: str, config: Config) -> Learned:
-    return Learned(values, keys, scope, config.policy, (config.regex_timeout, config.regex_timeout_per_mib))
+def _row(fields: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """A learning's every stored column (store.learnings.COLUMNS), from the fields given."""
+    now = clock.iso(clock.now())
+    values: dict[str, Any] = {
+        "pinned": 0,
+        "access_count": 0,
+        "last_accessed": None,
+        "created_at": now,
+        "updated_at": now,
+        "archived_at": None,
+        "context": None,
+        "muted": 0,
+        "rewrite": None,
+    }
+    values.update({key: value for key, value in fields.items() if key in store.COLUMNS})
+    values.update(more)
+    return values
 
 
 def _described(values: dict[str, Any], scope: str, config: Config, **names: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ _NOT_WORDS = ("<command-name>", "<local-command-", "<system-reminder>", "<task-n
 # (validation), a hook or the person denied it, or the person interrupted it.
 _NOT_FAILURES = (
     "<tool_use_error>",
-    "cortex-hooks blocked this tool call",  # our own deny (cortex_hooks.guard.verdict.DENY_HEADER)
+    "cortex-hooks blocked this tool call",  # our own deny (cortex_hooks.guard.verdict_texts.BLOCKED)
     "cortex-hooks asks the user before this tool call",  # our ask, refused where no one can answer
     "cortex-hooks corrected this command",  # our deny of a corrected command (guard.verdict_texts)
     "The user doesn't want to proceed",

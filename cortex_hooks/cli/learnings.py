@@ -96,6 +96,18 @@ def _field_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--pin", action="store_true", default=None, help="exempt from decay and pruning")
     parser.add_argument("--confidence", metavar="X", help="0.30 to 0.90 (default 0.70)")
     parser.add_argument("--context", metavar="TEXT", help="why, where it came from")
+    parser.add_argument(
+        "--deny-example",
+        action="append",
+        metavar="TEXT",
+        help="a call it must catch (a Bash command, a path …: what its target reads); doctor proves it",
+    )
+    parser.add_argument(
+        "--allow-example",
+        action="append",
+        metavar="TEXT",
+        help="a call it must let through (doctor proves it)",
+    )
 
 
 def _given(args: argparse.Namespace) -> api.Given:
@@ -104,6 +116,11 @@ def _given(args: argparse.Namespace) -> api.Given:
         for option, field in _FIELD_OPTIONS.items()
         if getattr(args, option, None) is not None
     }
+    examples = {
+        kind: listed for kind in ("deny", "allow") if (listed := getattr(args, f"{kind}_example", None))
+    }
+    if examples:
+        given["examples"] = examples
     if getattr(args, "no_regex", False):
         given["regex"] = None
     if getattr(args, "no_rewrite", False):

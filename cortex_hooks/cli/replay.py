@@ -39,7 +39,7 @@ def run_replay(args: argparse.Namespace) -> int:
     selection = api.Selection(args.learning, args.pack, args.proposal)
     where = api.Where(args.paths, args.since)
     with Progress(shown=not args.json) as progress:
-        result = api.run(database.of(args), where, database.notes(), selection, progress)
+        result = api.run(database.of(args), where, database.notes(), selection, progress=progress)
     if args.json:
         render.emit_json(result)
     else:

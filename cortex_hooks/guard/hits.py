@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 
 class Hit:
     """A learning that matched this tool call, as it was before the match's boost; with a
-    rewrite, the correction it makes of this call (guard.rewrite), applied or not."""
+    rewrite, the correction it makes of this call (guard.rewrite), applied or not; where it comes
+    from (`source`: pack, team, project or global); what it answers by itself (guard.judge)."""
 
     __slots__ = (
         "action",
+        "answer",
         "anti_pattern",
         "before",
         "correct_pattern",
@@ -29,6 +31,7 @@ class Hit:
         "rewrite",
         "scope",
         "severity",
+        "source",
         "team",
     )
 
@@ -58,6 +61,8 @@ class Hit:
         self.scope = scope  # where the learning lives: named in the texts when it is global
         self.policy = policy  # the confidence model of its scope's configuration
         self.team: str | None = None  # the team file's id of a team learning (named in the texts)
+        self.source = scope  # pack, team, project or global (SPEC §20)
+        self.answer = "warn"  # what this match does by itself, once judged (guard.judge.answer)
 
     @property
     def auto_block(self) -> bool:
@@ -75,7 +80,7 @@ class Hit:
     ) -> Hit:
         """The hit of a stored learning row, at its confidence before the boost: as stored, or
         `before` (with the writes still pending, see store.pending)."""
-        return cls(
+        hit = cls(
             id=row["id"],
             anti_pattern=row["anti_pattern"],
             correct_pattern=row["correct_pattern"],
@@ -87,3 +92,7 @@ class Hit:
             scope=scope,
             policy=policy,
         )
+        pack = row["pack"] if "pack" in row.keys() else None  # noqa: SIM118 (a Row has no __contains__ of names)
+        if pack is not None:
+            hit.source = "team" if pack == "team" else "pack"
+        return hit

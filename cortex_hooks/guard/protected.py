@@ -20,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from cortex_hooks.guard.shell import Simple
     from cortex_hooks.guard.shell_words import Arg
 
 FOLDER = ".cortex"
@@ -44,14 +45,18 @@ VARIABLES = ("HOME", "PWD", "CLAUDE_PROJECT_DIR", "CORTEX_DB", "CORTEX_GLOBAL_DB
 
 class Refusal:
     """A call the agent may not make: `what` it would do, `why` that weakens the guard, and the
-    `command` the person can run in their own terminal instead (None: no command does it)."""
+    `command` the person can run in their own terminal instead (None: no command does it); the
+    simple command refused (a Bash call's), and the `harm` it does besides, in plain words
+    ("deletes your home folder", told first: guard.self_protection.harm)."""
 
-    __slots__ = ("command", "what", "why")
+    __slots__ = ("command", "harm", "simple", "what", "why")
 
     def __init__(self, what: str, why: str, command: str | None = None) -> None:
         self.what = what
         self.why = why
         self.command = command
+        self.simple: Simple | None = None
+        self.harm: str | None = None
 
     def __repr__(self) -> str:
         return f"Refusal({self.what!r}, {self.why!r})"

@@ -19,7 +19,7 @@ from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard import actions, matching, unmatchable
+from cortex_hooks.guard import actions, examples, matching, unmatchable
 from cortex_hooks.guard.shared_rules import checked_rewrite
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -76,8 +76,15 @@ class LearningFields(BaseModel):
     pinned: bool = False
     confidence: SettableConfidence = confidence.DEFAULT.start
     context: str | None = None
+    # the calls it must catch and let through (SPEC §20), proved by doctor through the judge
+    examples: dict[str, list[str]] | None = None
 
     _encodable = field_validator("*")(encodable)
+
+    @field_validator("examples", mode="before")
+    @classmethod
+    def _examples(cls, value: object) -> object:
+        return examples.checked(value)
 
     @field_validator("context")
     @classmethod
@@ -179,10 +186,12 @@ class Learning(BaseModel):
     slug: str | None = None  # a pack learning's stable id (`core.git:reset-hard`)
     pack: str | None = None  # the pack it came from
     muted: bool = False  # muted in this scope: it never matches
+    examples: dict[str, list[str]] | None = None  # the calls it must catch and let through
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Learning:
         values = dict(row)
         values.pop("literals", None)  # prefilter data, derived from the regex: not part of the record
+        values["examples"] = examples.loaded(values.get("examples"))
         values["confidence"] = confidence.as_number(values["confidence"])
         return cls.model_validate(values)

@@ -65,6 +65,13 @@ def check(pattern: str, template: str, target: str) -> None:
         )
 
 
+def own_text(pattern: str, template: str) -> str:
+    """The rewrite's own text: expanded with every group of the pattern empty."""
+    from cortex_hooks.guard import matching
+
+    return _expand_empty(matching.compile_pattern(pattern), template)
+
+
 def _expand_empty(compiled: Any, template: str) -> str:
     """The rewrite expanded with every group empty: its own text; CortexError when it cannot
     expand for this pattern."""

@@ -11,7 +11,6 @@ mute, and it works with no learning at all. The person, in their own terminal, i
 
 from __future__ import annotations
 
-from cortex_hooks import sanitize
 from cortex_hooks.guard.protected import (
     CONFIG,
     DATABASE,
@@ -36,7 +35,6 @@ FILE_TOOLS = {
 }
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch"})
 PATH_FIELDS = ("file_path", "notebook_path", "path", "destination", "source", "target")
-TEXT_LIMIT = 9499  # SPEC §4.4, as guard.verdict's
 _READING = ("read", "get", "list", "search", "view", "stat", "find", "directory_tree")
 _KEYS = ("disableAllHooks", "enabledPlugins")  # what an edit may turn hooks off with, besides removing them
 
@@ -167,23 +165,31 @@ def _after(tool_name: str, tool_input: dict[str, Any], before: str | None) -> tu
     return text, news
 
 
-def reason(refused: Refusal) -> str:
-    """The deny reason the agent reads: what was refused, why, and what the person can do."""
-    if refused.command is not None:
-        command = sanitize.clean(refused.command)
-        if len(command) > TEXT_LIMIT // 2:
-            command = command[: TEXT_LIMIT // 2] + "…"
-        person = (
-            "If the person wants it done, ask them to run it in their own terminal, where nothing "
-            f"stops it:\n{command}"
-        )
-    else:
-        person = "If the person wants this change, ask them to make it themselves, outside this session."
-    text = (
-        "cortex-hooks' built-in protection denied this tool call: "
-        f"{sanitize.line(refused.what, 300)}: {sanitize.line(refused.why, 1000)}. "
-        "The agent may not switch off or weaken its own guard; this protection is built in, not a "
-        "learning (it never decays and cannot be archived or muted), so do not look for another way "
-        f"around it. {person}"
-    )
-    return text[:TEXT_LIMIT]
+def harm(refused: Refusal, places: Places, cwd: str, project: str) -> str | None:
+    """What a refused command deletes or moves besides the guard's files, in plain words, when a
+    word of it names a folder a person cares about for itself: the whole disk, their home folder,
+    the project (SPEC §20: the harm is told first). None for anything else."""
+    verb = refused.why.split(" ", 2)[1] if refused.why.startswith(("it deletes ", "it moves ")) else None
+    if refused.simple is None or verb is None:
+        return None
+    from cortex_hooks.guard import shell_words
+
+    call = shell_words.invocation(refused.simple)
+    for arg in call.args if call is not None else []:
+        for path in places.paths(arg, [cwd]) or []:
+            words = _plain(path.rstrip("/") or "/", places.home, project)
+            if words is not None:
+                return f"{verb} {words}"
+    return None
+
+
+def _plain(path: str, home: str, project: str) -> str | None:
+    if path == "/":
+        return "everything on this machine's disk"
+    if path == home.rstrip("/"):
+        return "your home folder"
+    if path == project.rstrip("/"):
+        return "the whole project"
+    if (project.rstrip("/") + "/").startswith(path + "/"):
+        return "the folder that holds the project"
+    return None

@@ -69,6 +69,7 @@ def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal |
         if found is not None:
             if found.what == "":
                 found.what = f"`{simple.text[:200]}`"
+            found.simple = simple
             return found
     return None
 

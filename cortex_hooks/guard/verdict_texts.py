@@ -1,5 +1,5 @@
 """The texts a verdict puts before the agent (and, for an ask, the person), pure, each within
-the room Claude Code shows whole (SPEC §4.4)."""
+the room Claude Code shows whole (SPEC §4.4): the built-in protection's and the learnings'."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from cortex_hooks import confidence, sanitize
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.hits import Hit
+    from cortex_hooks.guard.protected import Refusal
 
 TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
 
-DENY_HEADER = (
-    "cortex-hooks blocked this tool call: it matches a learned anti-pattern. Do it the correct way instead."
-)
+BLOCKED = "cortex-hooks blocked this tool call"  # how every deny begins (capture knows our own by it)
+DENY_HEADER = f"{BLOCKED}: it matches a learned anti-pattern. Do it the correct way instead."
+PROTECTED = f"{BLOCKED} (built-in protection)"  # how a deny of the built-in protection begins
 # The reason of an ask: the person reads it in the permission prompt; in `claude -p`, where no one
 # can answer, Claude Code refuses the call and the agent reads it as the call's error.
 ASK_HEADER = (
@@ -26,6 +27,40 @@ WARN_HEADER = (
 )
 REWRITE_HEADER = "cortex-hooks corrected this Bash command before it ran (a learned correction):"
 VERBS = {"deny": "NEVER", "ask": "ASK FIRST", "warn": "AVOID", "rewrite": "AVOID"}
+ALSO_HEADER = "Learned anti-patterns this call matches too (each gained confidence from this catch):"
+BUILT_IN = (
+    "This protection is built in, not a learning (it never decays and cannot be archived or muted): "
+    "the agent may not switch off or weaken its own guard, so do not look for another way around it."
+)
+
+
+def protected(refused: Refusal, hits: list[Hit], limit: int) -> str:
+    """A deny of the built-in protection (SPEC §19, §20): what the call would do, the harm in
+    plain words first and then what of the guard's it touches; what the person can do; then the
+    learnings that match too, with their NEVER and DO lines."""
+    what, why = sanitize.line(refused.what, 300), sanitize.line(refused.why, 1000)
+    if refused.harm is not None:
+        head = f"{PROTECTED}: {what} {refused.harm}, where the guard's own files live ({why})."
+    else:
+        head = f"{PROTECTED}: {what}: {why}."
+    if refused.command is not None and refused.harm is None:
+        command = _cut(sanitize.clean(refused.command), limit // 3)
+        person = (
+            "If the person wants it done, ask them to run it in their own terminal, where nothing "
+            f"stops it:\n{command}"
+        )
+    elif refused.command is not None:
+        person = "If the person really wants it done, they can do it themselves, outside this session."
+    else:
+        person = "If the person wants this change, ask them to make it themselves, outside this session."
+    text = f"{head} {BUILT_IN} {person}"
+    if hits:
+        learned = listed(ALSO_HEADER, hits, VERBS["deny"], max(limit - len(text) - 1, 0))
+        if len(text) + 1 + len(learned) > limit:  # the learnings' DO lines before the command shown
+            text = f"{head} {BUILT_IN}"
+            learned = listed(ALSO_HEADER, hits, VERBS["deny"], max(limit - len(text) - 1, 0))
+        text += "\n" + learned
+    return text[:limit]
 
 
 def listed(header: str, hits: list[Hit], verb: str, limit: int) -> str:

@@ -3,7 +3,7 @@
 Read-only, and blind to unknown fields: Claude Code adds fields release by release. No pydantic:
 its import and a model's first build cost these hooks about ten times a bare interpreter, more
 than all their own work, for five fields. (PreToolUse reads its own few fields the same way: see
-hooks.pre_tool_use; what the hooks print is in cortex_hooks.hooks.protocol.)
+hooks.pre_tool_use; what the hooks print is in cortex_hooks.judging.protocol.)
 """
 
 from __future__ import annotations

@@ -48,20 +48,23 @@ def run(
     handle: Callable[[Parsed, list[Scope]], Outcome],
     *,
     guard_files: bool = False,
+    without_database: bool = False,
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
     `parse` validates the payload before a database is looked at, so bad input is reported even
-    in a project without one; it may decide from the payload alone (PreToolUse's built-in
-    protection, SPEC §19), and then no database is opened at all: a locked, corrupt or missing
-    one changes nothing of that decision. `handle` loads, decides and writes, scope by scope. With
+    in a project without one; it may decide from the payload alone, and then no database is
+    opened at all. `handle` loads, decides and writes, scope by scope. With
     `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
-    (scopes.open_scopes).
+    (scopes.open_scopes). With `without_database`, `handle` is called even when neither scope has
+    a database (PreToolUse: the built-in protection needs none).
     """
     if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
     return boundary.guarded(
-        lambda: _run(event, parse, handle, guard_files), prefix=f"cortex-hooks: {event}", hook=True
+        lambda: _run(event, parse, handle, guard_files, without_database),
+        prefix=f"cortex-hooks: {event}",
+        hook=True,
     )
 
 
@@ -86,6 +89,7 @@ def _run(
     parse: Callable[[Payload], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
     guard_files: bool,
+    without_database: bool,
 ) -> int:
     payload, repaired = read_payload(event)
     parsed = parse(payload)
@@ -94,7 +98,7 @@ def _run(
     project = location.hook_database(payload.get("cwd"))
     boundary.works_on(project)
     scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT, guard_files=guard_files)
-    if not scopes:
+    if not scopes and not without_database:
         if skipped:
             raise CortexError("; ".join(skipped))
         return 0  # no database in either scope: hooks never create one, and stay silent

@@ -1,11 +1,13 @@
-"""PreToolUse: match the tool call against learnings; boost, then deny, ask, correct or warn
-(SPEC §4.1, §16).
+"""PreToolUse: the call judged (guard.judge) against the built-in protection and the learnings of
+every scope; the matches boosted; the deny, ask, correction or warning Claude Code reads (SPEC §4.1,
+§16, §20).
 
 This is the hot path, run before every tool call. A call that cannot match any learning costs
-a JSON parse, an index lookup and nothing else: `regex`, the clock and the settings are imported
-only once a candidate survives the prefilter and the tool matcher. pydantic is never imported
-here (unless a config file is to be read): it alone costs more than the whole no-match path, and
-the few payload fields this hook uses are checked with the standard library.
+a JSON parse, a few substring tests for the guard's own places, an index lookup per scope and
+nothing else: `regex`, the clock and the settings are imported only once a candidate survives the
+prefilter and the tool matcher. pydantic is never imported here (unless a config file is to be
+read): it alone costs more than the whole no-match path, and the few payload fields this hook uses
+are checked with the standard library.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from __future__ import annotations
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
-from cortex_hooks.hooks import pipeline, tool_call
-from cortex_hooks.hooks.tool_call import ToolCall
+from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.judge import judge
+from cortex_hooks.hooks import pipeline
+from cortex_hooks.judging.in_force import InForce
 from cortex_hooks.scopes import Scope
 from cortex_hooks.upkeep import team_file
 
@@ -22,16 +26,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from cortex_hooks.guard.protected import Refusal
+
 
 def main() -> int:
-    return pipeline.leave(pipeline.run("PreToolUse", parse, handle, guard_files=True))
+    return pipeline.leave(pipeline.run("PreToolUse", parse, handle, guard_files=True, without_database=True))
 
 
-def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
+def parse(payload: dict[str, Any]) -> Call:
     """The fields this hook's decision reads, checked with the standard library (no pydantic
     here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
-    depth never stops a deny. A call the built-in protection denies is decided here, before any
-    database is opened."""
+    depth never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not tool_name:
@@ -41,24 +46,13 @@ def parse(payload: dict[str, Any]) -> ToolCall | pipeline.Outcome:
     problem = matching.mistyped(tool_name, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
-    if location.names_own_place(tool_input, payload.get("cwd")):  # SPEC §19; others pay substring tests
-        from cortex_hooks.hooks import built_in
-
-        refused = built_in.refusal(tool_name, tool_input, payload.get("cwd"))
-        if refused is not None:
-            return pipeline.Outcome(built_in.output(refused))
-    return ToolCall(tool_name, tool_input, payload.get("cwd"))
+    return Call(tool_name, tool_input, payload.get("cwd"))
 
 
-def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
-    """The learnings of every scope against this call; one verdict on all their matches."""
-    texts = {
-        target: matching.fragments(target, call.tool_name, call.tool_input) for target in matching.TARGETS
-    }
+def handle(call: Call, scopes: list[Scope]) -> pipeline.Outcome:
+    """The call judged under the rules in force (no database at all: the built-in protection
+    alone); a match recorded."""
     outcome = pipeline.Outcome()
-    looked = tool_call.lookups(call.tool_name, texts)
-    hits: list[Any] = []
-    subjects: dict[str, Any] | None = None
     for scope in scopes:
         if scope.connection is None:  # held unreadable by another process: its guard file decides
             outcome.notes.append(
@@ -68,24 +62,22 @@ def handle(call: ToolCall, scopes: list[Scope]) -> pipeline.Outcome:
             outcome.problems += team_file.refresh(
                 scope.connection, location.hook_project(call.cwd), scope.path
             )
-        rows = tool_call.candidates(scope, call.tool_name, texts, looked, outcome.problems)
-        if not rows:
-            continue
-        # past here the hot path imports more; a call that matches nothing never gets here
-        if subjects is None:
-            subjects = {target: matching.subject(target, call.tool_name, texts[target]) for target in texts}
-        from cortex_hooks.hooks import tool_matches
+    rules = InForce(scopes, protection=_protection, problems=outcome.problems)
+    judged = judge(call, rules)
+    if judged.answer == "allow":
+        return outcome
+    # past here the hot path imports more; a call that matches nothing never gets here
+    from cortex_hooks.hooks import record
+    from cortex_hooks.judging import protocol
 
-        decide = tool_matches.recorded if scope.connection is not None else tool_matches.guarded
-        hits += decide(scope, rows, outcome, call=call, texts=texts, subjects=subjects)
-    if hits:
-        from cortex_hooks.guard import verdict
-        from cortex_hooks.hooks import protocol, tool_matches
-        from cortex_hooks.upkeep import team_precedence
-
-        hits = team_precedence.one_per_id(hits, scopes)
-        decided = verdict.decide(hits)
-        if decided is not None and decided.answer == "rewrite":
-            decided = tool_matches.recheck(decided, call, scopes, outcome.problems)
-        outcome.output = protocol.pre_tool_use(decided) if decided else None
+    judged = record.recorded(call, rules, judged, outcome)
+    outcome.output = protocol.pre_tool_use(judged) if judged.answer != "allow" else None
     return outcome
+
+
+def _protection(tool: str, tool_input: dict[str, Any], cwd: object) -> Refusal | None:
+    """The built-in protection's refusal (judging.protection), imported only for a call that
+    names one of the guard's places."""
+    from cortex_hooks.judging import protection
+
+    return protection.refusal(tool, tool_input, cwd)

@@ -9,7 +9,8 @@ from typing import Any
 from cortex_hooks import clock, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits, review
-from cortex_hooks.hooks import payloads, pipeline, protocol
+from cortex_hooks.hooks import payloads, pipeline
+from cortex_hooks.judging import protocol
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction, upgrade_notes

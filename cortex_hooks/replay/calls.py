@@ -11,8 +11,8 @@ deadline; what was left out is said in `left`. A line cut off mid-way (a transcr
 being written, or truncated) is counted as unreadable, never fatal.
 
 With `grams` (the prefilter keys of the learnings replayed, guard.prefilter, when every one of
-them reads Bash commands), a line is parsed only when it holds one of them: replaying one
-proposal reads only the calls its keys hit.
+them reads Bash commands and they are replayed alone, without the built-in protection), a line is
+parsed only when it holds one of them: replaying one proposal reads only the calls its keys hit.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from cortex_hooks import regular_file
+from cortex_hooks.guard import matching, prefilter
 
 MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
 _TOOL_USE = b'"tool_use"'
@@ -35,7 +36,8 @@ _LOOSENED = b"'\"\\$ \t\n\r\x0b\x0c\x00"
 
 
 class Call(NamedTuple):
-    """One tool call: its tool and input, when and in which session it was asked, and where."""
+    """One tool call: its tool and input, when and in which session it was asked, the folder the
+    agent worked in (the line's `cwd`: the built-in protection's base), and where it was read."""
 
     tool: str
     input: dict[str, Any]
@@ -43,6 +45,7 @@ class Call(NamedTuple):
     session: str
     path: str
     line: int
+    cwd: str | None = None
 
 
 class Grams:
@@ -65,6 +68,29 @@ class Grams:
             lowered = loose.lower()
             return any(gram in lowered for gram in self.folded)
         return False
+
+
+def grams(learnings: list[tuple[str, str, list[str]]]) -> Grams | None:
+    """The grams a transcript line must hold one of for a call in it to matter to these learnings
+    ((tool matcher, target, prefilter keys) each); None when a line cannot be passed over unread:
+    a learning of another tool than Bash reads every call, and so does a `*` key, a folded gram
+    that is not ASCII, or so many grams that nearly every line holds one. (The built-in
+    protection reads every call: a replay with it has no grams.)"""
+    exact: set[str] = set()
+    folded: set[str] = set()
+    for tool, target, keys in learnings:
+        if tool != matching.READ_TOOL or target not in ("content", "raw"):
+            return None
+        for key in keys:
+            if key[0] != prefilter.LOOSE:
+                continue
+            gram = key[2:]
+            if key[1] == "*" or not gram or (key[1] == "~" and not gram.isascii()):
+                return None
+            (folded if key[1] == "~" else exact).add(gram)
+    if len(exact) + len(folded) > 64:
+        return None  # so many that nearly every line holds one: parse them all
+    return Grams([gram.encode() for gram in sorted(exact)], [gram.encode() for gram in sorted(folded)])
 
 
 def loosened(line: bytes) -> bytes | None:
@@ -179,8 +205,10 @@ def _calls(record: Any, since: str | None, path: str, number: int) -> list[Call]
         return []
     session = record.get("sessionId")
     session = session if isinstance(session, str) else ""
+    cwd = record.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else None
     return [
-        Call(block["name"], block["input"], at, session, path, number)
+        Call(block["name"], block["input"], at, session, path, number, cwd)
         for block in content
         if isinstance(block, dict)
         and block.get("type") == "tool_use"

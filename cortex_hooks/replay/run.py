@@ -9,37 +9,39 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from cortex_hooks.replay import calls as reader
-from cortex_hooks.replay.judge import Guard, Learned, grams
 from cortex_hooks.replay.tally import Tally
+from cortex_hooks.replay.worker_rules import Judged, Rules
 
 FILE_SECONDS = 30.0  # what one transcript may take to read and judge
 PARALLEL_FROM = 8  # transcripts: fewer are read in this process (a pool costs more to start)
 MAX_WORKERS = 4
 
 Progress = Callable[[int, int, int], None]  # (transcripts done, of, calls read)
+Each = Callable[["reader.Call", Judged], None]  # every call judged, in order (one process)
 
 
 class Setting(NamedTuple):
-    """What every transcript of one replay is read and judged with."""
+    """What every transcript of one replay is read and judged with: the databases of the rules
+    ((scope, path), project first), whether the built-in protection judges too, the first instant
+    replayed, and the grams a line must hold one of to be worth parsing."""
 
-    learned: list[Learned]
+    databases: list[tuple[str, str]]
+    protection: bool
     since: str | None
     grams: reader.Grams | None
 
 
-_state: dict[str, tuple[Guard, Setting]] = {}  # this process's guard, made once (a worker's at its start)
+_state: dict[str, tuple[Rules, Setting]] = {}  # this process's rules, opened once (a worker's at its start)
 
 
 def replay(
-    learned: list[Learned], files: list[str], *, since: str | None, progress: Progress | None = None
+    setting: Setting, files: list[str], *, progress: Progress | None = None, each: Each | None = None
 ) -> Tally:
-    """Every call of these transcripts judged against the learnings; the counts merged."""
-    found = grams(learned)
-    looked = reader.Grams(*[[gram.encode() for gram in side] for side in found]) if found else None
-    setting = Setting(learned, since, looked)
+    """Every call of these transcripts judged under the setting's rules; the counts merged.
+    `each` sees every call and its judgment (the replay then runs in this process alone)."""
     total = Tally()
     workers = min(MAX_WORKERS, os.cpu_count() or 1, max(len(files) // PARALLEL_FROM, 1))
-    if workers > 1:
+    if workers > 1 and each is None:
         try:
             _in_pool(setting, files, workers, total, progress)
             return total
@@ -48,11 +50,11 @@ def replay(
     _start(setting)
     try:
         for done, path in enumerate(files, 1):
-            total.merge(_one(path))
+            total.merge(_one(path, each))
             if progress is not None:
                 progress(done, len(files), total.calls)
     finally:
-        _state.clear()
+        _stop()
     return total
 
 
@@ -68,6 +70,7 @@ def _in_pool(
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(setting,)) as pool:
+        # (a worker's connections close with its process)
         futures = {pool.submit(_batch, batch): len(batch) for batch in batches}
         done = 0
         try:
@@ -82,7 +85,13 @@ def _in_pool(
 
 
 def _start(setting: Setting) -> None:
-    _state["guard"] = (Guard(setting.learned), setting)
+    _state["rules"] = (Rules(setting.databases, setting.protection), setting)
+
+
+def _stop() -> None:
+    found = _state.pop("rules", None)
+    if found is not None:
+        found[0].close()
 
 
 def _batch(paths: list[str]) -> Tally:
@@ -92,9 +101,9 @@ def _batch(paths: list[str]) -> Tally:
     return merged
 
 
-def _one(path: str) -> Tally:
+def _one(path: str, each: Each | None = None) -> Tally:
     """One transcript read and judged, within its deadline; a file that cannot be read is named."""
-    guard, setting = _state["guard"]
+    rules, setting = _state["rules"]
     tally = Tally()
     tally.transcripts = 1
     deadline = time.monotonic() + FILE_SECONDS
@@ -103,10 +112,13 @@ def _one(path: str) -> Tally:
         found = reader.read(path, deadline=deadline, since=setting.since, grams=setting.grams, left=left)
         try:
             for call in found:
-                tally.count(call, guard.judge(call.tool, call.input))
+                judged = rules.judge(call)
+                tally.count(call, judged)
+                if each is not None:
+                    each(call, judged)
         finally:
             tally.calls += left.passed
-            tally.answers["none"] += left.passed
+            tally.answers["allow"] += left.passed
             tally.problems += left.problems
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

@@ -12,11 +12,12 @@ from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.replay.calls import Call
-    from cortex_hooks.replay.judge import Judged
+    from cortex_hooks.replay.worker_rules import Judged
 
 EXAMPLES = 3  # per learning and answer
 SHOWN = 300  # characters of a call kept in an example
 ANSWERS = ("deny", "ask", "rewrite", "warn")
+Key = tuple[str, int]  # a rule: (scope, learning id), or replay.rules.BUILT_IN
 
 
 class Tally:
@@ -27,19 +28,19 @@ class Tally:
     def __init__(self) -> None:
         self.transcripts = 0
         self.calls = 0
-        self.answers: Counter[str] = Counter()  # per call: deny, ask, rewrite, warn, none
-        self.learnings: dict[int, Counter[str]] = {}  # per learning: matched and each answer
-        self.examples: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        self.answers: Counter[str] = Counter()  # per call: deny, ask, rewrite, warn, allow
+        self.learnings: dict[Key, Counter[str]] = {}  # per rule: matched and each answer
+        self.examples: dict[tuple[Key, str], list[dict[str, Any]]] = {}
         self.problems: list[tuple[str, str]] = []  # (path, what was left out)
 
     def count(self, call: Call, judged: Judged) -> None:
         self.calls += 1
         self.answers[judged.answer] += 1
-        for number, answer, corrected in judged.answers:
-            counts = self.learnings.setdefault(number, Counter())
+        for key, answer, corrected in judged.answers:
+            counts = self.learnings.setdefault(key, Counter())
             counts["matched"] += 1
             counts[answer] += 1
-            kept = self.examples.setdefault((number, answer), [])
+            kept = self.examples.setdefault((key, answer), [])
             if len(kept) < EXAMPLES or call.at > kept[0]["at"]:
                 kept.append(_example(call, answer, corrected))
                 kept.sort(key=lambda example: example["at"])
@@ -59,10 +60,10 @@ class Tally:
         self.transcripts += other.transcripts
         self.calls += other.calls
         self.answers.update(other.answers)
-        for number, counts in other.learnings.items():
-            self.learnings.setdefault(number, Counter()).update(counts)
-        for key, examples in other.examples.items():
-            kept = self.examples.setdefault(key, [])
+        for rule, counts in other.learnings.items():
+            self.learnings.setdefault(rule, Counter()).update(counts)
+        for pair, examples in other.examples.items():
+            kept = self.examples.setdefault(pair, [])
             kept += examples
             kept.sort(key=lambda example: (example["at"], example["transcript"], example["line"]))
             del kept[:-EXAMPLES]

@@ -43,7 +43,7 @@ def gather(
     calls, calls_total = store.calls(connection, week_since, TOP_CALLS)
     nodes, edges = store.connected(connection, TOP_NODES)
     out = store.out_degrees(connection, [row["id"] for row in nodes])
-    counted = (*history.COUNTS, *history.MEMORY_COUNTS)
+    counted = (*history.COUNTS, *history.MEMORY_COUNTS, history.PROTECTIONS)
     return values.Report(
         database=database,
         scope=scope,

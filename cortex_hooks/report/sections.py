@@ -10,6 +10,7 @@ from cortex_hooks import confidence, sanitize
 from cortex_hooks.report import charts, values
 from cortex_hooks.report.drawing import Drawn
 from cortex_hooks.report.shown import DETAIL, escaped, instant
+from cortex_hooks.store import history
 
 
 def e(value: object) -> str:
@@ -48,6 +49,10 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
         f"{totals['warnings']:,} warned; memories {memory['added']:,} added, {memory['recalled']:,} "
         f"recalled, {memory['archived']:,} archived, {memory['pruned']:,} pruned."
     )
+    if totals["protections"]:
+        lead += (
+            f" The built-in protection denied {totals['protections']:,} calls that would weaken the guard."
+        )
     parts = [f'<h2>Activity</h2><p class="lead">{e(lead)}</p>']
     if drawn is not None and (drawn.verdicts or drawn.memory):
         parts.append('<div class="panel">')
@@ -154,6 +159,14 @@ def review(report: values.Report, drawn: Drawn | None) -> str:
     return "".join(parts)
 
 
+def _rule(call: values.Call) -> str:
+    """What denied or warned a call: the built-in protection, or a learning (linked)."""
+    if call.learning_id == history.BUILT_IN:
+        return "the built-in protection"
+    anti_pattern = call.anti_pattern if call.anti_pattern is not None else "(deleted)"
+    return f'<a href="#learning-{call.learning_id}">#{call.learning_id}</a> {escaped(anti_pattern, 120)}'
+
+
 def calls(report: values.Report) -> str:
     parts = [
         "<h2>Denied and warned calls</h2>",
@@ -166,8 +179,7 @@ def calls(report: values.Report) -> str:
         f'<tr><td class="when">{instant(call.at)}</td>'
         f'<td><span class="badge {e(call.verdict)}">{e(call.verdict)}</span></td>'
         f'<td>{escaped(call.tool, 60)}</td><td class="what"><code>{escaped(call.call, 300)}</code></td>'
-        f'<td><a href="#learning-{call.learning_id}">#{call.learning_id}</a> '
-        f"{escaped(call.anti_pattern if call.anti_pattern is not None else '(deleted)', 120)}</td></tr>"
+        f"<td>{_rule(call)}</td></tr>"
         for call in report.calls
     ]
     parts.append(

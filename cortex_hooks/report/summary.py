@@ -20,7 +20,8 @@ def since(now: datetime, days: int) -> str:
 
 def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str, Any]:
     """The last `days` days: every learning's matches and what they became, the memories'
-    events, and the learnings matched most."""
+    events, the built-in protection's denials (under its own name, SPEC §20), and the learnings
+    matched most."""
     first = since(now, days)
     totals = store.totals(connection, first)
     return {
@@ -28,6 +29,7 @@ def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str
         "since": first,
         "learnings": {key: totals[key] for key in history.COUNTS},
         "memories": {key: totals[key] for key in history.MEMORY_COUNTS},
+        "built_in": {"denies": totals[history.PROTECTIONS]},
         "most_matched": [
             {
                 "id": row["id"],
@@ -49,5 +51,6 @@ def empty(now: datetime, days: int) -> dict[str, Any]:
         "since": since(now, days),
         "learnings": dict.fromkeys(history.COUNTS, 0),
         "memories": dict.fromkeys(history.MEMORY_COUNTS, 0),
+        "built_in": {"denies": 0},
         "most_matched": [],
     }

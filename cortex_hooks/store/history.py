@@ -17,8 +17,10 @@ from datetime import date, timedelta
 
 KEPT_CALLS = 5  # per learning: its latest denied or warned calls (see keep_calls)
 COUNTS = ("matches", "denies", "asks", "warnings", "rewrites")
-ANSWERS = ("deny", "ask", "rewrite", "warn")  # what a match answered (guard.verdict.answer)
+ANSWERS = ("deny", "ask", "rewrite", "warn")  # what a match answered (guard.judge.answer)
 MEMORY_COUNTS = ("added", "recalled", "archived", "pruned")
+PROTECTIONS = "protections"  # the built-in protection's denials, per scope and day (SPEC §20)
+BUILT_IN = 0  # the learning id its latest denied calls are kept under (no learning has it)
 YEAR = 365  # days kept as days; older ones are folded into their months
 
 
@@ -93,6 +95,17 @@ def keep_calls(
     )
 
 
+def record_protection(connection: sqlite3.Connection, tool: str, call: str, at: str) -> None:
+    """One deny of the built-in protection at `at`, and the call (already redacted and cut) among
+    its latest."""
+    connection.execute(
+        f"""INSERT INTO scope_day (day, {PROTECTIONS}) VALUES (:day, 1)
+            ON CONFLICT (day) DO UPDATE SET {PROTECTIONS} = {PROTECTIONS} + 1""",
+        {"day": day_of(at)},
+    )
+    keep_calls(connection, [(BUILT_IN, "deny")], tool, call, at)
+
+
 def count_memories(connection: sqlite3.Connection, day: str, column: str, count: int) -> None:
     """Memory events the triggers cannot see (a prune deletes the row)."""
     assert column in MEMORY_COUNTS, column
@@ -141,7 +154,7 @@ def fold(connection: sqlite3.Connection, day: str) -> int:
         ).rowcount
     oldest = connection.execute("SELECT min(day) FROM scope_day").fetchone()[0]
     if oldest is not None and oldest < boundary:
-        counted = (*COUNTS, *MEMORY_COUNTS)
+        counted = (*COUNTS, *MEMORY_COUNTS, PROTECTIONS)
         connection.execute(
             f"""INSERT INTO scope_month (month, {", ".join(counted)})
                 SELECT substr(day, 1, 7), {", ".join(f"sum({c})" for c in counted)}

@@ -33,12 +33,14 @@ COLUMNS = (
     "pack",
     "muted",
     "rewrite",
+    "examples",
 )
 _OPTIONAL = {
     "slug": None,
     "pack": None,
     "muted": 0,
     "rewrite": None,
+    "examples": None,
 }  # what a learning given without them has
 
 
@@ -77,7 +79,10 @@ def insert(connection: sqlite3.Connection, values: Mapping[str, object]) -> int:
     placeholders = ", ".join(f":{column}" for column in _TEXT_COLUMNS)
     cursor = connection.execute(
         f"INSERT INTO learning ({', '.join(_TEXT_COLUMNS)}) VALUES ({placeholders})",
-        {column: values[column] if column in values else _OPTIONAL[column] for column in _TEXT_COLUMNS},
+        {
+            column: _stored(column, values[column] if column in values else _OPTIONAL[column])
+            for column in _TEXT_COLUMNS
+        },
     )
     learning_id = cursor.lastrowid
     assert learning_id is not None
@@ -90,7 +95,7 @@ def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[st
     """Change some columns of one learning; its prefilter data follows its regex and target."""
     unknown = set(changes) - set(COLUMNS)
     assert not unknown, unknown
-    text = {column: value for column, value in changes.items() if column != "confidence"}
+    text = {column: _stored(column, value) for column, value in changes.items() if column != "confidence"}
     if text:
         assignments = ", ".join(f"{column} = :{column}" for column in text)
         connection.execute(f"UPDATE learning SET {assignments} WHERE id = :id", {**text, "id": learning_id})
@@ -107,6 +112,13 @@ def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[st
             )
     if "regex" in changes or "target" in changes:
         derive(connection, learning_id)
+
+
+def _stored(column: str, value: object) -> object:
+    """A value as its column keeps it: examples as JSON text (NULL for none)."""
+    if column == "examples" and value is not None and not isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value
 
 
 def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: object) -> None:
@@ -292,7 +304,7 @@ def record_matches(
 ) -> None:
     """Boost each matched learning and count the access, by the pure rule of the confidence model;
     and in the same transaction its history: the match, with what it answered by itself when the
-    match was a verdict (`answers`, guard.verdict.answer: PreToolUse, not capture's boost), and the
+    match was a verdict (`answers`, guard.judge.answer: PreToolUse, not capture's boost), and the
     call (tool, redacted text) among the learning's latest (store.history)."""
     from cortex_hooks.store import history  # a match only: the no-match path never imports it
 

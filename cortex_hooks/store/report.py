@@ -8,13 +8,13 @@ import sqlite3
 from datetime import datetime, timedelta
 
 from cortex_hooks.clock import iso
-from cortex_hooks.store.history import COUNTS, MEMORY_COUNTS
+from cortex_hooks.store.history import COUNTS, MEMORY_COUNTS, PROTECTIONS
 
 
 def totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
-    """The scope's counts summed from `since` (a day) on: matches and what they became, and the
-    memories' events."""
-    counted = (*COUNTS, *MEMORY_COUNTS)
+    """The scope's counts summed from `since` (a day) on: matches and what they became, the
+    memories' events, and the built-in protection's denials."""
+    counted = (*COUNTS, *MEMORY_COUNTS, PROTECTIONS)
     row = connection.execute(
         f"SELECT {', '.join(f'coalesce(sum({c}), 0)' for c in counted)} FROM scope_day WHERE day >= :since",
         {"since": since},
@@ -25,7 +25,8 @@ def totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
 def daily(connection: sqlite3.Connection, since: str) -> list[sqlite3.Row]:
     """The scope's days from `since` on (days without a count are absent)."""
     return connection.execute(
-        f"SELECT day, {', '.join((*COUNTS, *MEMORY_COUNTS))} FROM scope_day WHERE day >= :since ORDER BY day",
+        f"SELECT day, {', '.join((*COUNTS, *MEMORY_COUNTS, PROTECTIONS))} FROM scope_day WHERE day >= :since "
+        "ORDER BY day",
         {"since": since},
     ).fetchall()
 

@@ -655,6 +655,15 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         ) WITHOUT ROWID""",
         "CREATE UNIQUE INDEX team_entry_row ON team_entry (kind, row_id)",
     ),
+    # 21: one judge (SPEC §20). The built-in protection's denials are counted in the scope's day
+    # (`protections`; its latest denied calls are kept in verdict_call under learning 0, which no
+    # learning has). A learning's `examples`: the calls it must deny and must let through, as
+    # JSON {"deny": [...], "allow": [...]} (NULL: none), proved by doctor through the judge.
+    (
+        "ALTER TABLE scope_day ADD COLUMN protections INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE scope_month ADD COLUMN protections INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE learning ADD COLUMN examples TEXT",
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

@@ -38,6 +38,9 @@ def _history(window: dict[str, Any]) -> str:
         f"{_answered(guard)}; memories {memory['added']} added, "
         f"{memory['recalled']} recalled, {memory['archived']} archived, {memory['pruned']} pruned."
     ]
+    if window["built_in"]["denies"]:
+        denied = window["built_in"]["denies"]
+        lines.append(f"The built-in protection denied {denied} calls that would weaken the guard.")
     if window["most_matched"]:
         lines.append("Most matched learnings:")
     for row in window["most_matched"]:

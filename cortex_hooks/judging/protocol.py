@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.guard.verdict import Verdict
+    from cortex_hooks.guard.judge import Judgment
 
 
 def _camel(name: str) -> str:
@@ -22,21 +22,21 @@ def _wire(**fields: Any) -> dict[str, Any]:
     return {_camel(name): value for name, value in fields.items() if value is not None}
 
 
-def pre_tool_use(verdict: Verdict) -> dict[str, Any]:
+def pre_tool_use(judged: Judgment) -> dict[str, Any]:
     """A deny or an ask with its reason, a rewrite's whole corrected tool_input, and the warning
     (or what was corrected) as the agent's context.
 
     A rewrite sends `updatedInput` without a permission decision: Claude Code 2.1.197 runs the
     corrected input through its normal permission flow (verified with the real client; an
     `allow` would also skip the prompt the person may have wanted)."""
-    decision = verdict.answer if verdict.answer in ("deny", "ask") else None
+    decision = judged.answer if judged.answer in ("deny", "ask") else None
     return _wire(
         hook_specific_output=_wire(
             hook_event_name="PreToolUse",
             permission_decision=decision,
-            permission_decision_reason=verdict.reason if decision else None,
-            updated_input=verdict.updated_input,
-            additional_context=verdict.warning,
+            permission_decision_reason=judged.reason if decision else None,
+            updated_input=judged.updated_input,
+            additional_context=judged.context,
         )
     )
 

@@ -1,12 +1,14 @@
-"""PreToolUse's built-in protection at the process edge (SPEC §19): the places this call could
-touch, from the environment and the payload's cwd, and the settings file as it is now, handed to
-the pure rule (guard.self_protection); the deny Claude Code reads. `explain` shows the same."""
+"""The built-in protection at the process edge (SPEC §19): the places a call could touch, from the
+environment and the call's cwd, and the settings file as it is now, handed to the pure rule
+(guard.self_protection); the harm it would do besides, in plain words (SPEC §20). The judge
+(guard.judge) asks it through the rules in force, for the hook, explain and replay alike."""
 
 from __future__ import annotations
 
 import os
 
 from cortex_hooks import location
+from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import protected, self_protection
 
 TYPE_CHECKING = False
@@ -19,26 +21,38 @@ if TYPE_CHECKING:
 def refusal(tool_name: str, tool_input: dict[str, Any], payload_cwd: object) -> Refusal | None:
     """Why the agent may not make this call (None: it may)."""
     cwd = payload_cwd if isinstance(payload_cwd, str) and os.path.isabs(payload_cwd) else os.getcwd()
-    return self_protection.refusal(
-        tool_name, tool_input, places(cwd), cwd, current=_current, settings_lost=_settings_lost
+    project = os.path.abspath(location.hook_project(cwd))
+    where = places(cwd, project)
+    refused = self_protection.refusal(
+        tool_name, tool_input, where, cwd, current=_current, settings_lost=_settings_lost
     )
+    if refused is not None:
+        refused.harm = self_protection.harm(refused, where, cwd, project)
+    return refused
 
 
-def output(refused: Refusal) -> dict[str, Any]:
-    """The hook's JSON: a deny with its reason."""
-    from cortex_hooks.guard.verdict import Verdict
-    from cortex_hooks.hooks import protocol
+def of_rewrite(pattern: str, template: str) -> str | None:
+    """Why the built-in protection would refuse a rewrite's text as a command run here (None:
+    it would not): the rewrite expanded with its groups empty, as its own text reads."""
+    from cortex_hooks.guard import rewrite
 
-    return protocol.pre_tool_use(Verdict("deny", [], self_protection.reason(refused), None))
+    try:
+        text = rewrite.own_text(pattern, template)
+    except CortexError:
+        return None  # it does not expand: refused for that by the learning's own checks
+    refused = refusal("Bash", {"command": text}, None)
+    if refused is None:
+        return None
+    return f"the built-in protection would refuse the command it writes ({refused.what}: {refused.why})"
 
 
-def places(cwd: str) -> protected.Places:
+def places(cwd: str, project: str | None = None) -> protected.Places:
     """The protected places of a call made in `cwd`: the project's database (that of the project
     Claude Code names, and of the cwd), a CORTEX_DB, the global one, and the settings files of
     those projects and of the user."""
     home = os.path.expanduser("~")
-    projects = {os.path.abspath(location.hook_project(cwd)), cwd}
-    databases = [os.path.join(project, location.DIRECTORY, location.FILENAME) for project in projects]
+    projects = {project or os.path.abspath(location.hook_project(cwd)), cwd}
+    databases = [os.path.join(folder, location.DIRECTORY, location.FILENAME) for folder in projects]
     databases.append(location.global_database())
     explicit = os.environ.get("CORTEX_DB")
     if explicit:

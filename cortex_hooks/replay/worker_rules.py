@@ -1,0 +1,66 @@
+"""What a replay judges each past call with: the one judge (guard.judge) under the rules in force,
+read only — the databases of the replay's setting, opened by each process that judges — and the
+built-in protection, with the folder each call was made in (its transcript line's `cwd`).
+
+Nothing is boosted between calls: every call is judged on the learnings as they are now.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from cortex_hooks.guard import matching
+from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.judge import judge
+from cortex_hooks.judging import protection, protocol
+from cortex_hooks.judging.in_force import InForce
+from cortex_hooks.scopes import Scope, close
+from cortex_hooks.store.connection import open_database
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.config import Config
+    from cortex_hooks.replay import calls
+
+BUILT_IN = ("built-in", 0)  # the built-in protection, among the learnings a replay counts
+
+
+class Judged(NamedTuple):
+    """What one call got: each rule that matched it, by (scope, id), with its own answer and its
+    corrected command; the call's answer (deny, ask, rewrite, warn or allow), the command that
+    would have run (a rewrite) and the hook's output, byte for byte (None: it prints none)."""
+
+    answers: list[tuple[tuple[str, int], str, str | None]]
+    answer: str
+    corrected: str | None
+    output: dict[str, Any] | None
+
+
+class Rules:
+    """The rules of one replay in this process: `databases` ((scope, path), project first) opened
+    here; when `protected`, the built-in protection too (a replay of the whole guard; a learning,
+    a pack or a proposal is replayed alone, from a database of its own)."""
+
+    def __init__(self, databases: list[tuple[str, str]], protected: bool) -> None:
+        self.scopes = [Scope(name, open_database(path), path) for name, path in databases]
+        self.protection = protection.refusal if protected else None
+        self.configs: dict[str, Config] = {}
+
+    def close(self) -> None:
+        close(self.scopes)
+
+    def judge(self, call: calls.Call) -> Judged:
+        """The answer PreToolUse would give this call now (nothing recorded)."""
+        if matching.mistyped(call.tool, call.input):
+            return Judged([], "allow", None, None)  # the hook refuses such a payload: no decision
+        rules = InForce(self.scopes, protection=self.protection, configs=self.configs)
+        judged = judge(Call(call.tool, call.input, call.cwd), rules)
+        answers = [
+            ((hit.scope, hit.id), hit.answer, hit.correction.command if hit.correction else None)
+            for hit in judged.matched
+        ]
+        if judged.protection is not None:
+            answers.insert(0, (BUILT_IN, "deny", None))
+        corrected = judged.corrected if judged.updated_input is not None else None
+        output = protocol.pre_tool_use(judged) if judged.answer != "allow" else None
+        return Judged(answers, judged.answer, corrected, output)
