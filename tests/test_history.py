@@ -200,7 +200,7 @@ def test_the_memories_days_count_what_the_memories_went_through(db: Path) -> Non
     cli("forget", "2", env={"CORTEX_NOW": "2026-11-22T10:00:00Z"})
     # archived and untouched for 90 days: the lifecycle prunes it
     cli("lifecycle", env={"CORTEX_NOW": "2027-03-01T10:00:00Z"})
-    counted = {row[0]: row[6:] for row in scope(db)}  # day: (added, recalled, archived, pruned)
+    counted = {row[0]: row[6:10] for row in scope(db)}  # day: (added, recalled, archived, pruned)
     assert counted["2026-11-20"] == (2, 0, 0, 0)
     assert counted["2026-11-21"] == (0, 1, 0, 0)
     assert counted["2026-11-22"] == (0, 0, 1, 0)

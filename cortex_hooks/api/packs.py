@@ -46,6 +46,21 @@ def listing(databases: Databases) -> list[dict[str, Any]]:
     ]
 
 
+def check(name: str | None) -> dict[str, Any]:
+    """Every shipped pack's rules (or one pack's, or a group's) proved on their examples through
+    the judge (api.proof): each rule that cannot fire, or fires on an allow example, named."""
+    from cortex_hooks.api import proof
+
+    names = packs.expand(name) if name is not None else packs.names()
+    problems: list[str] = []
+    rules = 0
+    for one in names:
+        records = packs.load(one)
+        rules += len(records)
+        problems += [f"{one}: {failure}" for failure in proof.failures(records, one)]
+    return {"packs": names, "rules": rules, "problems": problems, "ok": not problems}
+
+
 def show(databases: Databases, name: str) -> dict[str, Any]:
     """One pack's learnings and their state here."""
     found = packs.expand(name)

@@ -85,7 +85,7 @@ def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     rows: list[dict[str, Any]] = []
     for one in packs.expand(name):
         for record in packs.load(one):
-            values = _pack_row(record, one, config)
+            values = learning_row(record, one, config)
             rows.append(values)
             described.append(_described(values, databases.scope, config, id=None, slug=record.id, pack=one))
     return Replayed(described, [], [], rows, databases.scope)
@@ -103,7 +103,9 @@ def proposal_learnings(
     return Replayed(described, [], [], [values], databases.scope)
 
 
-def _pack_row(record: SharedLearning, pack: str, config: Config) -> dict[str, Any]:
+def learning_row(record: SharedLearning, pack: str, config: Config) -> dict[str, Any]:
+    """The stored learning a pack's (or a team file's) line makes, as enabling the pack adds it:
+    pinned, at the start confidence, its line's action, rewrite and examples."""
     fields = {
         "anti_pattern": record.anti_pattern,
         "correct_pattern": record.correct_pattern,
@@ -116,6 +118,7 @@ def _pack_row(record: SharedLearning, pack: str, config: Config) -> dict[str, An
         "confidence": config.policy.start,
         "context": record.context,
         "pinned": 1,
+        "examples": getattr(record, "examples", None),
     }
     return _row(fields, slug=record.id, pack=pack)
 

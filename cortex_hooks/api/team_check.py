@@ -1,7 +1,8 @@
 """`team check` (SPEC §17): the team file validated for a team's CI, every problem on a line of its
 own: a line that does not validate, an unknown key, a duplicate id, the format's rules (keys and
 lines sorted, a final newline, no BOM, no CR), a tool name in the wrong case, a regex with nested
-unbounded quantifiers, and a regex that matches (or cannot decide on) a shipped benign command."""
+unbounded quantifiers, a regex that matches (or cannot decide on) a shipped benign command, and a
+line whose examples the judge does not bear out (it cannot fire, or fires on an allow example)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from typing import Any
 
 from cortex_hooks import location
+from cortex_hooks.api import proof
 from cortex_hooks.guard import matching, shared, team, unmatchable
 from cortex_hooks.upkeep import team_file, team_read
 
@@ -39,10 +41,13 @@ def check() -> dict[str, Any]:
     records, said = shared.problems(text, team.NAME, memories=True)
     problems += said
     numbers = _numbers(text)
-    for record in records:
-        if isinstance(record, shared.SharedLearning):
-            where = f"{team.NAME} line {numbers.get(record.id, '?')}"
-            problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
+    learnings = [record for record in records if isinstance(record, shared.SharedLearning)]
+    for record in learnings:
+        where = f"{team.NAME} line {numbers.get(record.id, '?')}"
+        problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
+    for failure in proof.failures(learnings, "team"):  # each line's examples, through the judge
+        where = f"{team.NAME} line {numbers.get(failure.rule, '?')}"
+        problems.append(f"{where}: examples: {str(failure).removeprefix(f'{failure.rule}: ')}")
     return {"path": path, "entries": len(records), "problems": problems, "ok": not problems}
 
 

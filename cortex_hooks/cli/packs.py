@@ -19,6 +19,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", parents=[common], help="a pack's learnings and their state here")
     show.add_argument("name", metavar="NAME", help="a pack, e.g. core.git")
     show.set_defaults(run=run_show)
+    check = actions.add_parser(
+        "check",
+        parents=[common],
+        help="prove every pack rule on its examples through the judge (exit 1 if not)",
+    )
+    check.add_argument("name", nargs="?", metavar="NAME", help="one pack or a group (default: every pack)")
+    check.set_defaults(run=run_check)
     enable = actions.add_parser("enable", parents=[common], help="add a pack's learnings to this scope")
     enable.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
     enable.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
@@ -47,6 +54,12 @@ def run_show(args: argparse.Namespace) -> int:
     pack = api.show(database.of(args), args.name)
     render.emit_json(pack) if args.json else render.say(texts.shown(pack))
     return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    checked = api.check(args.name)
+    render.emit_json(checked) if args.json else render.say(texts.checked(checked))
+    return 0 if checked["ok"] else 1
 
 
 def run_enable(args: argparse.Namespace) -> int:

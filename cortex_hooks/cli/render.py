@@ -22,6 +22,11 @@ def emit_json(value: Any) -> None:
     sys.stdout.write(json.dumps(_plain(value), indent=2, ensure_ascii=False) + "\n")
 
 
+def emit_json_line(value: Any) -> None:
+    """One JSON value on one line of stdout (a stream of them: `replay --each`)."""
+    sys.stdout.write(json.dumps(_plain(value), ensure_ascii=False) + "\n")
+
+
 def _plain(value: Any) -> Any:
     return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 

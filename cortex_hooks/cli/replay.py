@@ -31,6 +31,11 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     which.add_argument(
         "--proposal", type=options.record_id, metavar="ID", help="only this proposal, as accepted"
     )
+    command.add_argument(
+        "--each",
+        action="store_true",
+        help="print each call judged as a JSON line: its tool, input, cwd, answer and the hook's output",
+    )
     options.json_flag(command)
     command.set_defaults(run=run_replay)
 
@@ -38,13 +43,22 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_replay(args: argparse.Namespace) -> int:
     selection = api.Selection(args.learning, args.pack, args.proposal)
     where = api.Where(args.paths, args.since)
-    with Progress(shown=not args.json) as progress:
-        result = api.run(database.of(args), where, database.notes(), selection, progress=progress)
+    each = _each if args.each else None
+    with Progress(shown=not args.json and not args.each) as progress:
+        result = api.run(database.of(args), where, database.notes(), selection, progress=progress, each=each)
+    if args.each:
+        return 0
     if args.json:
         render.emit_json(result)
     else:
         render.say(replayed(result))
     return 0
+
+
+def _each(call: Any, judged: Any) -> None:
+    """One judged call as a JSON line, what the hook would have printed for it included."""
+    line = {"tool": call.tool, "input": call.input, "cwd": call.cwd, "answer": judged.answer}
+    render.emit_json_line({**line, "output": judged.output})
 
 
 class Progress:

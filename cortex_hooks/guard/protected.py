@@ -209,7 +209,7 @@ class Places:
             folder, pattern = posixpath.split(path)
             if any(char in folder for char in "*?["):
                 return UNKNOWN, path
-            for name in self.names_in(folder):
+            for name in sorted(self.names_in(folder)):  # the same reason in every process
                 if glob_matches(name, pattern):
                     held = posixpath.join(folder, name)
                     return self.kind(held) or FOLDER_KIND, held

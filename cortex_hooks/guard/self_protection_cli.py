@@ -26,7 +26,7 @@ SAFE = frozenset(
         *("add", "list", "show", "pin", "restore", "remember", "index-code", "link", "recall", "embed"),
         *("surface", "consolidate", "stats", "snapshot", "export", "explain", "doctor", "mcp", "capture"),
         *("proposals", "accept", "reject", "report", "install", "sessions list", "replay"),
-        *("reflect decay", "reflect similar", "packs show", "packs enable", "packs unmute"),
+        *("reflect decay", "reflect similar", "packs show", "packs enable", "packs unmute", "packs check"),
         *("team list", "team check", "team add", "team unmute"),
         *(f"memories {action}" for action in ("list", "show", "update", "pin", "unpin", "restore")),
         *(
@@ -77,7 +77,7 @@ _UPDATE = {
     **_GROUP,
     **dict.fromkeys(("--no-regex", "--auto-block", "--no-auto-block", "--pin", "--no-rewrite"), False),
     **dict.fromkeys(("--anti-pattern", "--correct", "--regex", "--tool", "--target"), True),
-    **dict.fromkeys(("--action", "--rewrite"), True),
+    **dict.fromkeys(("--action", "--rewrite", "--deny-example", "--allow-example"), True),
     **dict.fromkeys(("--severity", "--confidence", "--context"), True),
 }
 

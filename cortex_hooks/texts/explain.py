@@ -15,8 +15,8 @@ def explained(result: Explained, *, every: bool) -> str:
     lines = [f"Tool call: {result.tool} — the hook would: {result.decision.upper()}"]
     if result.built_in is not None:
         lines.append(
-            "Built-in protection (not a learning; decided before any learning is read, so none "
-            f"below is matched or boosted): {clean(result.built_in)}"
+            "Built-in protection (not a learning: it never decays; the learnings below are judged "
+            f"beside it): {clean(result.built_in)}"
         )
     if result.corrected is not None:
         lines.append(f"Corrected command (what would run): {clean(result.corrected, one_line=True)[:200]}")

@@ -43,3 +43,12 @@ def disabled(summary: dict[str, Any]) -> str:
 
 def muted(result: dict[str, Any]) -> str:
     return f"{'Muted' if result['muted'] else 'Unmuted'} {result['slug']} ({result['scope']})."
+
+
+def checked(result: dict[str, Any]) -> str:
+    """`packs check`: every rule proved on its examples, or each that is not."""
+    if result["ok"]:
+        return (
+            f"{result['rules']} rules of {len(result['packs'])} packs: each fires on its deny examples only."
+        )
+    return "\n".join(clean(problem, one_line=True) for problem in result["problems"])
