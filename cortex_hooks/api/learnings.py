@@ -69,7 +69,7 @@ def add(databases: Databases, given: Given, notes: Notes) -> Learning:
         ) from None
     if "regex" not in given:
         raise CortexError(f"invalid learning: regex: {NO_REGEX}", USAGE)
-    refuse_laundering(fields)
+    _laundering(fields)
     now = clock.iso(clock.now())
     with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
@@ -132,7 +132,7 @@ def update(
             context = {"kept": set(merged) - set(changes)}  # stored as they are: not judged again
             fields: LearningFields = validated(LearningFields, merged, "invalid learning", context=context)
             if "rewrite" in changes or "regex" in changes:
-                refuse_laundering(fields)
+                _laundering(fields)
             if not may_weaken:
                 after = fields.confidence if "confidence" in changes else _hundredths(current)
                 reasons = lowered(protection(current), protection(current, fields, after))
@@ -158,7 +158,14 @@ def refuse_laundering(fields: LearningFields) -> None:
 
     refused = protection.of_rewrite(fields.regex, fields.rewrite)
     if refused is not None:
-        raise CortexError(f"invalid learning: rewrite: {refused}", USAGE)
+        raise CortexError(f"rewrite: {refused}", USAGE)
+
+
+def _laundering(fields: LearningFields) -> None:
+    try:
+        refuse_laundering(fields)
+    except CortexError as error:
+        raise CortexError(f"invalid learning: {error.message}", USAGE) from None
 
 
 def _aliased(changes: Given) -> Given:

@@ -118,7 +118,7 @@ def learning_row(record: SharedLearning, pack: str, config: Config) -> dict[str,
         "confidence": config.policy.start,
         "context": record.context,
         "pinned": 1,
-        "examples": getattr(record, "examples", None),
+        "examples": record.examples,
     }
     return _row(fields, slug=record.id, pack=pack)
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.learnings import readable, row_values
+from cortex_hooks.api.learnings import readable, refuse_laundering, row_values
 from cortex_hooks.api.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import kind_records
@@ -108,6 +108,13 @@ def parse(raw: bytes, source: str) -> ExportFile:
 def load(databases: Databases, parsed: ExportFile, notes: Notes) -> dict[str, int]:
     """All records or none, in one write transaction; new ids (superseded_by and edges follow
     them within the file). How many of each kind were imported."""
+    for index, learning in enumerate(parsed.learnings):  # a rewrite must not launder a call (SPEC §20)
+        try:
+            refuse_laundering(learning)
+        except CortexError as error:
+            raise CortexError(
+                f"rejected, nothing imported: learnings.{index}.{error.message}", USAGE
+            ) from None
     now = clock.iso(clock.now())
     start = db.config(databases, notes).policy.start
     with closing(db.for_writing(databases, notes)) as connection, Transaction(connection):

@@ -83,11 +83,11 @@ def _problem(example: object) -> str | None:
     return None
 
 
-def loaded(stored: str | None) -> dict[str, list[str]] | None:
-    """Examples as the database keeps them (JSON text, NULL for none)."""
+def loaded(stored: object) -> dict[str, list[str]] | None:
+    """Examples as the database keeps them (JSON text, NULL for none), or as given."""
     if not stored:
         return None
-    value = json.loads(stored)
+    value = json.loads(stored) if isinstance(stored, str) else stored
     return value if isinstance(value, dict) else None
 
 

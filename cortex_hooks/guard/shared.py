@@ -2,7 +2,8 @@
 
 A file of JSON lines, one learning per line, keys sorted, lines sorted by `id`, a final newline;
 declarative fields only (no counters, no times): `id` (a slug, `core.git:reset-hard`), `tool`,
-`target`, `regex`, `anti_pattern`, `correct_pattern`, `action`, `severity`, `rewrite`, `context`.
+`target`, `regex`, `anti_pattern`, `correct_pattern`, `action`, `severity`, `rewrite`, `context`,
+`examples` (the calls the rule must catch and let through, SPEC §20).
 The team file may also hold memories (`"kind": "memory"`: `id`, `type`, `content`, `tags`).
 `entry` reads one line; `problems` every problem of a whole file, each naming its line; `read`
 validates a whole file and refuses it on its first problem; `dump` writes records in the one
@@ -28,6 +29,7 @@ from cortex_hooks import validation
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
+from cortex_hooks.guard import examples
 from cortex_hooks.guard import shared_rules as rules
 from cortex_hooks.guard.records import Action
 from cortex_hooks.memory import given
@@ -51,8 +53,14 @@ class SharedLearning(BaseModel):
     severity: Literal["low", "medium", "high", "critical"] = "medium"
     rewrite: str | None = None  # a replacement for the match (SPEC §16, guard.rewrite)
     context: str | None = None
+    examples: dict[str, list[str]] | None = None  # calls it must catch and let through (SPEC §20)
 
     _encodable = field_validator("*")(encodable)
+
+    @field_validator("examples", mode="before")
+    @classmethod
+    def _examples(cls, value: object) -> object:
+        return examples.checked(value)
 
     _slug = field_validator("id")(rules.slug)
     _compiles = field_validator("regex")(rules.regex)  # compiles, and never exponential on benign text

@@ -15,7 +15,7 @@ from typing import Any
 
 from cortex_hooks import checks
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import examples, matching
 from cortex_hooks.memory import given
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9-]*")
@@ -29,6 +29,7 @@ LEARNING_DEFAULTS: dict[str, Any] = {
     "severity": "medium",
     "rewrite": None,
     "context": None,
+    "examples": None,
 }
 LEARNING_REQUIRED = ("id", "regex", "anti_pattern", "correct_pattern")
 MEMORY_DEFAULTS: dict[str, Any] = {"type": given.DEFAULT_TYPE, "tags": []}
@@ -118,8 +119,17 @@ _LEARNING_RULES: dict[str, tuple[Any, bool]] = {  # field: (rule, None allowed)
 def learning(value: dict[str, Any]) -> dict[str, Any]:
     """A learning line's values, every rule met, defaults filled in."""
     problems: list[str] = [f"{name}: Field required" for name in LEARNING_REQUIRED if name not in value]
-    problems += [f"{name}: Extra inputs are not permitted" for name in value if name not in _LEARNING_RULES]
+    problems += [
+        f"{name}: Extra inputs are not permitted"
+        for name in value
+        if name not in _LEARNING_RULES and name != "examples"
+    ]
     found = {**LEARNING_DEFAULTS}
+    if "examples" in value:  # not a text: the one rule of examples (SPEC §20)
+        try:
+            found["examples"] = examples.checked(value["examples"])
+        except ValueError as error:
+            problems.append(f"examples: {error}")
     for name, (rule, nullable) in _LEARNING_RULES.items():
         if name not in value:
             continue

@@ -105,10 +105,18 @@ def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | No
         problems.append(f"{where}: not UTF-8 text")
         return None
     try:
-        return shared_rules.entry_values(text, memories=True)
+        values = shared_rules.entry_values(text, memories=True)
     except ValueError as error:
         problems.append(f"{where}: {error}")
         return None
+    if values.get("rewrite") is not None:  # a rewrite must not launder a call (SPEC §20)
+        from cortex_hooks.judging import protection
+
+        refused = protection.of_rewrite(values["regex"], values["rewrite"])
+        if refused is not None:
+            problems.append(f"{where}: rewrite: {refused}")
+            return None
+    return values
 
 
 def _write(

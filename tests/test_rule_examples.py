@@ -1,0 +1,177 @@
+"""Rules prove they fire (SPEC §20): examples validated where a rule is written (add, update, an
+import file, a team line, a pack line), proved through the judge by doctor, `packs check` and
+`team check` (exit 1 naming the rule), and a rewrite the built-in protection would refuse is
+refused wherever a rule is written (it must not launder a call)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import cli, cli_json
+
+from cortex_hooks.api import proof
+from cortex_hooks.guard import examples, packs
+from cortex_hooks.guard.shared import SharedLearning
+
+FORCE = (
+    "--anti-pattern",
+    "force push",
+    "--correct=--force-with-lease",
+    "--tool",
+    "Bash",
+    "--action",
+    "block",
+)
+
+
+def add(*options: str) -> Any:
+    return cli("add", *FORCE, *options)
+
+
+def test_examples_are_kept_shown_and_updated_by_kind(db: Path) -> None:
+    lease = "git push --force-with-lease"
+    made = cli_json("add", *FORCE, "--regex", r"git push (-f|--force)(?!-with-lease)\b",
+                    "--deny-example", "git push --force", "--allow-example", lease)  # fmt: skip
+    assert made["examples"] == {"deny": ["git push --force"], "allow": ["git push --force-with-lease"]}
+    changed = cli_json("update", str(made["id"]), "--deny-example", "git push -f origin main")
+    assert changed["examples"] == {
+        "deny": ["git push -f origin main"],
+        "allow": ["git push --force-with-lease"],
+    }
+    exported = cli_json("export")
+    assert exported["learnings"][0]["examples"] == changed["examples"]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ({"deny": [1]}, "deny.0: an example must be a string"),
+        ({"deny": ["x" * 1_048_576]}, "at most 65,536 characters"),
+        ({"allow": ["rm\x00-rf"]}, "NUL"),
+        ({"deny": "git push -f"}, "deny: must be a list"),
+        ({"block": ["x"]}, "unknown key 'block'"),
+    ],
+)
+def test_a_bad_example_is_refused_naming_the_rule_and_the_field(
+    db: Path, tmp_path: Path, value: Any, said: str
+) -> None:
+    learning = {"anti_pattern": "a", "correct_pattern": "b", "regex": "x", "tool": "Bash", "examples": value}
+    path = tmp_path / "import.json"
+    path.write_text(json.dumps({"version": 1, "learnings": [learning]}))
+    result = cli("import", str(path))
+    assert result.code == 2
+    assert "learnings.0.examples" in result.stderr
+    assert said in result.stderr
+    assert cli_json("list") == []  # nothing written
+
+
+def test_a_rule_without_examples_is_valid_and_has_nothing_to_prove(db: Path) -> None:
+    assert add("--regex", "git push").code == 0
+    report = cli("doctor")
+    assert "ok      examples" not in report.stdout
+    assert "cannot fire" not in report.stdout
+
+
+def test_doctor_names_a_rule_that_cannot_fire_and_one_that_fires_on_its_allow_example(db: Path) -> None:
+    add("--regex", r"git push (-f|--force)\b", "--deny-example", "git push --force",
+        "--allow-example", "git push --force-with-lease")  # fmt: skip
+    add("--regex", r"git\s+push\s+--force\b", "--deny-example", "git push -f")  # -f is not --force
+    add("--regex", r"^git reset --hard\b", "--deny-example", "git reset --hard",
+        "--allow-example", "git reset --soft HEAD~1")  # fmt: skip
+    result = cli("doctor")
+    assert result.code == 1
+    assert (
+        'learning #1: fires on its own allow example: "git push --force-with-lease"'
+        in result.stdout.replace("PROBLEM ", "")
+    )
+    assert "learning #2: cannot fire" in result.stdout.replace("PROBLEM ", "")
+    assert "learning #3" not in result.stdout  # its examples hold
+
+
+def test_a_muted_or_archived_rule_is_not_proved(db: Path) -> None:
+    add("--regex", r"git\s+push\s+--force\b", "--deny-example", "git push -f")
+    assert cli("archive", "1").code == 0
+    assert "cannot fire" not in cli("doctor").stdout
+
+
+def test_the_shipped_packs_each_prove_their_examples() -> None:
+    result = cli("packs", "check")
+    assert result.code == 0, result.stdout
+    for name in packs.names():
+        for record in packs.load(name):
+            assert proof.failures([record], name) == []
+
+
+def test_packs_check_names_a_pack_line_whose_examples_contradict_its_regex() -> None:
+    record = SharedLearning.model_validate(
+        {
+            "id": "x.y:push",
+            "regex": r"^git push\b",
+            "anti_pattern": "a",
+            "correct_pattern": "b",
+            "tool": "Bash",
+            "examples": {"deny": ["git pull"], "allow": ["git push origin main"]},
+        }
+    )
+    found = [str(failure) for failure in proof.failures([record], "x.y")]
+    assert found == [
+        'x.y:push: cannot fire: it does not catch its deny example: "git pull"',
+        'x.y:push: fires on its own allow example: "git push origin main"',
+    ]
+
+
+def test_team_check_proves_each_lines_examples(db: Path) -> None:
+    line = {"action": "block", "anti_pattern": "a", "correct_pattern": "b", "id": "acme:push",
+            "regex": r"^git push --force\b", "tool": "Bash",
+            "examples": {"deny": ["git push -f"], "allow": ["git push"]}}  # fmt: skip
+    team = Path.cwd() / ".claude" / "cortex-team.jsonl"
+    team.parent.mkdir()
+    team.write_text(json.dumps(line, sort_keys=True) + "\n")
+    result = cli("team", "check")
+    assert result.code == 1
+    assert 'line 1: examples: cannot fire: it does not catch its deny example: "git push -f"' in result.stdout
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        "rm -rf .cortex; echo",
+        "cortex-hooks archive 1 && echo",
+        "sqlite3 .cortex/cortex.db 'delete from learning'",
+    ],
+)
+def test_a_rewrite_the_built_in_protection_refuses_is_refused_everywhere(db: Path, rewrite: str) -> None:
+    result = cli("add", "--anti-pattern", "date", "--correct", "x", "--tool", "Bash", "--regex", r"^date\b",
+                 "--rewrite", rewrite)  # fmt: skip
+    assert result.code == 2
+    assert "rewrite: the built-in protection would refuse" in result.stderr
+    assert (
+        cli("add", "--anti-pattern", "d", "--correct", "x", "--tool", "Bash", "--regex", r"^date\b").code == 0
+    )
+    assert cli("update", "1", "--rewrite", rewrite).code == 2
+    assert cli_json("show", "1")["rewrite"] is None
+
+
+def test_a_team_line_whose_rewrite_would_launder_a_call_is_not_read(db: Path) -> None:
+    line = {"action": "block", "anti_pattern": "a", "correct_pattern": "b", "id": "acme:date",
+            "regex": r"^date\b", "tool": "Bash", "rewrite": "rm -rf .cortex; echo"}  # fmt: skip
+    team = Path.cwd() / ".claude" / "cortex-team.jsonl"
+    team.parent.mkdir()
+    team.write_text(json.dumps(line, sort_keys=True) + "\n")
+    cli("todos", "add", "--text", "a row, so the database exists")
+    listed = cli_json("team", "list")
+    assert listed["entries"] == [], listed
+    assert any("line 1: rewrite: the built-in protection would refuse" in said for said in listed["problems"])
+
+
+def test_an_example_is_made_into_the_call_of_its_tool_and_target() -> None:
+    assert examples.call_of("git status", "Bash", "content").input == {"command": "git status"}
+    assert examples.call_of("/p/.env", "Write", "path").input == {"file_path": "/p/.env"}
+    assert examples.call_of("x = 1", "Write", "content").input["content"] == "x = 1"
+    assert examples.call_of('{"sql": "DROP"}', "mcp__db__query", "input").input == {"sql": "DROP"}
+    assert examples.tool_of("mcp__db__query|mcp__db__exec") == "mcp__db__query"
+    assert examples.tool_of("*") == "Bash"
+    assert examples.tool_of("^mcp__.*") is None
