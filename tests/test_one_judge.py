@@ -185,3 +185,16 @@ def test_a_rewrite_into_a_denied_command_is_denied(state: tuple[Path, Path]) -> 
     assert output is not None
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "updatedInput" not in output["hookSpecificOutput"]
+
+
+def test_replay_counts_the_built_in_protection_under_its_own_name(state: tuple[Path, Path]) -> None:
+    project, _pristine = state
+    transcript = project.parent / "t.jsonl"
+    block = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm -rf ~"}}
+    line = {"type": "assistant", "sessionId": "s", "cwd": str(project),
+            "timestamp": "2026-11-27T10:00:00.000Z", "message": {"content": [block]}}  # fmt: skip
+    transcript.write_text(json.dumps(line) + "\n")
+    report = cli_json("replay", str(transcript), cwd=project)
+    assert report["built_in"]["denied"] == 1
+    (learned,) = [one for one in report["learnings"] if one["anti_pattern"] == "rm -rf on root or home"]
+    assert learned["denied"] == 1  # the learning beside it is credited too

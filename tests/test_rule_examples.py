@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from support import cli, cli_json
 
-from cortex_hooks.api import proof
+from cortex_hooks.config import DEFAULT
 from cortex_hooks.guard import examples, packs
 from cortex_hooks.guard.shared import SharedLearning
+from cortex_hooks.judging import proof
 
 FORCE = (
     "--anti-pattern",
@@ -102,7 +103,7 @@ def test_the_shipped_packs_each_prove_their_examples() -> None:
     assert result.code == 0, result.stdout
     for name in packs.names():
         for record in packs.load(name):
-            assert proof.failures([record], name) == []
+            assert proof.given([record], name, DEFAULT) == []
 
 
 def test_packs_check_names_a_pack_line_whose_examples_contradict_its_regex() -> None:
@@ -116,7 +117,7 @@ def test_packs_check_names_a_pack_line_whose_examples_contradict_its_regex() -> 
             "examples": {"deny": ["git pull"], "allow": ["git push origin main"]},
         }
     )
-    found = [str(failure) for failure in proof.failures([record], "x.y")]
+    found = [str(failure) for failure in proof.given([record], "x.y", DEFAULT)]
     assert found == [
         'x.y:push: cannot fire: it does not catch its deny example: "git pull"',
         'x.y:push: fires on its own allow example: "git push origin main"',
@@ -175,3 +176,12 @@ def test_an_example_is_made_into_the_call_of_its_tool_and_target() -> None:
     assert examples.tool_of("mcp__db__query|mcp__db__exec") == "mcp__db__query"
     assert examples.tool_of("*") == "Bash"
     assert examples.tool_of("^mcp__.*") is None
+
+
+def test_the_report_names_a_rule_the_judge_does_not_bear_out(db: Path, tmp_path: Path) -> None:
+    add("--regex", r"git\s+push\s+--force\b", "--deny-example", "git push -f")
+    page = tmp_path / "report.html"
+    assert cli("report", "--out", str(page)).code == 0
+    text = page.read_text()
+    assert "Rules the judge does not bear out" in text
+    assert "learning #1: cannot fire" in text

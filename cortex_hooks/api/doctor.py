@@ -309,31 +309,20 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
     with_regex = sum(1 for row in rows if row["regex"])
     if not bad:
         report.ok("learnings", f"{len(rows)} active, {with_regex} with a regex, every regex sound")
-    _prove_examples(report, connection, path, [row for row in rows if not row["muted"]])
+    _prove_examples(report, connection, path)
 
 
-def _prove_examples(
-    report: Report, connection: sqlite3.Connection, path: str, rows: list[sqlite3.Row]
-) -> None:
+def _prove_examples(report: Report, connection: sqlite3.Connection, path: str) -> None:
     """Each active rule's examples through the judge, by the hook's own path (SPEC §20): a rule
     that cannot fire, or fires on its own allow example, is named."""
-    from cortex_hooks.guard import examples
-    from cortex_hooks.judging.in_force import InForce
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.judging import proof
 
-    proving = [row for row in rows if row["examples"]]
-    if not proving:
-        return
-    rules = InForce([Scope("project", connection, path)])
-    failures = 0
-    for row in proving:
-        name = f"learning #{row['id']}" + (f" ({row['slug']})" if row["slug"] else "")
-        for failure in examples.proved(rules, row, "project", name):
-            report.problem(
-                name,
-                str(failure).removeprefix(f"{name}: "),
-                f"see why: cortex-hooks explain; then mend it: cortex-hooks update {row['id']} --regex=…",
-            )
-            failures += 1
-    if not failures:
-        report.ok("examples", f"{len(proving)} rules with examples, each fires on its deny examples only")
+    failures = proof.stored(connection, path)
+    for row, failure in failures:
+        report.problem(
+            failure.rule,
+            str(failure).removeprefix(f"{failure.rule}: "),
+            f"see why: cortex-hooks explain; then mend it: cortex-hooks update {row['id']} --regex=…",
+        )
+    if not failures and (count := proof.proving(connection)):
+        report.ok("examples", f"{count} rules with examples, each fires on its deny examples only")

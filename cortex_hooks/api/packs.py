@@ -49,7 +49,8 @@ def listing(databases: Databases) -> list[dict[str, Any]]:
 def check(name: str | None) -> dict[str, Any]:
     """Every shipped pack's rules (or one pack's, or a group's) proved on their examples through
     the judge (api.proof): each rule that cannot fire, or fires on an allow example, named."""
-    from cortex_hooks.api import proof
+    from cortex_hooks.config import DEFAULT
+    from cortex_hooks.judging import proof
 
     names = packs.expand(name) if name is not None else packs.names()
     problems: list[str] = []
@@ -57,7 +58,7 @@ def check(name: str | None) -> dict[str, Any]:
     for one in names:
         records = packs.load(one)
         rules += len(records)
-        problems += [f"{one}: {failure}" for failure in proof.failures(records, one)]
+        problems += [f"{one}: {failure}" for failure in proof.given(records, one, DEFAULT)]
     return {"packs": names, "rules": rules, "problems": problems, "ok": not problems}
 
 

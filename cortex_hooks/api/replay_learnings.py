@@ -13,6 +13,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
@@ -21,7 +22,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
     from cortex_hooks.guard.records import LearningFields
-    from cortex_hooks.guard.shared import SharedLearning
 
 
 class Replayed(NamedTuple):
@@ -85,7 +85,7 @@ def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     rows: list[dict[str, Any]] = []
     for one in packs.expand(name):
         for record in packs.load(one):
-            values = learning_row(record, one, config)
+            values = proof.learning_row(record, one, config)
             rows.append(values)
             described.append(_described(values, databases.scope, config, id=None, slug=record.id, pack=one))
     return Replayed(described, [], [], rows, databases.scope)
@@ -101,26 +101,6 @@ def proposal_learnings(
     values = _row(fields.model_dump(), slug=None, pack=None)
     described = [_described(values, databases.scope, config, id=None, proposal=proposal_id)]
     return Replayed(described, [], [], [values], databases.scope)
-
-
-def learning_row(record: SharedLearning, pack: str, config: Config) -> dict[str, Any]:
-    """The stored learning a pack's (or a team file's) line makes, as enabling the pack adds it:
-    pinned, at the start confidence, its line's action, rewrite and examples."""
-    fields = {
-        "anti_pattern": record.anti_pattern,
-        "correct_pattern": record.correct_pattern,
-        "severity": record.severity,
-        "regex": record.regex,
-        "tool": record.tool,
-        "target": record.target,
-        "action": record.action,
-        "rewrite": record.rewrite,
-        "confidence": config.policy.start,
-        "context": record.context,
-        "pinned": 1,
-        "examples": record.examples,
-    }
-    return _row(fields, slug=record.id, pack=pack)
 
 
 def _row(fields: dict[str, Any], **more: Any) -> dict[str, Any]:

@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from cortex_hooks import location
-from cortex_hooks.api import proof
+from cortex_hooks.config import DEFAULT
 from cortex_hooks.guard import matching, shared, team, unmatchable
+from cortex_hooks.judging import proof
 from cortex_hooks.upkeep import team_file, team_read
 
 BENIGN_TIMEOUT = 0.05  # seconds per benign command: an honest regex decides in microseconds
@@ -45,7 +46,7 @@ def check() -> dict[str, Any]:
     for record in learnings:
         where = f"{team.NAME} line {numbers.get(record.id, '?')}"
         problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
-    for failure in proof.failures(learnings, "team"):  # each line's examples, through the judge
+    for failure in proof.given(learnings, "team", DEFAULT):  # each line's examples, through the judge
         where = f"{team.NAME} line {numbers.get(failure.rule, '?')}"
         problems.append(f"{where}: examples: {str(failure).removeprefix(f'{failure.rule}: ')}")
     return {"path": path, "entries": len(records), "problems": problems, "ok": not problems}

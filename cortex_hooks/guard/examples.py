@@ -83,6 +83,13 @@ def _problem(example: object) -> str | None:
     return None
 
 
+def stored(value: object) -> object:
+    """Examples as the database keeps them: JSON text, keys sorted (NULL for none); a text as it is."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 def loaded(stored: object) -> dict[str, list[str]] | None:
     """Examples as the database keeps them (JSON text, NULL for none), or as given."""
     if not stored:

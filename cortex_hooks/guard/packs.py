@@ -8,6 +8,7 @@ import hashlib
 from importlib import resources
 
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard import examples
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ DECLARED = (
     "action",
     "rewrite",
     "context",
+    "examples",
 )
 
 
@@ -81,6 +83,7 @@ def declared(record: SharedLearning) -> dict[str, object]:
         "action": record.action,
         "rewrite": record.rewrite,
         "context": record.context,
+        "examples": examples.stored(record.examples),
     }
 
 

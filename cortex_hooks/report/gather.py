@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from cortex_hooks import clock, confidence
 from cortex_hooks.guard import actions
+from cortex_hooks.judging import proof
 from cortex_hooks.report import values
 from cortex_hooks.store import history, learnings, proposals
 from cortex_hooks.store import report as store
@@ -72,6 +73,7 @@ def gather(
         memory_statuses=store.memory_statuses(connection),
         nodes=tuple(_node(row, out.get(row["id"], 0)) for row in nodes),
         links=tuple(values.Link(row["from_id"], row["to_id"], row["type"], row["strength"]) for row in edges),
+        unproved=tuple(str(failure) for _row, failure in proof.stored(connection, database)),
     )
 
 

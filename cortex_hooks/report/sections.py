@@ -139,6 +139,12 @@ def learnings(report: values.Report, drawn: Drawn | None) -> str:
     rows = [_learning_row(report, line, drawn) for line in report.learnings]
     parts.append(_table("Learnings, most matched first", _LEARNING_HEADS, rows, {3, 5, 6}))
     parts.append(_more(len(report.learnings), active, "active learnings", report.run("list")))
+    if report.unproved:  # what the judge found of their own examples (SPEC §20)
+        items = "".join(f"<li>{escaped(line, 300)}</li>" for line in report.unproved)
+        parts.append(
+            '<p class="lead">Rules the judge does not bear out on their own examples '
+            f"({_cmd(report.run('doctor'))} says how to mend them):</p><ul>{items}</ul>"
+        )
     return "".join(parts)
 
 

@@ -118,6 +118,7 @@ class Report:
     memory_statuses: dict[str, int]
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
+    unproved: tuple[str, ...] = ()  # each rule whose examples the judge does not bear out (SPEC §20)
     notes: list[str] = field(default_factory=list)  # what was skipped, said on the page
 
     def run(self, verb: str, item: int | None = None) -> str:

@@ -116,9 +116,11 @@ def update(connection: sqlite3.Connection, learning_id: int, changes: Mapping[st
 
 def _stored(column: str, value: object) -> object:
     """A value as its column keeps it: examples as JSON text (NULL for none)."""
-    if column == "examples" and value is not None and not isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return value
+    if column != "examples":
+        return value
+    from cortex_hooks.guard import examples  # a write only: never on PreToolUse's no-match path
+
+    return examples.stored(value)
 
 
 def _set_confidence(connection: sqlite3.Connection, learning_id: int, value: object) -> None:

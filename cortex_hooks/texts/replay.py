@@ -36,6 +36,13 @@ def replayed(report: dict[str, Any], *, title: str | None = None) -> str:
         if not report["calls"]
         else "The guard would have " + (", ".join(done) + " calls." if done else "let every call through.")
     )
+    built_in = report.get("built_in")
+    if built_in and built_in["matched"]:  # counted under its own name (SPEC §20)
+        lines += ["", f"The built-in protection would have denied {built_in['denied']:,} calls:"]
+        lines += [
+            f"    e.g. {example['at'][:10] or '?'} denied: {_cut(clean(example['call'], one_line=True), 120)}"
+            for example in built_in["examples"]
+        ]
     quiet = 0
     for learning in report["learnings"]:
         if not learning["matched"]:
