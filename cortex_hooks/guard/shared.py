@@ -154,10 +154,17 @@ def read(text: str, name: str) -> list[SharedLearning]:
     return [record for record in records if isinstance(record, SharedLearning)]
 
 
+def _canonical(values: dict[str, object]) -> dict[str, object]:
+    if "examples" in values and values["examples"] is None:
+        del values["examples"]
+    return values
+
+
 def dump(records: list[SharedLearning] | list[Entry]) -> str:
-    """Records in the canonical form: sorted by id, keys sorted, a final newline."""
+    """Records in the canonical form: sorted by id, keys sorted, a final newline; a rule without
+    examples is written without the key (a file written before examples existed stays as it was)."""
     lines = [
-        json.dumps(record.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        json.dumps(_canonical(record.model_dump(mode="json")), sort_keys=True, ensure_ascii=False)
         for record in sorted(records, key=lambda record: record.id)
     ]
     return "".join(line + "\n" for line in lines)
