@@ -11,7 +11,7 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.store.connection import BUSY_TIMEOUT, Locked, Missing, open_database
+from cortex_hooks.store.connection import BUSY_TIMEOUT, Missing, open_database
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ class Scope:
     so that it cannot be read comes, when asked for, without a connection and with the blocking
     learnings of its guard file (store.guard_file) instead."""
 
-    __slots__ = ("connection", "guard", "name", "path")
+    __slots__ = ("connection", "guard", "name", "path", "why")
 
     def __init__(
         self,
@@ -31,11 +31,13 @@ class Scope:
         connection: sqlite3.Connection,
         path: str,
         guard: list[dict[str, Any]] | None = None,
+        why: str | None = None,
     ) -> None:
         self.name = name
         self.connection = connection
         self.path = path
         self.guard = guard
+        self.why = why  # why its guard file decides: the database could not be used
 
     @property
     def is_global(self) -> bool:
@@ -53,7 +55,8 @@ def open_scopes(
     """The databases of the scopes asked for that exist, project first, and a note for each one
     that could not be used. The same file named twice is opened once, as the project's. With
     `guard_files`, a database that cannot be read for another process's lock comes with its guard
-    file's learnings and no connection (PreToolUse: a deny never depends on that lock)."""
+    file's learnings and no connection (PreToolUse: a deny never depends on that lock), and so
+    does one that cannot be used otherwise (unreadable, corrupt, newer, on a full disk)."""
     user = user or location.global_database()
     paths = {"project": project, "global": user}
     if "project" in names and _same_file(user, project):
@@ -67,14 +70,14 @@ def open_scopes(
             scopes.append(Scope(name, open_database(paths[name], busy=busy), paths[name]))
         except Missing:
             continue
-        except Locked as error:
+        except CortexError as error:
+            # Locked, unreadable, corrupt, of a newer schema, on a full disk: PreToolUse decides
+            # from the guard file, as for a lock (SPEC §21: fail closed where it can answer).
             guard = _guard(paths[name]) if guard_files else None
             if guard is None:
                 skipped.append(f"{name} database skipped: {error.message}")
             else:
-                scopes.append(Scope(name, None, paths[name], guard))  # type: ignore[arg-type]
-        except CortexError as error:
-            skipped.append(f"{name} database skipped: {error.message}")
+                scopes.append(Scope(name, None, paths[name], guard, error.message))  # type: ignore[arg-type]
     return scopes, skipped
 
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from cortex_hooks import boundary
+from cortex_hooks.cli import render
 from cortex_hooks.errors import CortexError
 
 
@@ -19,6 +20,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
+    from cortex_hooks import environment
+
+    for dropped in environment.drop_untrusted():  # Claude Code starts it with settings' env (SPEC §21)
+        render.note(dropped)
     if boundary.is_child():  # a process we started: no server (SPEC §10.4)
         return 0
     if sys.stdin is None or sys.stdout is None:  # started with a closed stream: nothing to serve on

@@ -11,7 +11,7 @@ adding a learning, raising its action, raising the confidence and pinning streng
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from cortex_hooks import confidence
 from cortex_hooks.errors import USAGE, CortexError
@@ -72,4 +72,71 @@ def lowered(before: Protection, after: Protection | None) -> list[str]:
         before.target,
     ):
         reasons.append("what it matches would be rewritten (its regex, tool or target)")
+    return reasons
+
+
+SEVERITIES = ("low", "medium", "high", "critical")  # weakest first
+
+
+def lowered_in_words(before: dict[str, object], after: dict[str, object] | None, gate: int) -> list[str]:
+    """What a learning lost between two stored states of its protective columns (store.keeper:
+    the keeper's copy, and the database as another program left it), in words; empty: nothing.
+    A confidence counts only where it crossed the gate (`gate`, hundredths) from above: the copy
+    may hold a lower one than boosts since have given, which is no weakening."""
+    if after is None:
+        return ["it was removed"]
+    reasons = []
+    if before["archived_at"] is None and after["archived_at"] is not None:
+        reasons.append("it was archived")
+    if not before["muted"] and after["muted"]:
+        reasons.append("it was muted")
+    if before["action"] != after["action"] and (
+        after["action"] not in actions.ACTIONS or actions.weakens(str(before["action"]), str(after["action"]))
+    ):
+        reasons.append(f"its action went down from {before['action']} to {after['action']}")
+    if before["rewrite"] != after["rewrite"]:
+        reasons.append("its rewrite changed (what runs instead of the agent's command)")
+    if before["regex"] is not None and any(after[key] != before[key] for key in ("regex", "tool", "target")):
+        reasons.append("what it matches was rewritten (its regex, tool or target)")
+    if any(after[key] != before[key] for key in ("anti_pattern", "correct_pattern")):
+        reasons.append("its words were changed (what the model reads: NEVER and DO)")
+    if before["severity"] != after["severity"] and (
+        after["severity"] not in SEVERITIES
+        or SEVERITIES.index(str(after["severity"])) < SEVERITIES.index(str(before["severity"]))
+    ):
+        reasons.append(f"its severity went down from {before['severity']} to {after['severity']}")
+    if before["pinned"] and not after["pinned"]:
+        reasons.append("it was unpinned (it decays again)")
+    kept, now = before["confidence"], after["confidence"]
+    if isinstance(kept, int) and kept > gate and not (type(now) is int and now > gate):
+        reasons.append(
+            f"its confidence fell from {confidence.show(kept)} to {now}, where it no longer blocks"
+        )
+    return reasons
+
+
+def config_lowered(before: Any, after: Any) -> list[str]:
+    """What a change of the configuration (cortex_hooks.config.Config) lowers of the guard, in
+    words (empty: nothing): a higher block gate or decay, a lower boost, start, ceiling or floor,
+    a shorter regex timeout, pruning sooner."""
+    old, new = before.policy, after.policy
+    reasons = []
+    for name, higher_weakens in (
+        ("block_gate", True),
+        ("decay", True),
+        ("boost", False),
+        ("start", False),
+        ("ceiling", False),
+        ("floor", False),
+    ):
+        was, now = getattr(old, name), getattr(new, name)
+        if (now > was) if higher_weakens else (now < was):
+            reasons.append(f"{name} went from {confidence.show(was)} to {confidence.show(now)}")
+    if after.regex_timeout < before.regex_timeout:
+        reasons.append(f"regex_timeout went down from {before.regex_timeout} to {after.regex_timeout}")
+    for name in ("prune_unused_days", "prune_rarely_used_days"):
+        if after.prune and getattr(after, name) < getattr(before, name):
+            reasons.append(f"{name} went down (learnings are archived sooner)")
+    if after.prune and not before.prune:
+        reasons.append("pruning was turned on")
     return reasons

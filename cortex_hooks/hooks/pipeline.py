@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from cortex_hooks import boundary, location
+from cortex_hooks import boundary, environment, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.scopes import Scope, close, open_scopes
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT
@@ -49,6 +49,7 @@ def run(
     *,
     guard_files: bool = False,
     without_database: bool = False,
+    kept: bool = False,
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
@@ -57,12 +58,16 @@ def run(
     opened at all. `handle` loads, decides and writes, scope by scope. With
     `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
     (scopes.open_scopes). With `without_database`, `handle` is called even when neither scope has
-    a database (PreToolUse: the built-in protection needs none).
+    a database (PreToolUse: the built-in protection needs none). With `kept`, the keeper checks
+    the guard's state first (SPEC §21: a weakening put back, and told beside the answer).
     """
+    dropped = environment.drop_untrusted()  # before anything reads a CORTEX_* variable (SPEC §21)
     if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
+    if dropped:
+        print(f"cortex-hooks: {event}: {'; '.join(dropped)}", file=sys.stderr)
     return boundary.guarded(
-        lambda: _run(event, parse, handle, guard_files, without_database),
+        lambda: _run(event, parse, handle, (guard_files, without_database, kept)),
         prefix=f"cortex-hooks: {event}",
         hook=True,
     )
@@ -88,25 +93,36 @@ def _run(
     event: str,
     parse: Callable[[Payload], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
-    guard_files: bool,
-    without_database: bool,
+    options: tuple[bool, bool, bool],
 ) -> int:
+    guard_files, without_database, kept = options
     payload, repaired = read_payload(event)
     parsed = parse(payload)
     if isinstance(parsed, Outcome):  # decided before any database
         return _emit(event, parsed, repaired)
     project = location.hook_database(payload.get("cwd"))
     boundary.works_on(project)
+    told: list[str] = []  # what the keeper put back: said beside the answer
+    if kept:  # a kept database deleted or moved away is put back before it is looked for
+        from cortex_hooks.keeper import check
+
+        check.restore_missing([project, location.global_database()])
     scopes, skipped = open_scopes(project, busy=HOOK_WRITE_WAIT, guard_files=guard_files)
     if not scopes and not without_database:
         if skipped:
             raise CortexError("; ".join(skipped))
         return 0  # no database in either scope: hooks never create one, and stay silent
     try:
+        if kept:
+            told += check.check(scopes)
         outcome = handle(parsed, scopes)
     finally:
         close(scopes)
     outcome.problems[:0] = skipped
+    if told:
+        from cortex_hooks.judging import protocol
+
+        outcome.output = protocol.told(event, outcome.output, told)
     return _emit(event, outcome, repaired)
 
 

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
-    return pipeline.leave(pipeline.run("PreToolUse", parse, handle, guard_files=True, without_database=True))
+    return pipeline.leave(
+        pipeline.run("PreToolUse", parse, handle, guard_files=True, without_database=True, kept=True)
+    )
 
 
 def parse(payload: dict[str, Any]) -> Call:
@@ -54,10 +56,9 @@ def handle(call: Call, scopes: list[Scope]) -> pipeline.Outcome:
     alone); a match recorded."""
     outcome = pipeline.Outcome()
     for scope in scopes:
-        if scope.connection is None:  # held unreadable by another process: its guard file decides
-            outcome.notes.append(
-                f"{scope.name} database held by another process: decided from its guard file"
-            )
+        if scope.connection is None:  # it cannot be used (a lock, a full disk …): its guard file decides
+            why = f"{scope.name} database not usable ({scope.why})"
+            outcome.notes.append(f"{why}: decided from its guard file")
         elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
             outcome.problems += team_file.refresh(
                 scope.connection, location.hook_project(call.cwd), scope.path

@@ -28,7 +28,17 @@ if TYPE_CHECKING:
 
 
 def recorded(call: Call, rules: InForce, judged: Judgment, outcome: pipeline.Outcome) -> Judgment:
-    """The call's matches written, and the verdict as judged inside the write transactions."""
+    """The call's matches written, and the verdict as judged inside the write transactions. A
+    write that fails (a full disk, a read-only file system) never changes the answer (SPEC §21:
+    fail closed): the verdict judged before stands, and the failure is said beside it."""
+    try:
+        return _recorded(call, rules, judged, outcome)
+    except (sqlite3.Error, OSError) as error:
+        outcome.problems.append(f"the matches could not be recorded ({error}): the verdict stands")
+        return judged
+
+
+def _recorded(call: Call, rules: InForce, judged: Judgment, outcome: pipeline.Outcome) -> Judgment:
     now = clock.iso(clock.now())
     kept = (call.tool, kept_call.text(call.every_text()))
     touched = {hit.scope for hit in judged.matched}

@@ -18,7 +18,7 @@ from cortex_hooks.upkeep import startup
 
 
 def main() -> int:
-    return pipeline.run("SessionStart", parse, handle)
+    return pipeline.run("SessionStart", parse, handle, kept=True)
 
 
 def parse(payload: dict[str, object]) -> payloads.SessionStartPayload:
@@ -28,9 +28,10 @@ def parse(payload: dict[str, object]) -> payloads.SessionStartPayload:
 def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeline.Outcome:
     now = clock.now()
     notes: list[str] = []
+    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
     for scope in scopes:
         _start(scope, payload, now, notes)
-    project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
+        _kept(scope, project, notes)
     waiting = _team_file(scopes, project, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
@@ -107,6 +108,17 @@ def _count_shown(scopes: list[Scope], shown: list[dict[str, Any]], now: datetime
             proposals.shown(project.connection, [int(item["id"]) for item in shown], clock.iso(now))
     except sqlite3.Error as error:
         notes.append(f"proposals shown, not counted: {error}")
+
+
+def _kept(scope: Scope, project: str, notes: list[str]) -> None:
+    """A database no version kept yet kept from now on (SPEC §21); never at the agent's cost."""
+    from cortex_hooks.keeper import check
+
+    try:
+        if check.adopt_new(scope, project if not scope.is_global else None):
+            notes.append(f"{scope.name} database kept outside the project from now on")
+    except (sqlite3.Error, OSError) as error:
+        notes.append(f"{scope.name} database not kept: {error}")
 
 
 def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, notes: list[str]) -> None:

@@ -47,3 +47,29 @@ def session_start(additional_context: str, system_message: str | None) -> dict[s
         system_message=system_message,
         hook_specific_output=_wire(hook_event_name="SessionStart", additional_context=additional_context),
     )
+
+
+TOLD = (
+    "cortex-hooks put back a change to its guard that it did not make (the agent may not weaken "
+    "its own guard; the person was told):"
+)
+
+
+def told(event: str, output: dict[str, Any] | None, said: list[str]) -> dict[str, Any]:
+    """A hook's output with what the keeper put back (SPEC §21) told: to the person in the
+    systemMessage, to the model at the head of the context; the rest of the answer as it was."""
+    from cortex_hooks import sanitize
+
+    lines = [sanitize.line(line, 600) for line in said[:10]]
+    message = "cortex-hooks: " + " | ".join(lines)
+    answer = dict(output or {})
+    if answer.get("systemMessage"):
+        message = f"{answer['systemMessage']} | {message}"
+    answer["systemMessage"] = message[:2000]
+    specific = dict(answer.get("hookSpecificOutput") or {"hookEventName": event})
+    context = "\n".join([TOLD, *(f"- {line}" for line in lines)])
+    if specific.get("additionalContext"):
+        context = f"{context}\n\n{specific['additionalContext']}"
+    specific["additionalContext"] = context[:9499]
+    answer["hookSpecificOutput"] = specific
+    return answer

@@ -92,23 +92,14 @@ def replay(connection: sqlite3.Connection, database: str, policy: Policy) -> int
         fcntl.flock(descriptor, fcntl.LOCK_EX)  # no line is appended between reading and emptying
         with os.fdopen(os.dup(descriptor), "rb") as stream:
             kept = list(_parsed(stream.read()))
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        from cortex_hooks.store.transaction import Transaction
+
+        with Transaction(connection):  # the guard file and the keeper follow it, as every write
             applied = {row[0] for row in connection.execute("SELECT id FROM pending_applied")}
             fresh = [entry for entry in kept if entry["id"] not in applied]
             for entry in fresh:
                 _apply(connection, entry, policy)
             connection.executemany("INSERT INTO pending_applied (id) VALUES (?)", [(e["id"],) for e in fresh])
-            from cortex_hooks.store import guard_file
-
-            guarded = guard_file.before_commit(connection)
-            connection.execute("COMMIT")
-            if guarded:
-                guard_file.after_commit(connection)
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
         os.ftruncate(descriptor, 0)
         # Only now are the recorded ids no longer needed (a kill before this line is harmless).
         connection.execute("DELETE FROM pending_applied")

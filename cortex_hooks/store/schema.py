@@ -76,6 +76,19 @@ def _counted(column: str, day: str) -> str:
                ON CONFLICT (day) DO UPDATE SET {column} = {column} + 1"""
 
 
+_COUNTED = "BEGIN UPDATE keeper_state SET changes = changes + 1; END"
+_KEEPER_TRIGGERS = (
+    *(
+        f"CREATE TRIGGER keeper_{table}_{event.lower()} AFTER {event} ON {table} {_COUNTED}"
+        for table in ("learning_confidence", "pack", "team_file", "team_entry")
+        for event in ("INSERT", "UPDATE", "DELETE")
+    ),
+    f"CREATE TRIGGER keeper_learning_insert AFTER INSERT ON learning {_COUNTED}",
+    f"CREATE TRIGGER keeper_learning_delete AFTER DELETE ON learning {_COUNTED}",
+    f"""CREATE TRIGGER keeper_learning_update AFTER UPDATE OF anti_pattern, correct_pattern, regex,
+        tool, target, severity, action, rewrite, pinned, archived_at, muted ON learning {_COUNTED}""",
+)
+
 _HISTORY = (
     f"""CREATE TABLE learning_day (learning_id INTEGER NOT NULL, day TEXT NOT NULL, {_COUNTS},
         PRIMARY KEY (learning_id, day)) WITHOUT ROWID""",
@@ -663,6 +676,16 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         "ALTER TABLE scope_day ADD COLUMN protections INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE scope_month ADD COLUMN protections INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE learning ADD COLUMN examples TEXT",
+    ),
+    # 22: integrity by design (SPEC §21). `keeper_state.changes` counts every change of the
+    # protective tables, whoever makes it (these triggers): the keeper's ledger (store.keeper)
+    # holds the count a write of cortex-hooks left, so a change another program made is seen at
+    # the next tool call without reading a learning.
+    (
+        """CREATE TABLE keeper_state (id INTEGER PRIMARY KEY CHECK (id = 1),
+            changes INTEGER NOT NULL)""",
+        "INSERT INTO keeper_state (id, changes) VALUES (1, 0)",
+        *_KEEPER_TRIGGERS,
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -1,0 +1,128 @@
+"""What a hook does before it judges a call (SPEC §21): every kept database and watched file
+compared with what cortex-hooks last left, a weakening put back from the keeper's copy, and what
+was put back told — to the person (a systemMessage) and to the model.
+
+Cheap when nothing changed, as on almost every call: the ledger read, the database's count of
+protective changes and each watched file's stat; nothing is compared, copied or imported more.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from cortex_hooks import location
+from cortex_hooks.store import keeper
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.scopes import Scope
+
+KEYS = ("inode", "schema", "version", "changes")
+
+
+def restore_missing(databases: list[str]) -> None:
+    """Each kept database that is gone (deleted, moved away) put back from its backup, before the
+    hook opens it (and said, see store.keeper.told)."""
+    for database in databases:
+        if os.path.exists(database):
+            continue
+        folder = location.keeper_folder(database)
+        if keeper.ledger(folder) is None:
+            continue  # never kept here: hooks never create a database
+        if keeper.restore_file(folder, database):
+            said = (
+                f"the guard's database {database} was deleted or moved away: put back from the copy "
+                "kept outside the project (to remove it for real, in your own terminal: "
+                "cortex-hooks uninstall --purge)"
+            )
+            keeper.record(folder, database, [said])
+
+
+def check(scopes: list[Scope]) -> list[str]:
+    """Each open scope's database and watched files against the keeper's ledger; a weakening put
+    back (its database's under its own write lock, see store.transaction). What was put back,
+    in words (a database another process holds now is compared at a later call)."""
+    for scope in scopes:
+        if scope.connection is None:
+            continue
+        folder = location.keeper_folder(scope.path)
+        ledger = keeper.ledger(folder)
+        if ledger is None:
+            continue
+        try:
+            now = keeper.state(scope.connection)
+        except (sqlite3.Error, OSError):
+            continue
+        if any(ledger.get(key) != now[key] for key in KEYS):
+            _settled(scope)
+        watched = ledger.get("files")
+        if isinstance(watched, dict) and watched:
+            _files(folder, scope.path, watched)
+    return keeper.told()
+
+
+def _settled(scope: Scope) -> None:
+    """The database settled: a write transaction's beginning puts back what was weakened."""
+    from cortex_hooks.store.transaction import Transaction, locked
+
+    try:
+        with Transaction(scope.connection, light=True):
+            pass
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise  # the next call compares again; a lock is no reason to wait
+
+
+def _files(folder: str, database: str, watched: dict[str, object]) -> None:
+    from cortex_hooks.keeper import files
+
+    changed = False
+    for path, entry in list(watched.items()):
+        if not isinstance(entry, dict) or files.fingerprint(path) == entry.get("fingerprint"):
+            continue
+        watched[path], said = files.checked(folder, path, entry)
+        changed = True
+        if said is not None:
+            keeper.record(folder, database, [said])
+    if changed:
+        ledger = keeper.ledger(folder) or {}
+        keeper.write_ledger(folder, {**ledger, "files": {**(ledger.get("files") or {}), **watched}})
+
+
+def adopt(connection: sqlite3.Connection, database: str, watched: dict[str, str]) -> None:
+    """Keep a database (store.keeper.adopt) and watch these files of it (path: kind), as they are
+    now: install, and the first session start of a database kept by no earlier version."""
+    from cortex_hooks.keeper import files
+
+    folder = location.keeper_folder(database)
+    keeper.adopt(connection, folder)
+    ledger = keeper.ledger(folder) or {}
+    entries = dict(ledger.get("files") or {})
+    entries.update({path: files.keep(folder, path, kind) for path, kind in watched.items()})
+    keeper.write_ledger(folder, {**ledger, "files": entries})
+
+
+def adopt_new(scope: Scope, project: str | None) -> bool:
+    """Keep a database no version kept yet (the first session start after an upgrade), watching
+    its config file and, for the project's, the settings files that hold our hooks; whether it
+    was adopted now."""
+    if scope.connection is None or keeper.ledger(location.keeper_folder(scope.path)) is not None:
+        return False
+    adopt(scope.connection, scope.path, watched(scope.path, project))
+    return True
+
+
+def watched(database: str, project: str | None) -> dict[str, str]:
+    """The files the keeper watches for a database: its config file, and (for a project's) each
+    settings file Claude Code reads for it that holds a hook of ours."""
+    from cortex_hooks import environment
+    from cortex_hooks.install import wiring
+    from cortex_hooks.keeper import files
+
+    found = {location.config_path(database): "config"}
+    for path in environment.writable_settings(project) if project else []:
+        text = files.text_of(path)
+        if text is not None and wiring.weakened(text, "{}"):  # a hook of ours is in it
+            found[path] = "settings"
+    return found
