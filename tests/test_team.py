@@ -92,9 +92,15 @@ def test_a_team_block_warns_until_trusted_then_denies_and_a_change_waits_again(p
     again = start(project)
     assert "systemMessage" not in (again.json() if again.stdout.strip() else {})
     path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz-todo"}))  # a teammate adds a line
-    assert decision(hook("git push --force origin main", project)) == "warn"
-    assert not cli_json("team", "list")["trusted"]
+    # A trusted file changed (by a teammate, or by the agent) is held: its trusted rules stay in force
+    # as they were, its new text waits for the person's trust (SPEC §21: an edit cannot weaken it).
+    assert decision(hook("git push --force origin main", project)) == "deny"
+    listed = cli_json("team", "list")
+    assert any("changed since it was trusted" in problem for problem in listed["problems"])
+    assert "acme:zz-todo" not in [entry["id"] for entry in listed["entries"]]
+    assert "changed since it was trusted" in start(project).json()["systemMessage"]
     cli_json("team", "trust")
+    assert "acme:zz-todo" in [entry["id"] for entry in cli_json("team", "list")["entries"]]
     assert decision(hook("git push --force origin main", project)) == "deny"
 
 
@@ -120,13 +126,17 @@ def test_team_learnings_keep_the_persons_state_by_id_and_a_removed_line_is_archi
     before = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
     assert before["acme:force-push"]["hits"] == 1
     team_file(project, {**FORCE, "correct_pattern": "open a pull request instead"})
+    cli_json("team", "trust")  # a trusted file's change is read in once trusted (SPEC §21)
     after = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
     assert after["acme:force-push"]["hits"] == 1  # the declaration changed, the person's state did not
     path.write_text("")
+    assert decision(hook("git push -f origin main", project)) == "deny"  # held: emptied, not trusted yet
+    cli_json("team", "trust")
     assert cli_json("team", "list")["entries"] == []
     assert decision(hook("git push -f origin main", project)) is None
     team_file(project, FORCE)
-    assert cli_json("team", "list")["entries"][0]["hits"] == 1  # back, with its state
+    cli_json("team", "trust")
+    assert cli_json("team", "list")["entries"][0]["hits"] == 2  # back, with its state (one more catch)
 
 
 def test_mute_is_personal_and_the_file_is_not_touched(project: Path) -> None:
@@ -439,14 +449,23 @@ def imported_by_a_call(project: Path, command: str) -> list[str]:
 
 
 def test_the_no_match_path_never_parses_the_team_file(project: Path) -> None:
-    path = team_file(project, FORCE, DEPLOY)
-    cli_json("team", "trust")
+    path = team_file(project, FORCE, DEPLOY)  # not trusted: a change is read in at the next call
+    assert imported_by_a_call(project, "ls") != []  # the first call reads it
     assert imported_by_a_call(project, "git status") == []  # read before: a stat and one query
     path.write_text(path.read_text().replace("open a pull request", "open a pull request first"))
     changed = imported_by_a_call(project, "git status")  # the first call after a change reads it
     assert "cortex_hooks.guard.shared_rules" in changed
     assert "pydantic" not in changed  # the shared rules, without the model
     assert imported_by_a_call(project, "git status") == []
+
+
+def test_a_trusted_file_changed_is_held_without_parsing_it(project: Path) -> None:
+    path = team_file(project, FORCE, DEPLOY)
+    cli_json("team", "trust")
+    path.write_text(path.read_text().replace("open a pull request", "open a pull request first"))
+    changed = imported_by_a_call(project, "git status")  # its digest only: the trusted rules stay
+    assert "cortex_hooks.guard.shared_rules" not in changed
+    assert decision(hook("git push --force origin main", project)) == "deny"
 
 
 def test_an_export_leaves_the_team_files_rows_to_the_file(project: Path) -> None:
@@ -524,13 +543,14 @@ def test_parallel_hooks_read_a_changed_file_once_and_all_decide(project: Path, d
     cli_json("team", "trust")
     path.write_text(path.read_text().replace("open a pull request", "open a pull request, please"))
     cli_json("team", "trust")  # the new digest trusted; the hooks below race to nothing new
-    path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz"}))  # changed again
+    path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz"}))  # changed again: held
     with concurrent.futures.ThreadPoolExecutor(6) as pool:
         results = list(pool.map(lambda _: hook("git push -f origin main", project), range(6)))
     assert all(result.code == 0 for result in results), [result.stderr for result in results]
-    assert all(decision(result) in ("warn", "deny") for result in results)
-    listed = cli_json("team", "list")
-    assert [entry["id"] for entry in listed["entries"]] == ["acme:force-push", "acme:zz"]
+    assert all(decision(result) == "deny" for result in results)  # the trusted rule, in force throughout
+    assert [entry["id"] for entry in cli_json("team", "list")["entries"]] == ["acme:force-push"]
+    cli_json("team", "trust")
+    assert [entry["id"] for entry in cli_json("team", "list")["entries"]] == ["acme:force-push", "acme:zz"]
     with closing(sqlite3.connect(db)) as connection:
         assert connection.execute("SELECT count(*) FROM team_entry").fetchone()[0] == 2
 

@@ -120,7 +120,7 @@ def trust(databases: Databases, notes: Notes) -> dict[str, Any]:
     if not os.path.lexists(path):
         raise CortexError(f"no team file at {path} (cortex-hooks team add ID --from N writes one)", USAGE)
     with closing(db.for_writing(_project(databases), notes)) as connection:
-        notes.extend(team_file.refresh(connection, project, databases.project))
+        notes.extend(team_file.refresh(connection, project, databases.project, taken=True))
         with Transaction(connection):
             state = store.state(connection)
             digest = state["digest"] if state is not None else None
@@ -174,7 +174,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         _write(project, shared.dump([*records, record]))
         with Transaction(connection):
             learnings.update(connection, learning_id, {"slug": team_id})
-        notes.extend(team_file.refresh(connection, project, databases.project))
+        notes.extend(team_file.refresh(connection, project, databases.project, taken=was_trusted))
         if was_trusted:
             with Transaction(connection):
                 state = store.state(connection)

@@ -73,7 +73,10 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
     try:
         notes += team_file.refresh(scope.connection, project, scope.path)
         if team_store.trusted(scope.connection):
-            return None
+            from cortex_hooks.upkeep.team_read import HELD
+
+            state = team_store.state(scope.connection)
+            return HELD if state is not None and HELD in str(state["problems"]) else None
         listed = team_store.listed(scope.connection)
     except (sqlite3.Error, CortexError) as error:  # never costs the agent its context
         notes.append(f"team file not read: {error}")

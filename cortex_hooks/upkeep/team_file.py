@@ -22,19 +22,21 @@ def stat_of(path: str) -> str:
     return f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_dev}"
 
 
-def refresh(connection: sqlite3.Connection, project: str, database: str) -> list[str]:
+def refresh(connection: sqlite3.Connection, project: str, database: str, *, taken: bool = False) -> list[str]:
     """Read the team file into this project database (at path `database`) if it changed since it
     was last read; the problems of that read (none when nothing changed). A database another
-    process holds for writing is read at the next call: said, never waited for."""
+    process holds for writing is read at the next call: said, never waited for. A trusted file
+    changed is read in only when the change is `taken` (the person's `team trust`, `team add`):
+    until then its trusted rules stay in force as they were (SPEC §21: an edit cannot weaken)."""
     current = stat_of(path_in(project))
-    if current == team_stat.stat(connection):
+    if current == team_stat.stat(connection) and not taken:
         return []
     from cortex_hooks import location
     from cortex_hooks.store.connection import locked
     from cortex_hooks.upkeep.team_read import read_in
 
     try:
-        return read_in(connection, project, location.config_for(database).policy.start, current)
+        return read_in(connection, project, location.config_for(database).policy.start, current, taken=taken)
     except sqlite3.Error as error:  # the other learnings still decide: never a reason to fail
         if locked(error):
             return [f"{FOLDER}/{NAME} changed; not read yet: the database is busy"]

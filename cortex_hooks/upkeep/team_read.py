@@ -54,9 +54,13 @@ def load(project: str) -> Loaded:
     return Loaded(data[:MAX_BYTES], [], cut=len(data) > MAX_BYTES)
 
 
-def read_in(connection: sqlite3.Connection, project: str, start: int, current: str) -> list[str]:
+def read_in(
+    connection: sqlite3.Connection, project: str, start: int, current: str, *, taken: bool = False
+) -> list[str]:
     """Read the file (whose stat is `current`) into the database in one write transaction; the
-    problems, named by line. Unchanged lines (by digest) are not validated again."""
+    problems, named by line. Unchanged lines (by digest) are not validated again. A file that was
+    trusted and changed since is held, unless the change is `taken`: its trusted rules stay in
+    force, its new text waits for `team trust` (said as a problem)."""
     from cortex_hooks import clock
     from cortex_hooks.guard import team
     from cortex_hooks.store.connection import Transaction
@@ -66,7 +70,11 @@ def read_in(connection: sqlite3.Connection, project: str, start: int, current: s
     now = clock.iso(clock.now())
     problems = loaded.problems + said
     with Transaction(connection):
-        if store.stat(connection) == current:  # another process read this very file meanwhile
+        if store.stat(connection) == current and not taken:  # another process read it meanwhile
+            return []
+        held = _held(connection, loaded.data, taken)
+        if held is not None:  # said where the person looks (SessionStart, team list, doctor)
+            store.record_read(connection, current, held, [HELD], now)
             return []
         entries = store.entries(connection)
         by_line = {row["line"]: entry_id for entry_id, row in entries.items() if row["line"]}
@@ -94,6 +102,23 @@ def read_in(connection: sqlite3.Connection, project: str, start: int, current: s
         store.record_read(connection, current, digest, team.bounded(problems), now)
         store.put_in_force(connection, store.trusted(connection))
     return team.bounded(problems)
+
+
+HELD = (
+    f"{FOLDER}/{NAME} changed since it was trusted: its trusted rules stay in force as they were; "
+    "the new text is read once the person runs `cortex-hooks team trust` (after reading the change)"
+)
+
+
+def _held(connection: sqlite3.Connection, data: bytes | None, taken: bool) -> str | None:
+    """The trusted digest, when a trusted file's new content must wait (None: read it in)."""
+    from cortex_hooks.guard import team
+
+    state = store.state(connection)
+    if taken or state is None or state["trusted"] is None or state["digest"] != state["trusted"]:
+        return None
+    digest = team.digest(data) if data is not None else None
+    return None if digest == state["trusted"] else str(state["trusted"])
 
 
 def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | None:
