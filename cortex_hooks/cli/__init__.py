@@ -155,6 +155,7 @@ MODULES = {
     "packs": "packs",
     "team": "team",
     "replay": "replay",
+    "integrity": "integrity",
 }
 _VALUED = ("--db", "--global-db")  # the options before a command that take a value
 

@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import sys
+from contextlib import closing
 from typing import Any
 
 from cortex_hooks import location
@@ -19,12 +20,12 @@ from cortex_hooks.cli import install_report as report
 from cortex_hooks.cli import purge as purge_cli
 from cortex_hooks.cli.install_report import Outcome
 from cortex_hooks.errors import CortexError
-from cortex_hooks.install import file_changes, files, mcp_registration, restore, settings_text
+from cortex_hooks.install import file_changes, files, guarding, mcp_registration, restore, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, ClaudeSettings, check, installed, uninstalled
 from cortex_hooks.store.connection import open_database
 
-SCOPES = ("project", "local", "user")
+SCOPES = ("project", "local", "user", "managed")
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -38,7 +39,20 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             choices=SCOPES,
             default="project",
             help="project: .claude/settings.json (default); local: .claude/settings.local.json; "
-            "user: ~/.claude/settings.json",
+            "user: ~/.claude/settings.json; managed: the machine's managed settings (administrators)",
+        )
+        command.add_argument(
+            "--managed",
+            dest="scope",
+            action="store_const",
+            const="managed",
+            help="the same as --scope managed",
+        )
+        command.add_argument(
+            "--project-only",
+            action="store_true",
+            help="wire the project's settings only, not also yours (then git stash -u or git clean can "
+            "remove the wiring)",
         )
         command.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         command.add_argument("--json", action="store_true", help="print what was done as JSON")
@@ -101,13 +115,35 @@ def run(args: argparse.Namespace) -> int:
         outcome.removed += _purged(memory)
         outcome.doomed.append(memory)
     outcome.packs = _packs(args, dry_run=False)
+    _kept(args, [plan.path for plan in outcome.plans[:2] if plan.path.endswith(".json")])
     report.done(args, outcome)
     return 0
 
 
+def _kept(args: argparse.Namespace, settings: list[str]) -> None:
+    """The project's database kept by the keeper from now on, with its config file and these
+    settings files watched (SPEC §21); uninstall stops watching the settings (its hooks are gone)."""
+    from cortex_hooks.keeper import check
+
+    path = database.path(args)
+    if args.scope in ("user", "managed") or not os.path.exists(path):
+        return
+    with closing(open_database(path)) as connection:
+        if args.action == "install":
+            check.adopt(
+                connection, path, {**check.watched(path, None), **dict.fromkeys(settings, "settings")}
+            )
+        else:
+            check.unwatch(path, settings)
+
+
 def _plans(args: argparse.Namespace) -> list[Plan]:
-    """Every file install or uninstall changes, the settings first."""
-    plans = [_settings_plan(args)]
+    """Every file install or uninstall changes, the settings first: the scope's, and for a
+    project's the user's too (the same hooks: Claude Code runs them once; there no git command of
+    the project reaches them, SPEC §21)."""
+    plans = [_settings_plan(args, settings_path(args.scope), args.scope)]
+    if args.scope in ("project", "local") and not args.project_only:
+        plans.append(_settings_plan(args, settings_path("user"), "user"))
     plans += files.command_plans(
         args, _claude_dir(args.scope), lambda: shlex.quote(script_path("cortex-hooks"))
     )
@@ -177,12 +213,14 @@ def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _claude_dir(scope: str) -> str:
-    if scope == "user":
+    if scope in ("user", "managed"):
         return os.path.join(os.path.abspath(os.path.expanduser("~")), ".claude")
     return os.path.join(location.project_root(), ".claude")
 
 
 def settings_path(scope: str) -> str:
+    if scope == "managed":  # CORTEX_MANAGED_SETTINGS: another place (a test's, an image being built)
+        return os.environ.get("CORTEX_MANAGED_SETTINGS") or guarding.managed_path(sys.platform)
     name = "settings.local.json" if scope == "local" else "settings.json"
     return os.path.join(_claude_dir(scope), name)
 
@@ -203,18 +241,19 @@ def script_path(name: str) -> str:
     raise CortexError(f"cannot find the installed script {name} beside {sys.executable} or on PATH")
 
 
-def _settings_plan(args: argparse.Namespace) -> Plan:
-    path = settings_path(args.scope)
+def _settings_plan(args: argparse.Namespace, path: str, scope: str) -> Plan:
     raw = file_changes.read(path)
     settings: ClaudeSettings = {} if raw is None else check(settings_text.parse(raw, path), path)
     original = None if raw is None else raw.decode("utf-8")
     if args.action == "install":
         commands = {event: shlex.quote(script_path(name)) for event, name in SCRIPTS.items()}
         merged, changes = installed(settings, commands)
-        if args.with_mcp:
+        changes += guarding.denied(merged, guarding.rules_for(scope), path)  # the client guards too
+        if args.with_mcp and scope == args.scope:
             changes += mcp_registration.allowed(merged, path)
     else:
         merged, changes = uninstalled(settings)
+        changes += guarding.undenied(merged)
         changes += mcp_registration.disallowed(merged, path)
         if changes and original is not None:
             # No backup of a file we give back as it was, or remove with nothing of theirs in it:

@@ -68,7 +68,7 @@ class Places:
     `variables` a command may name them by; `real` resolves symlinks (os.path.realpath, given
     by the caller: this module does no I/O)."""
 
-    __slots__ = ("_concrete", "databases", "home", "real", "settings", "variables")
+    __slots__ = ("_concrete", "databases", "folders", "home", "real", "settings", "variables")
 
     def __init__(
         self,
@@ -78,12 +78,15 @@ class Places:
         home: str,
         variables: dict[str, str],
         real: Callable[[str], str],
+        folders: Iterable[str] = (),
     ) -> None:
         self.real = real
         self.home = home
         self.variables = variables
         self.databases = sorted({real(path) for path in databases})
         self.settings = sorted({real(path) for path in settings})
+        # folders of the guard's own, whole: the keeper's (SPEC §21), wherever they lie
+        self.folders = sorted({real(path).rstrip("/") for path in folders})
         concrete: dict[str, str] = {}
         for database in self.databases:
             for suffix in DATABASE_SUFFIXES:
@@ -116,6 +119,8 @@ class Places:
         found = self._concrete.get(path)
         if found is not None:
             return found
+        if any(path == folder or path.startswith(folder + "/") for folder in self.folders):
+            return FOLDER_KIND
         folder, name = posixpath.split(path)
         parent = posixpath.basename(folder)
         if name == FOLDER:
@@ -136,6 +141,9 @@ class Places:
         if posixpath.basename(path) in (SETTINGS_FOLDER, FOLDER):
             return path
         prefix = path.rstrip("/") + "/"
+        held_folder = next((folder for folder in self.folders if folder.startswith(prefix)), None)
+        if held_folder is not None:
+            return held_folder
         return next((held for held in self._concrete if held.startswith(prefix)), None)
 
     def names_in(self, folder: str) -> set[str]:

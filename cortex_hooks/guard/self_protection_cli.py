@@ -20,12 +20,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.shell_words import Arg
 
-GROUPS = frozenset({"memories", "reflect", "decisions", "errors", "todos", "sessions", "packs", "team"})
+GROUPS = frozenset(
+    {"memories", "reflect", "decisions", "errors", "todos", "sessions", "packs", "team", "integrity"}
+)
 SAFE = frozenset(
     {
         *("add", "list", "show", "pin", "restore", "remember", "index-code", "link", "recall", "embed"),
         *("surface", "consolidate", "stats", "snapshot", "export", "explain", "doctor", "mcp", "capture"),
-        *("proposals", "accept", "reject", "report", "install", "sessions list", "replay"),
+        *("proposals", "accept", "reject", "report", "install", "sessions list", "replay", "integrity"),
         *("reflect decay", "reflect similar", "packs show", "packs enable", "packs unmute", "packs check"),
         *("team list", "team check", "team add", "team unmute"),
         *(f"memories {action}" for action in ("list", "show", "update", "pin", "unpin", "restore")),
@@ -55,6 +57,7 @@ WEAKENING = {
     "team trust": "it lets the team file's blocks, asks and rewrites act: the person reviews the file first",
     "import": "an imported learning can take a pack's place (one rule per slug), archived or never matching",
     "move": "a learning or memory moved out of its scope no longer serves it",
+    "integrity accept": "it makes for real a change to the guard's files that the keeper put back",
 }
 DRY_RUN = frozenset({"prune", "lifecycle", "uninstall", "consolidate"})  # --dry-run makes them read only
 RISKY = {  # an option that makes a safe command weaken

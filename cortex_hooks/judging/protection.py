@@ -6,10 +6,12 @@ environment and the call's cwd, and the settings file as it is now, handed to th
 from __future__ import annotations
 
 import os
+import sys
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import protected, self_protection
+from cortex_hooks.install import guarding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,12 +64,19 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
         for folder in (*projects, home)
         for name in protected.SETTINGS_NAMES
     ]
+    settings.append(guarding.managed_path(sys.platform))  # an administrator's: never the agent's to write
     variables = {"HOME": home, "PWD": cwd}
     for name in protected.VARIABLES[2:]:
         if os.environ.get(name):
             variables[name] = os.environ[name]
+    keeper = os.path.dirname(os.path.dirname(location.keeper_folder(databases[0])))  # SPEC §21
     return protected.Places(
-        databases=databases, settings=settings, home=home, variables=variables, real=os.path.realpath
+        databases=databases,
+        settings=settings,
+        home=home,
+        variables=variables,
+        real=os.path.realpath,
+        folders=[keeper],
     )
 
 

@@ -114,15 +114,21 @@ def adopt_new(scope: Scope, project: str | None) -> bool:
 
 
 def watched(database: str, project: str | None) -> dict[str, str]:
-    """The files the keeper watches for a database: its config file, and (for a project's) each
-    settings file Claude Code reads for it that holds a hook of ours."""
+    """The files the keeper watches for a database: its config file, and (for a project's) every
+    settings file of the project and the user that the agent could write, whether it holds our
+    hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard)."""
     from cortex_hooks import environment
-    from cortex_hooks.install import wiring
-    from cortex_hooks.keeper import files
 
     found = {location.config_path(database): "config"}
-    for path in environment.writable_settings(project) if project else []:
-        text = files.text_of(path)
-        if text is not None and wiring.weakened(text, "{}"):  # a hook of ours is in it
-            found[path] = "settings"
+    found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))
     return found
+
+
+def unwatch(database: str, paths: list[str]) -> None:
+    """Stop watching these files of a kept database (uninstall took our hooks out of them)."""
+    folder = location.keeper_folder(database)
+    ledger = keeper.ledger(folder)
+    if ledger is None:
+        return
+    entries = {path: entry for path, entry in (ledger.get("files") or {}).items() if path not in paths}
+    keeper.write_ledger(folder, {**ledger, "files": entries})

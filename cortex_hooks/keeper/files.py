@@ -80,7 +80,7 @@ def checked(folder: str, path: str, entry: dict[str, Any]) -> tuple[dict[str, An
         "cortex-hooks uninstall" if kind == "settings" else "cortex-hooks integrity accept (after reading it)"
     )
     said = (
-        f"{path} was changed so that {'; '.join(lost)}: put back{where} "
+        f"{path} was changed ({'; '.join(lost)}): put back{where} "
         f"(to make the change for real, in your own terminal: {command})"
     )
     return keep(folder, path, kind), said
@@ -106,10 +106,9 @@ def settings_lost(before: str | None, after: str | None) -> list[str]:
     """What of the guard a settings file loses between two texts, in words (empty: nothing)."""
     from cortex_hooks.install import wiring
 
-    lost = [
-        reason.replace(" would ", " was ").replace("would be", "was")
-        for reason in wiring.weakened(before, after)
-    ]
+    if after is None:
+        return ["it was removed (Claude Code no longer runs the hooks it held)"] if before is not None else []
+    lost = wiring.weakened(before, after)
     old, new = _object(before), _object(after)
     if new is None:
         return lost
