@@ -130,11 +130,10 @@ def _kept(args: argparse.Namespace, settings: list[str]) -> None:
         return
     with closing(open_database(path)) as connection:
         if args.action == "install":
-            check.adopt(
-                connection, path, {**check.watched(path, None), **dict.fromkeys(settings, "settings")}
-            )
+            watched = {**check.watched(path, location.project_root()), **dict.fromkeys(settings, "settings")}
+            check.adopt(connection, path, watched)
         else:
-            check.unwatch(path, settings)
+            check.unwatch(path, list(check.watched(path, location.project_root())) + settings)
 
 
 def _plans(args: argparse.Namespace) -> list[Plan]:
