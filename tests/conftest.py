@@ -60,6 +60,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "VOYAGE_BASE_URL",
         # where Claude Code keeps its own memory (install.claude_paths): the test's HOME decides
         "CLAUDE_CONFIG_DIR",
+        # where the keeper keeps its copies (location.keeper_folder): the test's HOME decides
+        "XDG_STATE_HOME",
+        "CORTEX_STATE_DIR",
         "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
         "CLAUDE_CODE_SIMPLE",
     ):
