@@ -184,16 +184,21 @@ def keeper_folder(database: str) -> str:
     state, outside every project (no git command there reaches it), named by the database's
     real path: CORTEX_STATE_DIR, else $XDG_STATE_HOME/cortex-hooks, else ~/.local/state/cortex-hooks.
     (A readable name and a CRC of the whole path; `hashlib` would cost every tool call 10 ms.)"""
-    import zlib
-
     root = os.environ.get("CORTEX_STATE_DIR") or os.path.join(
         os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state"),
         "cortex-hooks",
     )
-    real = os.path.realpath(database)
-    readable = "".join(char if char.isalnum() else "-" for char in real)[-80:]
-    name = f"{readable}-{zlib.crc32(real.encode('utf-8', 'surrogateescape')):08x}"
+    name = _KEPT.get(database)
+    if name is None:
+        import zlib
+
+        real = os.path.realpath(database)
+        readable = "".join(char if char.isalnum() else "-" for char in real)[-80:]
+        name = _KEPT[database] = f"{readable}-{zlib.crc32(real.encode('utf-8', 'surrogateescape')):08x}"
     return os.path.join(root, "keep", name)
+
+
+_KEPT: dict[str, str] = {}  # each database's folder name, worked out once per process
 
 
 def guard_path(database: str) -> str:

@@ -46,10 +46,8 @@ def hook(command: str, project: Path) -> dict[str, Any]:
 
 
 def denied(project: Path) -> bool:
-    return (
-        hook("git push --force origin main", project).get("hookSpecificOutput", {}).get("permissionDecision")
-        == "deny"
-    )
+    specific: dict[str, Any] = hook("git push --force origin main", project).get("hookSpecificOutput", {})
+    return specific.get("permissionDecision") == "deny"
 
 
 def told(output: dict[str, Any]) -> str:

@@ -51,7 +51,7 @@ def check(scopes: list[Scope]) -> list[str]:
         if ledger is None:
             continue
         try:
-            now = keeper.state(scope.connection)
+            now = keeper.state(scope.connection, scope.path)
         except (sqlite3.Error, OSError):
             continue
         if any(ledger.get(key) != now[key] for key in KEYS):

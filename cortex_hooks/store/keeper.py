@@ -52,16 +52,18 @@ def database_of(connection: sqlite3.Connection) -> str:
     return next((row[2] for row in connection.execute("PRAGMA database_list") if row[1] == "main"), "")
 
 
-def state(connection: sqlite3.Connection) -> dict[str, int]:
-    """What the ledger holds of a database: its inode, schema cookie and version, and the count of
-    changes to its protective tables."""
-    path = database_of(connection)
-    changes = connection.execute("SELECT changes FROM keeper_state").fetchone()[0]
+def state(connection: sqlite3.Connection, path: str | None = None) -> dict[str, int]:
+    """What the ledger holds of a database (at `path`, when the caller knows it): its inode,
+    schema cookie and version, and the count of changes to its protective tables."""
+    row = connection.execute(
+        "SELECT changes, (SELECT schema_version FROM pragma_schema_version),"
+        " (SELECT user_version FROM pragma_user_version) FROM keeper_state"
+    ).fetchone()
     return {
-        "inode": os.stat(path).st_ino,
-        "schema": connection.execute("PRAGMA schema_version").fetchone()[0],
-        "version": connection.execute("PRAGMA user_version").fetchone()[0],
-        "changes": int(changes),
+        "inode": os.stat(path or database_of(connection)).st_ino,
+        "schema": int(row[1]),
+        "version": int(row[2]),
+        "changes": int(row[0]),
     }
 
 
