@@ -55,7 +55,16 @@ _CODE = frozenset({b"-c", b"-e", b"-E", b"-r", b"--eval", b"-p", b"--print", b"-
 # substring tests cost 2-3 times as much).
 _CUTS = bytes.maketrans(b";|&()<>`/\t\n=!", b"             ")
 _REMOVED = b"'\"\\"
-NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
+# The fields of a tool call that may name the guard's places (guard.self_protection_mcp's, for any
+# MCP server's tool): commands (a string, or a list of words), paths, lists of paths.
+COMMAND_FIELDS = ("command", "cmd", "script", "shell_command", "commandLine")
+PATH_FIELDS = (
+    *("file_path", "notebook_path", "path", "destination", "source", "target", "filePath", "file"),
+    *("filename", "fileName", "relative_path", "relativePath", "dir", "directory", "folder", "dest"),
+    *("from", "to", "old_path", "new_path", "oldPath", "newPath", "src", "dst", "output", "uri"),
+)
+LIST_FIELDS = ("paths", "files", "file_paths", "filePaths", "sources", "uris")
+NAMING_FIELDS = (*COMMAND_FIELDS, *PATH_FIELDS)
 
 
 def hook_database(payload_cwd: object) -> str:
@@ -84,13 +93,37 @@ def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
     words += _linked(cwd)
     for field in NAMING_FIELDS:
         value = tool_input.get(field)
+        if isinstance(value, list) and field in COMMAND_FIELDS:
+            value = " ".join(word for word in value if isinstance(word, str))  # `cmd: ["rm", …]`
         if not isinstance(value, str):
             continue
+        if "%" in value:  # a `file://` URI's escapes (`%2Ecortex`)
+            from urllib.parse import unquote
+
+            value = unquote(value)
         if any(word in value for word in words):
             return True
-        if field == "command" and _runs_or_reaches(value, words):
+        if field in COMMAND_FIELDS and _runs_or_reaches(value, words):
+            return True
+        if field in PATH_FIELDS and _above(value, cwd):
+            return True
+    for field in LIST_FIELDS:
+        value = tool_input.get(field)
+        if isinstance(value, list) and any(
+            isinstance(item, str) and (any(word in item for word in words) or _above(item, cwd))
+            for item in value
+        ):
             return True
     return False
+
+
+def _above(path: str, cwd: object) -> bool:
+    """Whether a path is a folder that holds the project or the home folder (a tool that deletes
+    or moves it takes the guard's places with it)."""
+    base = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+    held = (os.path.normpath(hook_project(cwd)), os.path.expanduser("~"))
+    return any(place == full or place.startswith(full.rstrip("/") + "/") for place in held)
 
 
 # The guard's places a link may stand for: the place it leads to is guarded too (a team file that

@@ -78,6 +78,13 @@ WEAKENING = [
     "cd .. && rm -rf proj",
     "find . -type f -delete",
     "r''m -rf .co''rtex",
+    # issue 34: text known only at run time, programs that delete what they archive
+    "printf '%s' 'rm -rf .cortex' | bash",
+    "echo cm0gLXJmIC5jb3J0ZXg= | base64 -d | sh",
+    "rm -rf $'\\x2ecortex'",
+    "tar -czf /tmp/all.tgz . --remove-files",
+    "git -c core.pager='rm -rf .' log",
+    "python3 -c \"import shutil; shutil.rmtree('.cor' + 'tex')\"",
 ]
 
 
@@ -104,6 +111,11 @@ def test_the_hook_denies_a_weakening_command_and_writes_nothing(project: Path, c
         "rm -rf build",
         "git checkout -- .",
         "find . -name '*.pyc' -delete",
+        # issue 34: everyday commands the static check denied
+        "mv build/app.js .",
+        'for f in *.html; do mv "$f" "${f%.html}.txt"; done',
+        "ls *.txt | xargs -I{} mv {} archive/",
+        "find . -exec chmod g+w {} ';'",
     ],
 )
 def test_the_hook_lets_reads_strengthening_and_quotations_through(project: Path, command: str) -> None:
@@ -120,6 +132,18 @@ def test_it_needs_no_learning_and_no_database(tmp_path: Path, monkeypatch: pytes
     denied(bash(root, "cortex-hooks update 1 --no-auto-block"))
     denied(bash(root, "rm -rf ~/.claude/memory"))
     assert sorted(path.name for path in root.iterdir()) == []
+
+
+def test_another_servers_shell_tool_is_read_as_bash(project: Path) -> None:
+    """Issue 34 class 5: an MCP server's shell tool (`cmd` as a list of words), a path in a field
+    named `filePath`, a tool that merely holds "cortex" in its name."""
+    denied(call(project, "mcp__exec__spawn", {"cmd": ["rm", "-rf", ".cortex"]}))
+    config = str(project / ".cortex" / "config.toml")
+    denied(call(project, "mcp__fs__write_file", {"filePath": config, "content": "block_gate = 0.89"}))
+    denied(call(project, "mcp__cortexish__write_file", {"path": config, "content": "x"}))
+    reader = call(project, "mcp__fs__read_text_file", {"filePath": config})
+    assert (reader.code, reader.stdout) == (0, "")
+    assert (project / ".cortex").is_dir()
 
 
 def test_a_locked_or_corrupt_database_never_disables_it(project: Path) -> None:
