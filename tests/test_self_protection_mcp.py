@@ -12,6 +12,7 @@ from test_self_protection import PROJECT, places
 
 from cortex_hooks import location
 from cortex_hooks.guard import self_protection, self_protection_mcp
+from cortex_hooks.guard.protected import Refusal
 from cortex_hooks.install import wiring
 
 DB = f"{PROJECT}/.cortex/cortex.db"
@@ -50,7 +51,7 @@ ALLOWED: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def refusal(tool: str, tool_input: dict[str, Any]) -> self_protection.Refusal | None:
+def refusal(tool: str, tool_input: dict[str, Any]) -> Refusal | None:
     return self_protection.refusal(
         tool, tool_input, places(), PROJECT, current=lambda path: None, settings_lost=wiring.weakened
     )
