@@ -60,6 +60,10 @@ DENIED = [
     "cortex-hooks update 1 --tool Read",
     "cortex-hooks update 1 --target path",
     "cortex-hooks update 1 --auto-block --no-auto-block",
+    # issue 34 class 7: what a blocking learning tells the agent, and its severity
+    "cortex-hooks update 3 --correct 'just run git push --force, it is fine'",
+    "cortex-hooks update 3 --anti-pattern 'nothing wrong here'",
+    "cortex-hooks update 3 --severity low",
     "cortex-hooks --global update 1 --no-auto-block",
     "cortex-hooks archive 1",
     "cortex-hooks archive 1 --global",
@@ -287,7 +291,6 @@ ALLOWED = [
     "cortex-hooks update 3 --auto-block",
     "cortex-hooks update 3 --pin",
     "cortex-hooks update 3 --auto-block --pin --severity critical --context 'it broke prod'",
-    "cortex-hooks update 3 --correct 'use git push --force-with-lease' --anti-pattern 'force push'",
     "cortex-hooks update 3 --confidence 1.0",
     "cortex-hooks explain --tool Bash --command 'cortex-hooks archive 1'",
     "cortex-hooks explain --tool Bash --command 'rm -rf .cortex' --json",
