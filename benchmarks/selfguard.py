@@ -18,6 +18,7 @@ part (a quarter), which was labelled only once the rule was done.
 
     .venv/bin/python benchmarks/selfguard.py --tldr ../tldr --nl2bash ../nl2bash
     .venv/bin/python benchmarks/selfguard.py … --show denied --part tuning   # what to label
+    .venv/bin/python benchmarks/selfguard.py … --redaction                   # and the redactor
 
 (CORTEX_TLDR_PAGES and CORTEX_NL2BASH name the checkouts too.)
 """
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nl2bash", type=Path, default=os.environ.get("CORTEX_NL2BASH"))
     parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="all")
     parser.add_argument("--show", choices=("denied", "unlabelled"), help="list these commands")
+    parser.add_argument(
+        "--redaction", action="store_true", help="also count the commands the one redactor changes"
+    )
     options = parser.parse_args(argv)
     corpora = {}
     if options.tldr:
@@ -165,6 +169,17 @@ def main(argv: list[str] | None = None) -> int:
         f"goal: at most {GOAL:.1%} of the safe one-liners denied: {'FAIL' if failed else 'PASS'} "
         "(strict: run-time labelled commands counted as safe)"
     )
+    if options.redaction:
+        from cortex_hooks.redact import redact
+
+        every = list(dict.fromkeys(command for commands in corpora.values() for command in commands))
+        changed = [command for command in every if redact(command) != command]
+        print(
+            f"redactor: {len(changed)} of {len(every)} commands changed (a secret or its placeholder masked)"
+        )
+        if options.show:
+            for command in changed:
+                print(f"  {command[:160]!r}\n      {redact(command)[:160]!r}")
     return 1 if failed else 0
 
 
