@@ -258,3 +258,43 @@ def test_inside_the_memory_folder_its_files_are_named_bare(project: Path) -> Non
     assert (result.code, result.stdout, result.stderr) == (0, "", "")
     outside = bash(project, "echo 'block_gate = 0.89' > config.toml")  # another file of that name
     assert (outside.code, outside.stdout) == (0, "")
+
+
+def _replaced(path: Path, how: str) -> None:
+    """A guarded file replaced by a FIFO, a link to /dev/zero, a folder or a 1 GB file."""
+    path.unlink(missing_ok=True)
+    if how == "fifo":
+        os.mkfifo(path)
+    elif how == "zero":
+        path.symlink_to("/dev/zero")
+    elif how == "folder":
+        path.mkdir()
+    else:
+        with open(path, "wb") as stream:  # sparse: a gigabyte on paper, nothing on the disk
+            stream.truncate(1 << 30)
+
+
+@pytest.mark.parametrize("how", ["fifo", "zero", "folder", "huge"])
+def test_a_settings_file_replaced_by_bad_input_neither_hangs_nor_is_read_whole(
+    project: Path, how: str
+) -> None:
+    """Issue 34 bad input: the protection reads a settings file to judge an edit of it; in its
+    place a FIFO (a read would hang), /dev/zero (a read never ends), a folder or a 1 GB file."""
+    settings = project / ".claude" / "settings.local.json"
+    _replaced(settings, how)
+    edit = {"file_path": str(settings), "old_string": "a", "new_string": '{"disableAllHooks": true}'}
+    result = call(project, "Edit", edit)
+    assert "disableAllHooks" in denied(result) or "cannot tell" in denied(result)
+    plain = call(project, "Edit", {"file_path": str(settings), "old_string": "a", "new_string": "b"})
+    assert plain.code == 0, plain.stderr
+
+
+@pytest.mark.parametrize("how", ["fifo", "zero", "folder", "huge"])
+def test_a_guard_file_replaced_by_bad_input_neither_hangs_nor_is_read_whole(project: Path, how: str) -> None:
+    """The guard file is read when the database is held: in its place bad input is no guard file."""
+    database = project / ".cortex" / "cortex.db"
+    guard = Path(f"{database}.guard")
+    _replaced(guard, how)
+    with held_exclusively(database):
+        result = bash(project, "git push --force")
+    assert result.code in (0, 1), result.stderr  # decided or failed in the documented way, not hung
