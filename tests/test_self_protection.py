@@ -753,3 +753,20 @@ def test_the_hooks_substring_tests_follow_a_link_of_the_guards(
     (project / ".claude" / "cortex-team.jsonl").symlink_to(project / "team" / "rules.jsonl")
     assert location.names_own_place(call, str(project))
     assert location.names_own_place({"file_path": str(project / "team" / "rules.jsonl")}, str(project))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'rm -rf ""',  # an empty word names no path
+        "find . -name '*.js*' -exec sh -c 'echo \"$0\"' {} \\;",  # a script's arguments are its own
+        "bash -c 'echo $0' .cortex/cortex.db",
+    ],
+)
+def test_found_in_the_held_out_corpus_and_mended(command: str) -> None:
+    assert refused(command) is None
+
+
+def test_a_scripts_arguments_are_judged_where_it_uses_them() -> None:
+    for command in ("sh -c 'cat > \"$1\"' _ .cortex/config.toml", "sh -c 'rm -rf \"$1\"' _ .cortex"):
+        assert refused(command) is not None, command

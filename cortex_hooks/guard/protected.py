@@ -172,6 +172,8 @@ class Places:
         """Where a word names, absolute, as written and resolved, from each folder the command
         may be in (`bases`); None when only run time knows (an expansion other than VARIABLES)."""
         value = arg.value
+        if not value:
+            return []  # an empty word names no path (`rm -rf ""` deletes nothing)
         if arg.tilde:
             value = self.home + value[1:]
         if arg.expands:

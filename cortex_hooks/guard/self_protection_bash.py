@@ -149,8 +149,8 @@ def _program(
         return code.sqlite(call, places, bases, raw)
     if name in programs.SHELLS or name in ("eval", *SOURCES):
         found = runtime.runs_text(call, simple, facts, bases, depth=depth, judge=judge)
-        if found is not None:
-            return found
+        if found is not None or (name in programs.SHELLS and _runs_a_string(call)):
+            return found  # `sh -c SCRIPT ARGS`: ARGS are the script's, judged where it uses them
     if programs.is_interpreter(name) or name in code.AWKS:
         found = code.inline(call, places, bases, raw, depth=depth, judge=judge)
         if found is not None or programs.is_interpreter(name):
@@ -168,6 +168,12 @@ def _judged_program(call: Invocation, places: Places, bases: list[str], context:
     from cortex_hooks.guard import self_protection_programs as rules
 
     return rules.judged(call, places, bases, context)
+
+
+def _runs_a_string(call: Invocation) -> bool:
+    values = call.values()
+    operand, _ = programs.shell_operand(lambda index: values[index], list(range(len(values))))
+    return operand is not None
 
 
 def _nothing(command: str, places: Places, cwd: str, depth: int) -> Refusal | None:
