@@ -33,7 +33,7 @@ REACHING = frozenset(
         *("xargs", "parallel", "read", "for", "eval", "source", "bash", "sh", "zsh", "dash", "ksh"),
         *("base64", "base32", "basenc", "xxd", "rev", "openssl", "uudecode", "tar", "bsdtar", "zip"),
         *("unzip", "7z", "7za", "7zr", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd"),
-        *("unzstd", "lzma", "unlzma", "uncompress", "gio"),
+        *("unzstd", "lzma", "unlzma", "uncompress", "compress", "gio"),
     }
 )
 _REACHING_BYTES = frozenset(name.encode() for name in REACHING)

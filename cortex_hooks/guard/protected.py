@@ -115,11 +115,11 @@ class Places:
             concrete.setdefault(real(team), TEAM)
         self._concrete = concrete
 
-    def reached(self, pattern: Pattern, *, whole: bool) -> tuple[str, str] | None:
+    def reached(self, pattern: Pattern, *, whole: bool, deleting: bool = False) -> tuple[str, str] | None:
         """(kind, path) of a protected place a pattern may name (guard.reach)."""
         from cortex_hooks.guard import reach
 
-        return reach.reached(pattern, self.concrete_places(), self.databases, whole=whole)
+        return reach.reached(pattern, self.concrete_places(), self.databases, whole=whole, deleting=deleting)
 
     def concrete_places(self) -> list[tuple[str, str]]:
         """This call's own protected places: (absolute path, kind)."""
@@ -193,14 +193,21 @@ class Places:
         return found
 
     def named(
-        self, arg: Arg, bases: list[str], *, whole: bool = False, context: Context | None = None
+        self,
+        arg: Arg,
+        bases: list[str],
+        *,
+        whole: bool = False,
+        context: Context | None = None,
+        deleted: bool = False,
     ) -> tuple[str, str] | None:
         """(kind, path) of the protected thing a word names, or None; with `whole` (the word is
         deleted or moved) a folder that holds one counts too. A word the shell completes (a glob,
         an expansion: guard.word_paths, against the `context` of what the command binds) counts
         when some path it may take is one (guard.reach); a word only run time knows gives
-        (UNKNOWN, word) when it is deleted or moved, and a write to it counts only when its
-        known part names a protected file (`"$D/config.toml"`, not `"$F"`)."""
+        (UNKNOWN, word) when it is deleted or moved (`whole`, or a file `deleted`: `rm "$F"`), and
+        a write to it counts only when its known part names a protected file (`"$D/config.toml"`,
+        not `"$F"`)."""
         bound = context is not None and context.binds(arg)
         paths = None if bound or (arg.globbed and not arg.expands) else self.paths(arg, bases)
         if paths is not None:
@@ -214,13 +221,15 @@ class Places:
         from cortex_hooks.guard import reach, word_paths
 
         for pattern in word_paths.patterns(arg, context or word_paths.Context(self, bases)):
-            if pattern.anything and not whole:
+            if pattern.anything and not (whole or deleted):
                 continue
-            found = self.reached(pattern, whole=whole)
+            # a file deleted: a folder is not (`rm` without -r)
+            seen = pattern.only(files=True, folders=False) if deleted and not whole else pattern
+            found = self.reached(seen, whole=whole, deleting=deleted)
             if found is None:
                 continue
             if arg.expands or bound:
-                return (UNKNOWN, arg.value) if whole else (found[0], arg.value)
+                return (UNKNOWN, arg.value) if whole or pattern.anything else (found[0], arg.value)
             if found[0] == reach.HOLDER:
                 prefix = found[1].rstrip("/") + "/"
                 inside = next((held for held in sorted(self._concrete) if held.startswith(prefix)), None)

@@ -56,13 +56,15 @@ class Pattern:
 
     def then(self, *levels: Level) -> Pattern:
         """This pattern with more levels after it (a folder's contents)."""
+        if not (self.files or self.folders):
+            return self  # what names nothing holds nothing
         if self.anything:
             return (
                 Pattern([*levels][-1:] or [ANY_NAME], free=True)
                 if levels and levels[-1] != ANY_NAME
                 else self
             )
-        return Pattern((*self.levels, *levels), free=self.free, files=self.files, folders=self.folders)
+        return Pattern((*self.levels, *levels), free=self.free)  # in a folder: files and folders alike
 
     def only(self, *, files: bool, folders: bool) -> Pattern:
         """This pattern, naming only files or only folders (or neither)."""
@@ -106,7 +108,12 @@ def glob_path(path: str, *, dotted: bool = False) -> Pattern:
 
 
 def reached(
-    pattern: Pattern, concrete: list[tuple[str, str]], databases: list[str], *, whole: bool
+    pattern: Pattern,
+    concrete: list[tuple[str, str]],
+    databases: list[str],
+    *,
+    whole: bool,
+    deleting: bool = False,
 ) -> tuple[str, str] | None:
     """(kind, path) of a protected place the pattern may name — with `whole` (deleted or moved)
     also a folder holding one (kind HOLDER) — or None.
@@ -115,8 +122,9 @@ def reached(
     names it, not by a catch-all (`find /srv -delete` meets no `.cortex` it happens to find); and
     written to (not `whole`) through a word only run time begins (`"$D/config.toml"`), only where
     what it names is the guard's alone (`.cortex`, `.claude`, `cortex.db`, the team file), not a
-    name any program's file may have (`config.toml`, `settings.json`)."""
-    distinctive = None if whole else _distinctive(databases)
+    name any program's file may have (`config.toml`, `settings.json`); a file deleted (`deleting`)
+    counts as one deleted whole does."""
+    distinctive = None if whole or deleting else _distinctive(databases)
     for kind, path, free in _targets(concrete, whole=whole):
         is_folder = kind in (protected.FOLDER_KIND, HOLDER)
         if not (pattern.folders if is_folder else pattern.files):
@@ -218,13 +226,18 @@ def _level(level: Level, name: str) -> bool:
     # folded: a case-insensitive file system (macOS) takes Build for build
     if level[0] == "lit":
         return str(level[1]).casefold() == name.casefold()
-    pattern = str(level[1])
+    pattern = shell_glob(str(level[1]))
     return _dot_ok(name, pattern, bool(level[2])) and fnmatch.fnmatchcase(name.casefold(), pattern.casefold())
 
 
 def _dot_ok(name: str, pattern: str, dotted: bool) -> bool:
     """The shell's rule: a name with a leading dot is met only by a pattern with one."""
     return dotted or not name.startswith(".") or pattern.startswith(".")
+
+
+def shell_glob(pattern: str) -> str:
+    """The shell's (and find's) glob as fnmatch reads it: `[^…]` negates, as `[!…]` does."""
+    return pattern.replace("[^", "[!")
 
 
 def escape(text: str) -> str:

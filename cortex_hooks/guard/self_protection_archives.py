@@ -24,7 +24,10 @@ DECOMPRESSORS = {
     **dict.fromkeys(("unzstd",), (".zst",)),
     **dict.fromkeys(("uncompress",), (".Z",)),
 }
-COMPRESSORS = {"gzip": "gunzip", "bzip2": "bunzip2", "xz": "unxz", "zstd": "unzstd", "lzma": "unlzma"}
+COMPRESSORS = {
+    **{"gzip": "gunzip", "bzip2": "bunzip2", "xz": "unxz", "zstd": "unzstd", "lzma": "unlzma"},
+    "compress": "uncompress",
+}
 PROGRAMS = frozenset({"tar", "bsdtar", "zip", "unzip", "7z", "7za", "7zr", *DECOMPRESSORS, *COMPRESSORS})
 # tar's options that take a value (short, in a bundle the value is the next word; long)
 _TAR_VALUED = "fCTXbHKLNVgIF"
@@ -253,6 +256,10 @@ def _decompressed(call: Invocation, places: Places, bases: list[str], context: C
         return None  # to standard output, a listing or a test: no file written
     suffixes = DECOMPRESSORS.get(name) or DECOMPRESSORS.get(COMPRESSORS.get(name, ""), ())
     recursive = any(value in ("-r", "--recursive") for value in values)
+    for pattern in context.appended or ():  # `find … | xargs gzip`: each file it is given, replaced
+        hit = None if pattern.anything else places.reached(pattern, whole=recursive)
+        if hit is not None and hit[0] not in (UNKNOWN, FOLDER_KIND):
+            return named("replaces", hit)
     for arg in operands(call.args):
         if recursive:  # every file below is replaced by its compressed (or decompressed) form
             found = places.named(arg, bases, whole=True, context=context)

@@ -60,6 +60,62 @@ def find_yield(call: Invocation, context: word_paths.Context) -> list[Pattern]:
     return [pattern.only(files=files, folders=folders) for pattern in found] or [NOTHING]
 
 
+def find_output(call: Invocation, context: word_paths.Context) -> list[Pattern]:
+    """What `find` prints, for a command it is piped into: the paths it yields (-print, or no
+    action), their folders or names (-printf %h, %f), what an -exec'd program prints of them
+    (`-exec basename {} \\;`: names; `-exec rm {} \\;`: nothing); nothing it cannot tell."""
+    from cortex_hooks.guard.reach import ANYTHING
+
+    _, expression = _split_roots(call)
+    paths = find_yield(call, context)
+    printing = [value for value in expression if value in ("-print", "-print0", "-ls", "-fls")]
+    formats = [expression[at + 1] for at, value in enumerate(expression[:-1]) if value == "-printf"]
+    runs = [expression[at + 1] for at, value in enumerate(expression[:-1]) if value in _EXECS]
+    if not (printing or formats or runs):
+        return paths
+    found: list[Pattern] = list(paths) if printing else []
+    for form in formats:
+        if "%p" in form or "%P" in form:
+            found += paths
+        elif "%h" in form:
+            found += [_folder(pattern) for pattern in paths]
+        elif "%f" in form:
+            found += [_name(pattern, context) for pattern in paths]
+    for program in runs:
+        name = program.rsplit("/", 1)[-1]
+        if name == "basename":
+            found += [_name(pattern, context) for pattern in paths]
+        elif name in ("echo", "printf", "ls", "realpath", "readlink"):
+            found += paths
+        elif name not in _QUIET:
+            found.append(ANYTHING)
+    return found or [NOTHING]
+
+
+_EXECS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_QUIET = frozenset(
+    {"rm", "rmdir", "mv", "cp", "chmod", "chown", "chgrp", "touch", "mkdir", "sed", "test", "["}
+)
+
+
+def _folder(pattern: Pattern) -> Pattern:
+    from cortex_hooks.guard.reach import ANYTHING
+
+    if pattern.anything or len(pattern.levels) < 2 or pattern.levels[-1][0] == "dirs":
+        return ANYTHING if pattern.anything or not pattern.levels else pattern.then()
+    return Pattern(pattern.levels[:-1], free=pattern.free)
+
+
+def _name(pattern: Pattern, context: word_paths.Context) -> Pattern:
+    """A path's last name, as a word in the folder the command runs in."""
+    from cortex_hooks.guard import reach
+
+    last = pattern.levels[-1] if pattern.levels and not pattern.anything else ANY_NAME
+    if last[0] == "dirs":
+        last = ANY_NAME
+    return reach.literal(context.bases[0]).then(last)
+
+
 def _split_roots(call: Invocation) -> tuple[list[Arg], list[str]]:
     """find's roots (`.` when none is given) and its expression."""
     values = call.values()
@@ -246,5 +302,7 @@ def _branch_names(tokens: list[str]) -> list[str] | None:
 def _root_named(root: Arg, names: list[str]) -> bool:
     import fnmatch
 
+    from cortex_hooks.guard.reach import shell_glob
+
     last = root.value.rstrip("/").rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(last, name) for name in names)
+    return any(fnmatch.fnmatchcase(last, shell_glob(name)) for name in names)

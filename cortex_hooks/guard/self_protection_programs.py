@@ -130,7 +130,7 @@ def _deleted(call: Invocation, places: Places, bases: list[str], context: Contex
         for value in options(call)
     )
     verb = "deletes"
-    for found in _operands_named(call, places, bases, context, whole=recursive):
+    for found in _operands_named(call, places, bases, context, whole=recursive, deleted=True):
         if recursive or found[0] != FOLDER_KIND:  # without -r a folder is not deleted
             return named(verb, found)
     return None
@@ -150,16 +150,17 @@ def _operands_named(
     *,
     whole: bool,
     only: list[Arg] | None = None,
+    deleted: bool = False,
 ) -> list[tuple[str, str]]:
     """The protected things the program's operands (and what xargs appends) may name."""
     found: list[tuple[str, str]] = []
     for arg in operands(call.args) if only is None else only:
-        hit = places.named(arg, bases, whole=whole, context=context)
+        hit = places.named(arg, bases, whole=whole, context=context, deleted=deleted)
         if hit is not None:
             found.append(hit)
     if only is None:
         for pattern in context.appended or ():
-            hit = places.reached(pattern, whole=whole)
+            hit = places.reached(pattern, whole=whole, deleting=deleted)
             if hit is not None:
                 found.append(
                     (UNKNOWN, "what comes on standard input") if pattern.anything else _shown(hit, places)
@@ -281,6 +282,8 @@ def _copied(
     words = [arg for arg in operands(call.args) if not (call.program == "scp" and ":" in arg.value)]
     target = option_value(call.args, "t", "--target-directory") if call.program != "rsync" else None
     sources = words if target is not None else words[:-1]
+    if target is None and words and _many(words[-1]):
+        sources = words  # `mv "${files[@]}"`: the last word is many, all but the last of them sources
     if target is None and words:
         target = words[-1] if len(words) > 1 else Arg(".")
     values = [arg.value for arg in call.args]
@@ -347,6 +350,11 @@ def _target_written(
     return None
 
 
+def _many(arg: Arg) -> bool:
+    """A word the shell makes several of (`"$@"`, `"${files[@]}"`, `$*`)."""
+    return arg.expands and any(mark in arg.value for mark in ("$@", "$*", "[@]", "[*]"))
+
+
 def _links(option: str) -> bool:
     """Whether a `cp` option makes links rather than copies (`-s`, `-l`, `-as`, `--link` …)."""
     if option.startswith("--"):
@@ -368,7 +376,7 @@ def _find(call: Invocation, places: Places, bases: list[str], context: Context) 
     if "-delete" not in values:
         return None
     for pattern in find_yield(call, context):
-        found = places.reached(pattern, whole=False)  # -delete removes only empty folders
+        found = places.reached(pattern, whole=False, deleting=True)  # -delete: files, and empty folders
         if found is not None and found[0] != FOLDER_KIND:
             return Refusal("", f"find -delete may reach the guard's {found[0]} {found[1]}")
     return None

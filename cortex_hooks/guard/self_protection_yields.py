@@ -45,9 +45,9 @@ def yielded(call: Invocation, simple: Simple, facts: Facts, bases: list[str]) ->
     if name in ("echo", "printf"):
         return _echoed(call, context)
     if name == "find":
-        from cortex_hooks.guard.self_protection_find import find_yield
+        from cortex_hooks.guard.self_protection_find import find_output
 
-        return find_yield(call, context)
+        return find_output(call, context)
     if name in ("ls", "dirname") or (name == "git" and values[:1] == ["ls-files"]):
         return _listed(call, simple, facts, bases, context)
     if name in NO_PATHS or (name in SILENT and not _verbose(values)):
@@ -258,11 +258,11 @@ def _searched(name: str, call: Invocation, context: word_paths.Context) -> list[
         any(value in ("-e", "-f", "--regexp", "--file") for value in values) or "--files" in values
     )
     paths = operands if pattern_given else operands[1:]
-    if not paths:
+    if not paths:  # not recursive: it searches its standard input, and names it `(standard input)`
         return (
             [reach.literal(base).then(("dirs", dotted), ("glob", "*", dotted)) for base in context.bases]
             if recursive
-            else [ANYTHING]
+            else [NOTHING]
         )
     found: list[Pattern] = []
     for arg in paths:

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
         ) -> tuple[str, str] | None: ...
         def paths(self, arg: Arg, bases: list[str]) -> list[str] | None: ...
         def concrete_places(self) -> list[tuple[str, str]]: ...
-        def reached(self, pattern: Pattern, *, whole: bool) -> tuple[str, str] | None: ...
+        def reached(
+            self, pattern: Pattern, *, whole: bool, deleting: bool = ...
+        ) -> tuple[str, str] | None: ...
 
 
 MAX_BRACES = 32  # more alternatives than this: the word is taken as unknown
@@ -124,6 +126,24 @@ def _replaced(value: str, context: Context) -> list[Pattern]:
     head, _, tail = value.partition(word)
     if not head and "/" not in tail:
         return [_suffixed(pattern, tail) for pattern in yielded] if tail else yielded
+    if head.endswith("/") and "/" not in tail and "$" not in head and "`" not in head:
+        # `ls DIR | xargs -I{} rm DIR/{}`: the names ls prints, back in the folder it listed
+        folder = [
+            ("lit", name)
+            for name in posixpath.normpath(posixpath.join(context.bases[0], head)).split("/")
+            if name
+        ]
+        within = [
+            Pattern([*folder, pattern.levels[-1]]) if list(pattern.levels) == folder else pattern
+            for pattern in yielded
+            if not pattern.anything
+            and folder
+            and list(pattern.levels[: len(folder)]) == folder
+            and len(pattern.levels) <= len(folder) + 1
+            and pattern.levels[-1][0] != "dirs"
+        ]
+        if within and len(within) == len(yielded):
+            return [_suffixed(pattern, tail) if tail else pattern for pattern in within]
     return [_free([("unknown", word), ("lit", tail)], globbed=False)]  # inside a longer path
 
 
