@@ -21,22 +21,50 @@ GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # 
 OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
 # The programs (and git's commands) that reach the guard's places without naming them: through
 # a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
-# glob (`rm -rf .c*`, `git restore .c*`), or git deleting the ignored `.cortex/` (`git clean -x`,
-# `git stash -a`). guard.self_protection_programs judges them; a command that holds none of them
-# and none of OWN_WORDS it never refuses.
+# glob (`rm -rf .c*`, `git restore .c*`), git deleting the ignored `.cortex/` (`git clean -x`,
+# `git stash -a`), a word bound to what a producer yields (`… | xargs`, `for`, `read`), an archiver
+# or compressor, and text run when it is made (a shell, `eval`, `source`, a decoder).
+# guard.self_protection_programs judges them; a command that holds none of them, none of
+# OWN_WORDS, no dot-glob, no inline code and no `$'`, `{` or `<(` it never refuses.
 REACHING = frozenset(
     {
         *("rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "mv", "rsync", "find"),
         *("chmod", "chown", "chgrp", "chattr", "setfacl", "clean", "stash", "checkout", "restore"),
+        *("xargs", "parallel", "read", "for", "eval", "source", "bash", "sh", "zsh", "dash", "ksh"),
+        *("base64", "base32", "basenc", "xxd", "rev", "openssl", "uudecode", "tar", "bsdtar", "zip"),
+        *("unzip", "7z", "7za", "7zr", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd"),
+        *("unzstd", "lzma", "unlzma", "uncompress", "compress", "gio"),
     }
 )
 _REACHING_BYTES = frozenset(name.encode() for name in REACHING)
-# What a command's words are cut at (`/` too: `/bin/rm` holds `rm`), and what the shell removes
-# from them (quotes, escapes: neither `r''m -rf .` nor `rm -rf .co\rtex` hides a word). Bytes:
-# one C pass over a 1 MB command (str.translate and substring tests cost 2-3 times as much).
-_CUTS = bytes.maketrans(b";|&()<>`/\t\n", b"           ")
+# A program run by a word only the shell knows (`$C archive 1`) is refused when these follow it
+# (guard.self_protection_cli: the first words of its weakening commands and its groups).
+HIDDEN_COMMANDS = frozenset(
+    {
+        *("update", "unpin", "keep", "archive", "forget", "memories", "decisions", "errors", "todos"),
+        *("prune", "lifecycle", "uninstall", "packs", "team", "import", "move", "reflect", "sessions"),
+    }
+)
+_HIDDEN_BYTES = frozenset(name.encode() for name in HIDDEN_COMMANDS)
+# Interpreters, and the options that give them code on the command line (`python3 -c`, `perl -e`).
+_INTERPRETERS = (b"python", b"pypy", b"node", b"ruby", b"perl", b"php", b"deno", b"bun")
+_CODE = frozenset({b"-c", b"-e", b"-E", b"-r", b"--eval", b"-p", b"--print", b"-"})
+# What a command's words are cut at (`/` too: `/bin/rm` holds `rm`; `=` and `!`: a git setting's
+# or alias's value), and what the shell removes from them (quotes, escapes: neither `r''m -rf .`
+# nor `rm -rf .co\rtex` hides a word). Bytes: one C pass over a 1 MB command (str.translate and
+# substring tests cost 2-3 times as much).
+_CUTS = bytes.maketrans(b";|&()<>`/\t\n=!", b"             ")
 _REMOVED = b"'\"\\"
-NAMING_FIELDS = ("command", "file_path", "notebook_path", "path", "destination", "source", "target")
+# The fields of a tool call that may name the guard's places (guard.self_protection_mcp's, for any
+# MCP server's tool): commands (a string, or a list of words), paths, lists of paths.
+COMMAND_FIELDS = ("command", "cmd", "script", "shell_command", "commandLine")
+PATH_FIELDS = (
+    *("file_path", "notebook_path", "path", "destination", "source", "target", "filePath", "file"),
+    *("filename", "fileName", "relative_path", "relativePath", "dir", "directory", "folder", "dest"),
+    *("from", "to", "old_path", "new_path", "oldPath", "newPath", "src", "dst", "output", "uri"),
+)
+LIST_FIELDS = ("paths", "files", "file_paths", "filePaths", "sources", "uris")
+NAMING_FIELDS = (*COMMAND_FIELDS, *PATH_FIELDS)
 
 
 def hook_database(payload_cwd: object) -> str:
@@ -62,22 +90,92 @@ def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
             words += (CONFIG_FILENAME,)
     if isinstance(cwd, str) and (f"/{DIRECTORY}" in cwd or "/.claude" in cwd):
         return True
+    words += _linked(cwd)
     for field in NAMING_FIELDS:
         value = tool_input.get(field)
+        if isinstance(value, list) and field in COMMAND_FIELDS:
+            value = " ".join(word for word in value if isinstance(word, str))  # `cmd: ["rm", …]`
         if not isinstance(value, str):
             continue
+        if "%" in value:  # a `file://` URI's escapes (`%2Ecortex`)
+            from urllib.parse import unquote
+
+            value = unquote(value)
         if any(word in value for word in words):
             return True
-        if field == "command":
-            if "$'" in value or "{" in value:  # `$'\x72m'`, `c{o,}rtex`: words only the shell spells
-                return True
-            plain = value.encode("utf-8", "surrogatepass").replace(b"\\\n", b"")
-            plain = plain.translate(_CUTS, _REMOVED)
-            if any(word.encode("utf-8", "surrogatepass") in plain for word in words):
-                return True
-            if not _REACHING_BYTES.isdisjoint(plain.split()):
-                return True
+        if field in COMMAND_FIELDS and _runs_or_reaches(value, words):
+            return True
+        if field in PATH_FIELDS and _above(value, cwd):
+            return True
+    for field in LIST_FIELDS:
+        value = tool_input.get(field)
+        if isinstance(value, list) and any(
+            isinstance(item, str) and (any(word in item for word in words) or _above(item, cwd))
+            for item in value
+        ):
+            return True
     return False
+
+
+def _above(path: str, cwd: object) -> bool:
+    """Whether a path is a folder that holds the project or the home folder (a tool that deletes
+    or moves it takes the guard's places with it)."""
+    base = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+    held = (os.path.normpath(hook_project(cwd)), os.path.expanduser("~"))
+    return any(place == full or place.startswith(full.rstrip("/") + "/") for place in held)
+
+
+# The guard's places a link may stand for: the place it leads to is guarded too (a team file that
+# is a link to `team/rules.jsonl`: a write of that file names none of OWN_WORDS).
+_LINKED = (
+    (DIRECTORY,),
+    (DIRECTORY, FILENAME),
+    (".claude", "settings.json"),
+    (".claude", "settings.local.json"),
+    (".claude", "cortex-team.jsonl"),
+)
+
+
+def _linked(cwd: object) -> tuple[str, ...]:
+    """The names of what the guard's places that are links lead to (a readlink each: a place that
+    is none costs one failed system call)."""
+    found: list[str] = []
+    project = hook_project(cwd)
+    home = os.path.expanduser("~")
+    for folder, parts in [*((project, parts) for parts in _LINKED), (home, (".claude", "settings.json"))]:
+        path = os.path.join(folder, *parts)
+        try:
+            target = os.readlink(path)
+        except (OSError, ValueError):
+            continue
+        name = os.path.basename(target.rstrip("/"))
+        if name:
+            found.append(name)
+    return tuple(found)
+
+
+def _runs_or_reaches(command: str, words: tuple[str, ...]) -> bool:
+    """Whether a command could reach the guard's places without naming them (REACHING), or runs
+    code or text the hook reads for them."""
+    if "$'" in command or "{" in command or "<(" in command:  # `$'\x72m'`, `c{o,}rtex`, `bash <(…)`
+        return True
+    plain = command.encode("utf-8", "surrogatepass").replace(b"\\\n", b"")
+    plain = plain.translate(_CUTS, _REMOVED)
+    if any(word.encode("utf-8", "surrogatepass") in plain for word in words):
+        return True
+    split = plain.split()
+    present = set(split)
+    if not _REACHING_BYTES.isdisjoint(present):
+        return True
+    if b"$" in plain and not _HIDDEN_BYTES.isdisjoint(present):
+        return True  # `$C archive 1`
+    if any(word[:1] == b"." and (b"*" in word or b"?" in word or b"[" in word) for word in split):
+        return True  # a dot-glob: `.c*`, `.[c]ortex`
+    code = not _CODE.isdisjoint(present) or "<<" in command or "<" in command
+    if code and any(name in word for word in split for name in _INTERPRETERS):
+        return True  # inline code, or code on standard input
+    return b"awk" in plain and (b"system" in plain or ">" in command or "getline" in command)
 
 
 def hook_project(payload_cwd: object) -> str:

@@ -70,8 +70,8 @@ _TOKENS = (
 # Commands whose options carry a password, and how: `next` (`-p PASS`), `attached` (`-pPASS`),
 # `both`; `user:`, `user%`, `user,`: after a user name (`curl -u u:PASS`); `user/`: the first
 # argument (`sqlplus scott/PASS@db`); `last`: the last word (`htpasswd -b f user PASS`);
-# `login`: only in that subcommand (`docker run -p 8080:80` is a port); `wrapper`: the rest of
-# the line is another command's (`sshpass -p PASS ssh -p 22 host`).
+# `login`, `secret`: only in that subcommand (`docker run -p 8080:80` is a port, `gh pr create -b`
+# a body); `wrapper`: the rest of the line is another command's (`sshpass -p PASS ssh -p 22 host`).
 _OPTIONS: tuple[tuple[str, dict[str, str]], ...] = (
     ("sshpass", {"-p": "both", "wrapper": ""}),
     ("mysql mysqldump mysqladmin mysqlimport mysqlcheck mysqlshow mariadb mariadb-dump", {"-p": "both"}),
@@ -88,13 +88,22 @@ _OPTIONS: tuple[tuple[str, dict[str, str]], ...] = (
     ("openssl", {"-k": "next"}),
     ("lftp", {"-u": "user,"}),
     ("htpasswd", {"-b": "last"}),
+    ("ssh-keygen", {"-N": "both", "-P": "both"}),  # the new and the old passphrase
+    ("useradd usermod", {"-p": "next", "--password": "next"}),  # a password's hash
+    ("gh", {"-b": "next", "--body": "next", "secret": ""}),  # `gh secret set NAME --body VALUE`
 )
 _COMMANDS = {name: spec for names, spec in _OPTIONS for name in names.split()}
 _NAME_WORDS = (
     "passw|pwd|pass|secret|token|key|auth|credential|creds|cookie|session|sig|dsn|salt|bearer|jwt|otp"
-    "|webhook|connection"
+    "|webhook|connection|api"
 )
 _SCHEMES = "bearer|basic|token|digest|negotiate|apikey|sso-key|bot"
+# The commands that read a password (or a token) on their standard input.
+_READS_SECRET = (
+    r"(?:sudo\b[^|;&\n]*?\s(?:-S|--stdin)\b|passwd\b[^|;&\n]*?\s--stdin\b|chpasswd\b"
+    r"|[\w-]+\b[^|;&\n]*?\s--password-stdin\b|gh\s+auth\s+login\b[^|;&\n]*?--with-token\b"
+    r"|gh\s+secret\s+set\b)"
+)
 _VALUE = r"""'[^'\n]*'|"(?:\\.|[^"\\\n])*"|(?:\[REDACTED\]|[^\s'"`&;|,<>)}\]])+"""
 
 
@@ -112,6 +121,7 @@ _NEUTRAL_LAST = _words(  # the last part of a name that holds no secret: TOKEN_F
     " var ref hint field column col prefix suffix header mode algo algorithm kind version expiry expires"
     " expiration ttl timeout provider endpoint host hostname port user username region scope scopes"
     " policy label location url uri enabled required method strategy source store output input stdin"
+    " base version docs doc spec schema server service client gateway"
 )
 _NOT_SECRET_KEYS = _words(  # a `key` that is no secret: sort_key, primary key, public key
     "primary foreign sort partition cache map dict hash idempotency dedup unique composite lookup index"
@@ -143,6 +153,34 @@ _SOURCES = {
         |(?<![\w.$-])(?P<name>[\w.-]{{0,40}}?(?:{_NAME_WORDS})[\w.-]{{0,40}})['"]?\s*(?::=|=>|=|:)\s*)
         (?P<scheme>(?:(?:{_SCHEMES})\s+)?)(?P<value>{_VALUE})""",
     "long": r"(?<![A-Za-z0-9+/_\-.])[A-Za-z0-9+/_\-.]{32,}={0,3}(?![A-Za-z0-9+/=_\-.])",
+    # a password a command reads on its standard input, from `echo`/`printf` or a here-string
+    "fed": (
+        rf"(?P<echo>\b(?:echo|printf)(?:\s+-[neE]+)*(?:\s+(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"))?\s+)"
+        rf"(?P<value>{_VALUE})(?=\s*\|\s*(?:\S+\s+)*?(?P<reader>{_READS_SECRET}))"
+        rf"|(?P<here>{_READS_SECRET}[^\n;|<]*<<<\s*)(?P<told>{_VALUE})"
+    ),
+    # a .netrc line: `machine HOST login USER password PASS` (or `password PASS` on its own line)
+    "netrc": (
+        r"(?im)(\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)(\S+)"
+        r"|^([ \t]*password[ \t]+)(\S+)(?=[ \t]*(?:$|account\b|machine\b|macdef\b))"
+    ),
+    # an `expect` script answering a password prompt: `expect "*assword:"; send "PASS\r"`
+    "expect": (
+        r"(?is)(\bexpect\s+(?:-\w+\s+)*(?:\"[^\"\n]*(?:assword|passphrase|passcode|token|secret)[^\"\n]*\""
+        r"|\{[^}\n]*(?:assword|passphrase|passcode|token|secret)[^}\n]*\}|\S*(?:assword|passphrase)\S*)"
+        r"[\s;]+(?:[^\n]*\n\s*){0,2}?send\s+(?:--\s+)?)(\"(?:\\.|[^\"\\\n])*\"|\{[^}\n]*\}|[^\s;]+)"
+    ),
+    # "my github password is hunter2": prose, where the value looks like a password
+    "prose": (
+        r"(?i)(\b(?:my|our|the|his|her|their|your|its)\s+(?:[\w.@-]+\s+){0,3}?"
+        r"(?:password|passphrase|passcode|passwd|pwd)\s+(?:(?:for|on|of|to)\s+(?:\S+\s+){1,4}?)?(?:is|was|=|:)\s+)"
+        r"(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|\S+)"
+    ),
+    # a Heroku API key: a UUID given as Heroku's key or token
+    "heroku": (
+        r"(?i)(\bheroku[\w .-]{0,30}?[\s'\"]{0,3}(?:=|:|=>)\s*['\"]?)"
+        r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    ),
 }
 # What a text must hold for a pattern to find anything in it, tested before the pattern is
 # compiled or run: a kept tool call is redacted on every match PreToolUse records, and compiling
@@ -150,6 +188,7 @@ _SOURCES = {
 # (tests/test_one_redactor.py holds both to the patterns); a long random word is 32 or more.
 _TOKEN_WIDTH, _LONG_WIDTH = 13, 32
 _HEADER_HINTS = ("authorization", "cookie", "private-token", "x-")
+_FED_HINTS = ("sudo", "passwd", "--password-stdin", "--with-token", "secret set")
 _NAME_HINTS = tuple(_NAME_WORDS.split("|"))
 
 
@@ -176,10 +215,29 @@ def redact(text: str) -> str:
         text = _pattern("header").sub(_header, text)
     if any(name in text for name in _COMMANDS) and _pattern("commands").search(text):
         text = _password_options(text)
+    text = _where_it_stands(text, lowered)
     if any(hint in lowered for hint in _NAME_HINTS):
         text = _pattern("named").sub(_named, text)
     if _longest_word(text) >= _LONG_WIDTH:
         text = _pattern("long").sub(lambda found: MASK if _random(found[0]) else found[0], text)
+    return text
+
+
+def _where_it_stands(text: str, lowered: str) -> str:
+    """A password by where it stands: fed to a command on its standard input, a `.netrc` line, an
+    `expect` answer to a password prompt, prose naming it, a Heroku key."""
+    if any(hint in lowered for hint in _FED_HINTS):
+        text = _pattern("fed").sub(_fed, text)
+    if "password" in lowered and ("machine" in lowered or "default" in lowered):
+        text = _pattern("netrc").sub(
+            lambda found: (found[1] or found[3]) + masked(found[2] or found[4]), text
+        )
+    if "send" in lowered and "expect" in lowered:
+        text = _pattern("expect").sub(lambda found: found[1] + _sent(found[2]), text)
+    if any(word in lowered for word in ("password", "passphrase", "passcode", "passwd", "pwd")):
+        text = _pattern("prose").sub(_prose, text)
+    if "heroku" in lowered:
+        text = _pattern("heroku").sub(lambda found: found[1] + MASK, text)
     return text
 
 
@@ -201,6 +259,8 @@ def masked(value: str, *, password: bool = True) -> str:
 
 
 def _kept(value: str, *, password: bool) -> bool:
+    if re.match(r"\$(?:\d|[0-9a-z]{1,3}|2[aby])\$", value):
+        return False  # a crypt(3) hash (`useradd -p '$6$salt$…'`), not a variable
     return (
         not value
         or MASK in value
@@ -211,6 +271,39 @@ def _kept(value: str, *, password: bool) -> bool:
         or (not password and value.isdigit() and len(value) <= 8)  # ports, counts, limits
         or re.match(r"[A-Za-z_][\w.]*[(\[]", value) is not None  # code: get_token(), os.environ[…]
     )
+
+
+def _fed(found: re.Match[str]) -> str:
+    """A password piped or told to a command that reads it (`echo PW | sudo -S …`); for chpasswd,
+    `user:PASSWORD`."""
+    piped = found["value"] is not None
+    value, head = (found["value"], found["echo"]) if piped else (found["told"], found["here"])
+    reader = found["reader"] if piped else found["here"]
+    if "chpasswd" not in reader or ":" not in value:
+        return head + masked(value)
+    quote = value[:1] if value[:1] in "'\"" else ""
+    user, _, password = value.strip("'\"").partition(":")
+    return f"{head}{quote}{user}:{masked(password)}{quote}"
+
+
+def _sent(value: str) -> str:
+    """What `send` answers a password prompt with, its `\\r` kept."""
+    for end in ('\\r"', '\\n"', "\\r}", "\\n}"):
+        if value.endswith(end) and len(value) > len(end) + 1:
+            return value[0] + MASK + end
+    return masked(value)
+
+
+def _prose(found: re.Match[str]) -> str:
+    """A password named in prose: masked when it looks like one (digits, symbols or a capital
+    inside, or quoted), not an ordinary word (`the password is stored in the vault`)."""
+    value = found[2]
+    core = value.rstrip(".,;:!?)")
+    quoted = value[:1] in "'\""
+    looks = re.search(r"\d|[^\w]|(?<=\w)[A-Z]", core.strip("'\"")) is not None
+    if not core or not (quoted or looks) or core.lower() in _KEPT_VALUES:
+        return found[0]
+    return found[1] + masked(core) + value[len(core) :]
 
 
 def _header(found: re.Match[str]) -> str:
@@ -248,9 +341,11 @@ def _token_like(value: str) -> bool:
 def secret_name(name: str) -> str | None:
     """ "password" or "secret" when a name says its value is one (`PGPASSWORD`, `apiKey`,
     `client-secret`, `storepass`); "weak" for a bare `key`, `auth` or `session`, whose value
-    must look like a token too (`"key": "README.md"` is none); else None (`author`, `sort_key`,
-    `TOKEN_FILE`)."""
+    must look like a token too (`"key": "README.md"` is none), and for a name holding `api`
+    (`MY_API`, `STRIPE_API_LIVE`); else None (`author`, `sort_key`, `TOKEN_FILE`, `API_BASE`)."""
     parts = [part.lower() for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+    if "private" in parts and "key" in parts:
+        return "secret"  # a service account's private_key_id as much as its private_key
     if not parts or (parts[-1] in _NEUTRAL_LAST and parts[-2:] != ["session", "id"]):
         return None
     if len(parts) == 1 and parts[0] in ("key", "keys", "auth", "session", "sig", "salt", "otp", "cookie"):
@@ -268,7 +363,7 @@ def secret_name(name: str) -> str | None:
             or part in ("bearer", "jwt", "webhook", "connectionstring", "connstr")
         ):
             return "secret"
-    return None
+    return "weak" if "api" in parts else None  # `MY_API=…`: a token, when its value looks like one
 
 
 def _password_options(text: str) -> str:
@@ -290,7 +385,8 @@ def _segment_passwords(words: list[re.Match[str]]) -> list[tuple[int, int]]:
     """The spans of the passwords in one segment: its command's options, then a wrapped one's."""
     for index, word in enumerate(words):
         spec = _COMMANDS.get(word[0].strip("'\"").rsplit("/", 1)[-1])
-        if spec is not None and ("login" not in spec or any(w[0] == "login" for w in words[index:])):
+        needed = [sub for sub in ("login", "secret") if sub in spec] if spec is not None else []
+        if spec is not None and all(any(w[0] == sub for w in words[index:]) for sub in needed):
             break
     else:
         return []
@@ -331,6 +427,8 @@ def _option(spec: dict[str, str], word: re.Match[str], after: list[re.Match[str]
             return [(offset + cut + 1, offset + len(value.rstrip("'\"")))] if cut > 0 else []
         if text == option and style in ("next", "both"):
             return [(word.end(), word.end())]
+        if option.startswith("--") and text.startswith(option + "=") and style in ("next", "both"):
+            return [(word.start() + len(option) + 1, word.end())]
         if len(option) == 2 and text.startswith(option) and len(text) > 2 and style in ("attached", "both"):
             return [(word.start() + 2, word.end())]
     return []

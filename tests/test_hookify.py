@@ -90,6 +90,14 @@ pattern: sudo
 Disabled.
 """,
     "nofront": "Just a note, no front matter.\n",
+    "everything": """---
+name: catch-all
+event: bash
+pattern: .*
+action: block
+---
+Think before every command.
+""",
     "nested": """---
 name: slow
 event: bash
@@ -156,6 +164,7 @@ def test_a_rule_becomes_one_learning(name: str, expected: dict[str, str]) -> Non
         ("console", "not_contains"),
         ("off", "disabled"),
         ("nofront", "no front matter"),
+        ("everything", "matches every call"),  # issue 34 item 8: it would stop all work
     ],
 )
 def test_what_cannot_be_a_learning_says_why(name: str, reason: str) -> None:
@@ -174,6 +183,7 @@ def test_import_lists_every_rule_imported_or_not_and_the_learnings_act(db: Path)
     }
     assert set(imported) == {"block-dangerous-rm", "ts-only", "secrets-and-debug", "ask-before-publish"}
     assert "nested unbounded" in refused["slow"]
+    assert "matches every call" in refused["catch-all"]
     assert imported["ask-before-publish"]["action"] == "ask"
     payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(Path.cwd()),
                "tool_name": "Bash",
@@ -187,6 +197,7 @@ def test_import_lists_every_rule_imported_or_not_and_the_learnings_act(db: Path)
     )
     text = cli("import", "--from", "hookify").stdout
     assert "not imported: hookify.stop.local.md: event stop" in text
+    assert "not imported: hookify.everything.local.md: its pattern" in text
 
 
 def test_import_from_a_folder_named_and_bad_input(db: Path, tmp_path: Path) -> None:

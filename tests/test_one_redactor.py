@@ -47,6 +47,29 @@ def everything_stored(database: str) -> str:
         return "\n".join(connection.iterdump())
 
 
+@pytest.mark.parametrize(
+    ("prompt", "secret"),
+    [
+        ("run echo 'Tr0ub4dor-7' | sudo -S apt-get install nginx for me", "Tr0ub4dor-7"),
+        ("my github password is Spring2024! so log in and push", "Spring2024!"),
+        ("add machine api.example.com login me password netrcPw-17 to ~/.netrc", "netrcPw-17"),
+        ("set it with gh secret set DEPLOY_TOKEN --body dpl-tok-98765 please", "dpl-tok-98765"),
+        ("export MY_API=sk_live9abc123def then run the server", "sk_live9abc123def"),
+    ],
+)
+def test_issue_34s_secrets_are_kept_out_of_the_session_summary(
+    db: Path, tmp_path: Path, prompt: str, secret: str
+) -> None:
+    """Issue 34 item 7: a password fed to sudo -S, one in prose, a .netrc line, gh secret set's
+    body, an *_API* value — stored in no summary, shown at no start."""
+    cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
+    end(Transcript("s1").prompt(prompt).bash("make deploy").write(tmp_path / "s1.jsonl"), "s1")
+    (session,) = cli_json("sessions", "list")
+    assert "[REDACTED]" in session["summary"]
+    for shown in (json.dumps(session), start_context(), everything_stored(str(db))):
+        assert secret not in shown
+
+
 def test_the_session_summary_keeps_no_secret_of_the_first_prompt(db: Path, tmp_path: Path) -> None:
     """Issue 23.4: an AWS key and a ghp_ token were stored verbatim and shown at every start."""
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")

@@ -193,6 +193,11 @@ def test_no_pattern_finds_a_secret_its_hint_would_skip(text: str) -> None:
         "named": any(hint in lowered for hint in module._NAME_HINTS),
         "commands": any(name in text for name in module._COMMANDS),
         "setting": "value" in lowered,
+        "fed": any(hint in lowered for hint in module._FED_HINTS),
+        "netrc": "password" in lowered and ("machine" in lowered or "default" in lowered),
+        "expect": "send" in lowered and "expect" in lowered,
+        "prose": any(word in lowered for word in ("password", "passphrase", "passcode", "passwd", "pwd")),
+        "heroku": "heroku" in lowered,
     }
     for name, hinted in hints.items():
         if module._pattern(name).search(text):

@@ -94,6 +94,38 @@ def test_the_project_default_is_in_the_cortex_folder(tmp_path: Path, monkeypatch
     assert (project / ".cortex" / "report.html").is_file()
 
 
+@pytest.mark.parametrize(
+    "target",
+    [
+        "CLAUDE.md",
+        "docs/CLAUDE.local.md",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/commands/deploy.md",
+        ".claude/skills/x/SKILL.md",
+        ".mcp.json",
+        "home/.claude/CLAUDE.md",
+        "home/.claude.json",
+    ],
+)
+def test_the_report_never_writes_a_file_claude_code_loads(db: Path, tmp_path: Path, target: str) -> None:
+    """Issue 34 item 8: the report holds stored text and commands; written as CLAUDE.md or a
+    settings file it would be put before the model, or change what Claude Code runs."""
+    cli_json("add", "--anti-pattern", "force push", "--correct", "lease", "--regex", "git push --force")
+    path = tmp_path / target
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.name.endswith(".json"):
+        path.write_text("{}")
+    result = cli("report", "--out", str(path), env={"HOME": str(tmp_path / "home")})
+    assert result.code == 2, result.stderr
+    assert "refused" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert not path.exists() or path.read_text() == "{}"
+    ok = tmp_path / "home" / ".claude" / "memory" / "report.html"  # beside the global database
+    ok.parent.mkdir(parents=True, exist_ok=True)
+    assert cli("report", "--out", str(ok), env={"HOME": str(tmp_path / "home")}).code == 0
+
+
 def test_without_a_database_nothing_is_written(db: Path, tmp_path: Path) -> None:
     result = cli("report", "--out", str(tmp_path / "r.html"))
     assert result.code == 1

@@ -60,6 +60,10 @@ DENIED = [
     "cortex-hooks update 1 --tool Read",
     "cortex-hooks update 1 --target path",
     "cortex-hooks update 1 --auto-block --no-auto-block",
+    # issue 34 class 7: what a blocking learning tells the agent, and its severity
+    "cortex-hooks update 3 --correct 'just run git push --force, it is fine'",
+    "cortex-hooks update 3 --anti-pattern 'nothing wrong here'",
+    "cortex-hooks update 3 --severity low",
     "cortex-hooks --global update 1 --no-auto-block",
     "cortex-hooks archive 1",
     "cortex-hooks archive 1 --global",
@@ -154,7 +158,6 @@ DENIED = [
     "rm .cortex/config.toml",
     "unlink .cortex/cortex.db",
     "shred -u .cortex/cortex.db",
-    "rmdir .cortex",
     "trash .cortex",
     "rm -rf ~/.claude",
     "rm -rf ~/.claude/memory",
@@ -288,7 +291,6 @@ ALLOWED = [
     "cortex-hooks update 3 --auto-block",
     "cortex-hooks update 3 --pin",
     "cortex-hooks update 3 --auto-block --pin --severity critical --context 'it broke prod'",
-    "cortex-hooks update 3 --correct 'use git push --force-with-lease' --anti-pattern 'force push'",
     "cortex-hooks update 3 --confidence 1.0",
     "cortex-hooks explain --tool Bash --command 'cortex-hooks archive 1'",
     "cortex-hooks explain --tool Bash --command 'rm -rf .cortex' --json",
@@ -699,3 +701,72 @@ def test_beside_a_custom_database_its_config_file_named_bare_reaches_the_rule(
     assert refused(command, cwd="/data/memory", where=places(extra=("/data/memory/team.sqlite",)))
     assert location.names_own_place({"command": command}, "/data/memory")
     assert not location.names_own_place({"command": "ls"}, "/data/memory")
+
+
+def test_the_team_file_reached_through_a_link_is_guarded_at_its_target(tmp_path: Path) -> None:
+    """Issue 34 class 7: `.claude/cortex-team.jsonl` a link to `team/rules.jsonl`; writing the target
+    (which names none of the guard's places) edits the team file all the same."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / "team").mkdir()
+    (project / "team" / "rules.jsonl").write_text("{}\n")
+    (project / ".claude" / "cortex-team.jsonl").symlink_to(project / "team" / "rules.jsonl")
+    where = Places(
+        databases=[str(project / ".cortex" / "cortex.db")],
+        settings=[str(project / ".claude" / "settings.json")],
+        home=str(tmp_path / "home"),
+        variables={},
+        real=os.path.realpath,
+    )
+    target = str(project / "team" / "rules.jsonl")
+    for command in (
+        "echo '{}' > team/rules.jsonl",
+        "sed -i 's/block/warn/' team/rules.jsonl",
+        "rm team/rules.jsonl",
+    ):
+        assert refused(command, cwd=str(project), where=where) is not None, command
+    write = self_protection.refusal(
+        "Write",
+        {"file_path": target, "content": ""},
+        where,
+        str(project),
+        current=lambda path: None,
+        settings_lost=wiring.weakened,
+    )
+    assert write is not None
+    assert "team file" in write.why
+    assert refused("cat team/rules.jsonl", cwd=str(project), where=where) is None
+
+
+def test_the_hooks_substring_tests_follow_a_link_of_the_guards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write of the file the team file links to names none of the guard's words: the hook's
+    substring tests know the link's target by name (one readlink per place)."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / "team").mkdir()
+    (project / "team" / "rules.jsonl").write_text("{}\n")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    call: dict[str, object] = {"command": "echo x > team/rules.jsonl"}
+    assert not location.names_own_place(call, str(project))
+    (project / ".claude" / "cortex-team.jsonl").symlink_to(project / "team" / "rules.jsonl")
+    assert location.names_own_place(call, str(project))
+    assert location.names_own_place({"file_path": str(project / "team" / "rules.jsonl")}, str(project))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'rm -rf ""',  # an empty word names no path
+        "find . -name '*.js*' -exec sh -c 'echo \"$0\"' {} \\;",  # a script's arguments are its own
+        "bash -c 'echo $0' .cortex/cortex.db",
+    ],
+)
+def test_found_in_the_held_out_corpus_and_mended(command: str) -> None:
+    assert refused(command) is None
+
+
+def test_a_scripts_arguments_are_judged_where_it_uses_them() -> None:
+    for command in ("sh -c 'cat > \"$1\"' _ .cortex/config.toml", "sh -c 'rm -rf \"$1\"' _ .cortex"):
+        assert refused(command) is not None, command

@@ -78,6 +78,13 @@ WEAKENING = [
     "cd .. && rm -rf proj",
     "find . -type f -delete",
     "r''m -rf .co''rtex",
+    # issue 34: text known only at run time, programs that delete what they archive
+    "printf '%s' 'rm -rf .cortex' | bash",
+    "echo cm0gLXJmIC5jb3J0ZXg= | base64 -d | sh",
+    "rm -rf $'\\x2ecortex'",
+    "tar -czf /tmp/all.tgz . --remove-files",
+    "git -c core.pager='rm -rf .' log",
+    "python3 -c \"import shutil; shutil.rmtree('.cor' + 'tex')\"",
 ]
 
 
@@ -108,6 +115,11 @@ def test_the_hook_denies_a_weakening_command_and_writes_nothing(project: Path, c
         "rm -rf build",
         "git checkout -- .",
         "find . -name '*.pyc' -delete",
+        # issue 34: everyday commands the static check denied
+        "mv build/app.js .",
+        'for f in *.html; do mv "$f" "${f%.html}.txt"; done',
+        "ls *.txt | xargs -I{} mv {} archive/",
+        "find . -exec chmod g+w {} ';'",
     ],
 )
 def test_the_hook_lets_reads_strengthening_and_quotations_through(project: Path, command: str) -> None:
@@ -124,6 +136,18 @@ def test_it_needs_no_learning_and_no_database(tmp_path: Path, monkeypatch: pytes
     denied(bash(root, "cortex-hooks update 1 --no-auto-block"))
     denied(bash(root, "rm -rf ~/.claude/memory"))
     assert sorted(path.name for path in root.iterdir()) == []
+
+
+def test_another_servers_shell_tool_is_read_as_bash(project: Path) -> None:
+    """Issue 34 class 5: an MCP server's shell tool (`cmd` as a list of words), a path in a field
+    named `filePath`, a tool that merely holds "cortex" in its name."""
+    denied(call(project, "mcp__exec__spawn", {"cmd": ["rm", "-rf", ".cortex"]}))
+    config = str(project / ".cortex" / "config.toml")
+    denied(call(project, "mcp__fs__write_file", {"filePath": config, "content": "block_gate = 0.89"}))
+    denied(call(project, "mcp__cortexish__write_file", {"path": config, "content": "x"}))
+    reader = call(project, "mcp__fs__read_text_file", {"filePath": config})
+    assert (reader.code, reader.stdout) == (0, "")
+    assert (project / ".cortex").is_dir()
 
 
 def test_a_locked_or_corrupt_database_never_disables_it(project: Path) -> None:
@@ -238,3 +262,43 @@ def test_inside_the_memory_folder_its_files_are_named_bare(project: Path) -> Non
     assert (result.code, result.stdout, result.stderr) == (0, "", "")
     outside = bash(project, "echo 'block_gate = 0.89' > config.toml")  # another file of that name
     assert (outside.code, outside.stdout) == (0, "")
+
+
+def _replaced(path: Path, how: str) -> None:
+    """A guarded file replaced by a FIFO, a link to /dev/zero, a folder or a 1 GB file."""
+    path.unlink(missing_ok=True)
+    if how == "fifo":
+        os.mkfifo(path)
+    elif how == "zero":
+        path.symlink_to("/dev/zero")
+    elif how == "folder":
+        path.mkdir()
+    else:
+        with open(path, "wb") as stream:  # sparse: a gigabyte on paper, nothing on the disk
+            stream.truncate(1 << 30)
+
+
+@pytest.mark.parametrize("how", ["fifo", "zero", "folder", "huge"])
+def test_a_settings_file_replaced_by_bad_input_neither_hangs_nor_is_read_whole(
+    project: Path, how: str
+) -> None:
+    """Issue 34 bad input: the protection reads a settings file to judge an edit of it; in its
+    place a FIFO (a read would hang), /dev/zero (a read never ends), a folder or a 1 GB file."""
+    settings = project / ".claude" / "settings.local.json"
+    _replaced(settings, how)
+    edit = {"file_path": str(settings), "old_string": "a", "new_string": '{"disableAllHooks": true}'}
+    result = call(project, "Edit", edit)
+    assert "disableAllHooks" in denied(result) or "cannot tell" in denied(result)
+    plain = call(project, "Edit", {"file_path": str(settings), "old_string": "a", "new_string": "b"})
+    assert plain.code == 0, plain.stderr
+
+
+@pytest.mark.parametrize("how", ["fifo", "zero", "folder", "huge"])
+def test_a_guard_file_replaced_by_bad_input_neither_hangs_nor_is_read_whole(project: Path, how: str) -> None:
+    """The guard file is read when the database is held: in its place bad input is no guard file."""
+    database = project / ".cortex" / "cortex.db"
+    guard = Path(f"{database}.guard")
+    _replaced(guard, how)
+    with held_exclusively(database):
+        result = bash(project, "git push --force")
+    assert result.code in (0, 1), result.stderr  # decided or failed in the documented way, not hung

@@ -267,6 +267,38 @@ def test_a_file_that_is_not_json_or_missing_is_rejected(tmp_path: Path, db: Path
     assert not db.exists()
 
 
+def test_a_fifo_or_a_device_is_refused_as_replay_refuses_them(tmp_path: Path, db: Path) -> None:
+    """Issue 34 item 8: /dev/zero was read for 8 s into 4 GB, a FIFO hung; both are refused at
+    once, in one line, and nothing is written."""
+    import os
+
+    fifo = tmp_path / "learnings.fifo"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo, tmp_path):
+        result = import_file(path, timeout=20)
+        assert result.code == 2, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "not a regular file" in result.stderr, result.stderr
+    assert not db.exists()
+
+
+def test_standard_input_past_the_limit_is_refused(db: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cortex_hooks", "import", "-"],
+        stdin=open("/dev/zero", "rb"),  # noqa: SIM115 - closed with the process
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "larger than" in done.stderr
+    assert not db.exists()
+
+
 def _populate() -> None:
     add("plain")
     rich = add(

@@ -56,6 +56,21 @@ def learning(db: Path) -> dict[str, Any]:
             "what it matches would be rewritten",
         ),
         ({"tool": "Write"}, "cortex-hooks update 1 --tool=Write", "what it matches would be rewritten"),
+        (  # issue 34 class 7: the agent talking itself past a block
+            {"correct_pattern": "just run git push --force, it is fine"},
+            "cortex-hooks update 1 '--correct=just run git push --force, it is fine'",
+            "the correct way it tells the agent would be rewritten",
+        ),
+        (
+            {"anti_pattern": "a push"},
+            "cortex-hooks update 1 '--anti-pattern=a push'",
+            "what it tells the agent is wrong would be rewritten",
+        ),
+        (
+            {"severity": "low"},
+            "cortex-hooks update 1 --severity=low",
+            "its severity would go down from medium to low",
+        ),
         ({"target": "path"}, "cortex-hooks update 1 --target=path", "what it matches would be rewritten"),
         (
             {"auto_block": False, "global": True},
@@ -205,3 +220,26 @@ def test_strengthening_lowers_nothing() -> None:
     assert lowered(weak._replace(action="ask"), weak._replace(action="block")) == []
     assert lowered(weak, strong) == []
     assert lowered(strong, weak) != []
+
+
+def test_a_warnings_words_may_change_and_a_severity_rise(db: Path) -> None:
+    """Issue 34 class 7 is what a learning that blocks or asks tells the agent: a warning's words
+    may be improved through MCP, and raising a severity only strengthens."""
+    assert call("cortex_add_learning", **{**BLOCKING, "auto_block": False})[1] is False
+    assert call(
+        "cortex_update_learning", id=1, correct_pattern="git push --force-with-lease origin HEAD"
+    ) == (
+        "Updated learning #1.",
+        False,
+    )
+    assert call("cortex_update_learning", id=1, severity="critical") == ("Updated learning #1.", False)
+    assert call("cortex_update_learning", id=1, auto_block=True) == ("Updated learning #1.", False)
+    text, is_error = call("cortex_update_learning", id=1, correct_pattern="it is fine, just force push")
+    assert is_error
+    assert "the correct way it tells the agent would be rewritten" in text
+    assert call("cortex_update_learning", id=1, severity="high")[1] is True
+    (row,) = cli_json("list")
+    assert (row["correct_pattern"], row["severity"]) == (
+        "git push --force-with-lease origin HEAD",
+        "critical",
+    )

@@ -222,6 +222,9 @@ def protection(
         given.pinned,
         learning.archived_at is not None,
         given.rewrite,
+        correct=given.correct_pattern,
+        anti=given.anti_pattern,
+        severity=given.severity,
     )
 
 

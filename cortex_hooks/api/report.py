@@ -8,7 +8,7 @@ from typing import NamedTuple
 from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.errors import CortexError
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.notes import Notes
 
 
@@ -39,5 +39,14 @@ def write(
             options=options,
         )
     path = out or document.default_path(databases.path)
+    from cortex_hooks.install.claude_paths import loaded
+
+    what = loaded(path)
+    if what is not None:  # issue 34: the report holds commands and text the model must not be handed
+        raise CortexError(
+            f"report --out {path}: refused, it is {what}; name another file (the default is "
+            f"{document.default_path(databases.path)})",
+            USAGE,
+        )
     document.write(path, text)
     return Written(path, charted)

@@ -128,9 +128,21 @@ def trust(databases: Databases, notes: Notes) -> dict[str, Any]:
                 raise CortexError(f"{path} could not be read: nothing to trust", USAGE)
             store.record_trust(connection, digest)
             store.put_in_force(connection, True)
-        counted = team.waiting([(row["action"], row["rewrite"]) for row in store.listed(connection)])
-        entries = len(store.listed(connection))
-    return {"path": path, "digest": digest, "trusted": True, "entries": entries, **counted}
+        rows = store.listed(connection)
+        counted = team.waiting([(row["action"], row["rewrite"]) for row in rows])
+        rewrites = [  # what runs instead of the agent's command from now on: shown, each one
+            {"id": row["id"], "regex": row["regex"], "rewrite": row["rewrite"]}
+            for row in rows
+            if row["rewrite"] is not None
+        ]
+    return {
+        "path": path,
+        "digest": digest,
+        "trusted": True,
+        "entries": len(rows),
+        **counted,
+        "rewrites": rewrites,
+    }
 
 
 def mute(databases: Databases, team_id: str, *, muted: bool = True) -> dict[str, Any]:

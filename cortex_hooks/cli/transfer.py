@@ -73,14 +73,26 @@ def run_import(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_IMPORT = 128 << 20  # an export of 100,000 learnings is about a third of this
+
+
 def _read(file: str) -> bytes:
+    """The file to import: a regular file (never a FIFO, which would hang, nor a device such as
+    /dev/zero, which never ends, as replay refuses them), or standard input, of at most
+    MAX_IMPORT bytes either way."""
+    from cortex_hooks import regular_file
+
     try:
         if file == "-":
-            return sys.stdin.buffer.read()
-        with open(file, "rb") as handle:
-            return handle.read()
+            content = sys.stdin.buffer.read(MAX_IMPORT + 1)
+            if len(content) > MAX_IMPORT:
+                raise OSError(0, f"larger than {MAX_IMPORT:,} bytes")
+            return content
+        if os.path.exists(file) and not os.path.isfile(file):
+            raise OSError(0, "not a regular file (a FIFO or a device is never read)")
+        return regular_file.read_small(file, MAX_IMPORT)
     except OSError as error:
-        raise CortexError(f"cannot read {file}: {error.strerror or error}", USAGE) from None
+        raise CortexError(f"cannot read {clean(file)}: {error.strerror or error}", USAGE) from None
 
 
 def _import_hookify(args: argparse.Namespace) -> int:

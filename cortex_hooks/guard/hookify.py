@@ -120,6 +120,11 @@ def learning(front: dict[str, Any], message: str, file_name: str) -> dict[str, A
         raise Refused(f"action {action!r}: hookify itself only warns on it; say warn, block or ask")
     conditions = _conditions(front, event)
     regex, target = _combined(conditions)
+    if _matches_everything(regex):
+        raise Refused(
+            f"its pattern {regex[:80]!r} matches every call (an empty one and any command alike): "
+            "as a learning it would stop all work; give a pattern of what the rule is about"
+        )
     tool = str(front.get("tool_matcher") or EVENT_TOOLS[event])
     if target == "path" and tool in ("Bash", "*"):
         raise Refused("file_path is a field of file tools: give event file")
@@ -135,6 +140,19 @@ def learning(front: dict[str, Any], message: str, file_name: str) -> dict[str, A
         "action": action,
         "name": name,
     }
+
+
+_ANY_CALL = ("ls", "x", "git status", "npm test", "cd src && make", "/tmp/a.txt", "{}", "#")
+
+
+def _matches_everything(regex: str) -> bool:
+    """Whether a rule's regex matches whatever it is given (`.*`, `^`, `.+`, `.`): it matches
+    each of a few calls that share nothing."""
+    try:
+        compiled = re.compile(regex)
+        return all(compiled.search(text) for text in _ANY_CALL)
+    except (re.error, RecursionError, OverflowError):
+        return False  # a bad regex is refused where it is compiled, with its own reason
 
 
 def _conditions(front: dict[str, Any], event: str) -> list[dict[str, str]]:

@@ -14,33 +14,54 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 
-from cortex_hooks.guard import team_path
+from cortex_hooks.guard.protected_names import (  # the names, here where callers have looked for them
+    CONFIG,
+    CONFIG_NAME,
+    DATABASE,
+    DATABASE_NAME,
+    DATABASE_SUFFIXES,
+    FOLDER,
+    FOLDER_KIND,
+    SETTINGS,
+    SETTINGS_FOLDER,
+    SETTINGS_NAMES,
+    TEAM,
+    TEAM_NAME,
+    UNKNOWN,
+)
+
+__all__ = [
+    "CONFIG",
+    "CONFIG_NAME",
+    "DATABASE",
+    "DATABASE_NAME",
+    "DATABASE_SUFFIXES",
+    "FOLDER",
+    "FOLDER_KIND",
+    "SETTINGS",
+    "SETTINGS_FOLDER",
+    "SETTINGS_NAMES",
+    "TEAM",
+    "TEAM_NAME",
+    "UNKNOWN",
+    "VARIABLES",
+    "Places",
+    "Refusal",
+    "glob_matches",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from cortex_hooks.guard.reach import Pattern
     from cortex_hooks.guard.shell import Simple
     from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.word_paths import Context
 
-FOLDER = ".cortex"
-DATABASE_NAME = "cortex.db"
-CONFIG_NAME = "config.toml"
-SETTINGS_FOLDER = ".claude"
-SETTINGS_NAMES = ("settings.json", "settings.local.json")
-TEAM_NAME = team_path.NAME  # the team file, beside the settings files
-# A database is its file and those SQLite and the guard keep beside it: its write-ahead log and
-# shared memory, a rollback journal, the guard file and the writes a hook could not make yet.
-DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".guard", ".pending")
 
-# The kinds of protected things, as the deny reasons name them
-DATABASE, CONFIG, SETTINGS, FOLDER_KIND = "database", "config file", "settings file", "memory folder"
-TEAM = "team file"
-UNKNOWN = "unknown"  # a path the shell only knows at run time ($(…), a variable, a glob in a folder)
-
-_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
 # the variables a path may use that the hook knows as the shell will (PWD is the call's cwd)
-VARIABLES = ("HOME", "PWD", "CLAUDE_PROJECT_DIR", "CORTEX_DB", "CORTEX_GLOBAL_DB")
+VARIABLES = ("HOME", "PWD", "CLAUDE_PROJECT_DIR", "CORTEX_DB", "CORTEX_GLOBAL_DB", "TMPDIR", "TMP", "TEMP")
 
 
 class Refusal:
@@ -83,6 +104,7 @@ class Places:
         self.real = real
         self.home = home
         self.variables = variables
+        settings = list(settings)
         self.databases = sorted({real(path) for path in databases})
         self.settings = sorted({real(path) for path in settings})
         # folders of the guard's own, whole: the keeper's (SPEC §21), wherever they lie
@@ -96,7 +118,20 @@ class Places:
                 concrete[posixpath.dirname(database)] = FOLDER_KIND
         for path in self.settings:
             concrete[path] = SETTINGS
+        for path in settings:  # the team file beside a settings file, and where a link takes it
+            team = posixpath.join(posixpath.dirname(path), TEAM_NAME)
+            concrete.setdefault(real(team), TEAM)
         self._concrete = concrete
+
+    def reached(self, pattern: Pattern, *, whole: bool, deleting: bool = False) -> tuple[str, str] | None:
+        """(kind, path) of a protected place a pattern may name (guard.reach)."""
+        from cortex_hooks.guard import reach
+
+        return reach.reached(pattern, self.concrete_places(), self.databases, whole=whole, deleting=deleting)
+
+    def concrete_places(self) -> list[tuple[str, str]]:
+        """This call's own protected places: (absolute path, kind)."""
+        return sorted(self._concrete.items())
 
     def concrete(self, path: str) -> bool:
         """Whether a path is one of this call's own protected places (not one known by name)."""
@@ -146,24 +181,12 @@ class Places:
             return held_folder
         return next((held for held in self._concrete if held.startswith(prefix)), None)
 
-    def names_in(self, folder: str) -> set[str]:
-        """The names a glob in `folder` could meet of protected things or folders holding them."""
-        names = {FOLDER, SETTINGS_FOLDER}
-        prefix = folder.rstrip("/") + "/"
-        for held in self._concrete:
-            if held.startswith(prefix):
-                names.add(held[len(prefix) :].split("/", 1)[0])
-        base = posixpath.basename(folder)
-        if base == FOLDER:
-            names |= {DATABASE_NAME + suffix for suffix in DATABASE_SUFFIXES} | {CONFIG_NAME}
-        if base == SETTINGS_FOLDER:
-            names |= {*SETTINGS_NAMES, TEAM_NAME}
-        return names
-
     def paths(self, arg: Arg, bases: list[str]) -> list[str] | None:
         """Where a word names, absolute, as written and resolved, from each folder the command
         may be in (`bases`); None when only run time knows (an expansion other than VARIABLES)."""
         value = arg.value
+        if not value:
+            return []  # an empty word names no path (`rm -rf ""` deletes nothing)
         if arg.tilde:
             value = self.home + value[1:]
         if arg.expands:
@@ -182,45 +205,49 @@ class Places:
                     found.append(each)
         return found
 
-    def named(self, arg: Arg, bases: list[str], *, whole: bool = False) -> tuple[str, str] | None:
+    def named(
+        self,
+        arg: Arg,
+        bases: list[str],
+        *,
+        whole: bool = False,
+        context: Context | None = None,
+        deleted: bool = False,
+    ) -> tuple[str, str] | None:
         """(kind, path) of the protected thing a word names, or None; with `whole` (the word is
-        deleted or moved) a folder that holds one counts too, and so does a glob that could meet
-        one; (UNKNOWN, word) when only run time knows what the word names."""
-        paths = self.paths(arg, bases)
-        if paths is None:
-            return (UNKNOWN, arg.value) if whole and not self._foreign_name(arg) else None
-        for path in paths:
-            kind = self.kind(path)
-            if kind is not None:
-                return kind, path
-            if whole and (held := self.holds(path)) is not None:
-                return self.kind(held) or FOLDER_KIND, held
-        if whole and arg.globbed:
-            return self._globbed(paths)
-        return None
-
-    def _foreign_name(self, arg: Arg) -> bool:
-        """Whether a word only the shell knows (`$TMPDIR/build`) still ends in a plain name that
-        no protected thing is named or kept under: whatever comes before it, the folder it names
-        is called that, so it neither is nor holds one (`$X/proj` is refused where the project
-        is `proj`; `…-$USER` and `$X/` are not plain names)."""
-        last = arg.value.rsplit("/", 1)[-1]
-        if arg.globbed or last in ("", ".", "..") or not all(char in _PLAIN for char in last):
-            return False
-        folded = last.casefold()  # a case-insensitive file system (macOS) takes Build for build
-        names = {FOLDER, SETTINGS_FOLDER, *SETTINGS_NAMES, TEAM_NAME, DATABASE_NAME, CONFIG_NAME}
-        names.update(part for held in self._concrete for part in held.split("/"))
-        return folded not in {name.casefold() for name in names}
-
-    def _globbed(self, paths: list[str]) -> tuple[str, str] | None:
-        for path in paths:
-            folder, pattern = posixpath.split(path)
-            if any(char in folder for char in "*?["):
-                return UNKNOWN, path
-            for name in sorted(self.names_in(folder)):  # the same reason in every process
-                if glob_matches(name, pattern):
-                    held = posixpath.join(folder, name)
+        deleted or moved) a folder that holds one counts too. A word the shell completes (a glob,
+        an expansion: guard.word_paths, against the `context` of what the command binds) counts
+        when some path it may take is one (guard.reach); a word only run time knows gives
+        (UNKNOWN, word) when it is deleted or moved (`whole`, or a file `deleted`: `rm "$F"`), and
+        a write to it counts only when its known part names a protected file (`"$D/config.toml"`,
+        not `"$F"`)."""
+        bound = context is not None and context.binds(arg)
+        paths = None if bound or (arg.globbed and not arg.expands) else self.paths(arg, bases)
+        if paths is not None:
+            for path in paths:
+                kind = self.kind(path)
+                if kind is not None:
+                    return kind, path
+                if whole and (held := self.holds(path)) is not None:
                     return self.kind(held) or FOLDER_KIND, held
+            return None
+        from cortex_hooks.guard import reach, word_paths
+
+        for pattern in word_paths.patterns(arg, context or word_paths.Context(self, bases)):
+            if pattern.anything and not (whole or deleted):
+                continue
+            # a file deleted: a folder is not (`rm` without -r)
+            seen = pattern.only(files=True, folders=False) if deleted and not whole else pattern
+            found = self.reached(seen, whole=whole, deleting=deleted)
+            if found is None:
+                continue
+            if arg.expands or bound:
+                return (UNKNOWN, arg.value) if whole or pattern.anything else (found[0], arg.value)
+            if found[0] == reach.HOLDER:
+                prefix = found[1].rstrip("/") + "/"
+                inside = next((held for held in sorted(self._concrete) if held.startswith(prefix)), None)
+                return (self._concrete[inside], inside) if inside else (FOLDER_KIND, found[1])
+            return found
         return None
 
 

@@ -6,7 +6,8 @@ mute, and it works with no learning at all. The person, in their own terminal, i
 - Write, Edit, MultiEdit, NotebookEdit: onto a database or a config file; onto a Claude Code
   settings file when the file it leaves would drop our hooks (the edit applied in memory to the
   file as it is, judged by `settings_lost`: install.wiring's, given by the caller);
-- any other tool (an MCP server's file tools) given a protected file where it names a path.
+- any other tool (an MCP server's): its shell command as Bash, the paths it is given in any of the
+  fields servers name them by (guard.self_protection_mcp).
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ FILE_TOOLS = {
     "NotebookEdit": "notebook_path",
 }
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch"})
-PATH_FIELDS = ("file_path", "notebook_path", "path", "destination", "source", "target")
-_READING = ("read", "get", "list", "search", "view", "stat", "find", "directory_tree")
 _KEYS = ("disableAllHooks", "enabledPlugins")  # what an edit may turn hooks off with, besides removing them
 
 
@@ -82,16 +81,11 @@ def _refusal(
         if found is None:
             return None
         return _file(tool_name, tool_input, found, current=current, settings_lost=settings_lost)
-    if tool_name in READ_TOOLS or "cortex" in tool_name:  # our own MCP tools refuse weakening themselves
+    if tool_name in READ_TOOLS:
         return None
-    if tool_name.rsplit("__", 1)[-1].startswith(_READING):  # an MCP server's read_file, list_directory …
-        return None
-    for field in PATH_FIELDS:
-        value = tool_input.get(field)
-        found = _protected(value, places, cwd) if isinstance(value, str) else None
-        if found is not None and found[0] != FOLDER_KIND:
-            return Refusal(f"{tool_name} on {found[1]}", f"it is given the guard's {found[0]}")
-    return None
+    from cortex_hooks.guard import self_protection_mcp
+
+    return self_protection_mcp.refusal(tool_name, tool_input, places, cwd)
 
 
 def _protected(path: str, places: Places, cwd: str) -> tuple[str, str] | None:

@@ -1,14 +1,21 @@
-"""The Bash calls that would switch the guard off (SPEC §19), pure: each simple command the shell
-would run, read by the command reader (guard.shell: wrappers removed, `bash -c`, `eval` and a
+"""The Bash calls that would switch the guard off (SPEC §19, §21), pure: each simple command the
+shell would run, read by the command reader (guard.shell: wrappers removed, `bash -c`, `eval` and a
 heredoc fed to a shell read again, data never taken for a command), judged by what its program
-does to the files it names.
+does to the files it names — a word the command itself binds judged by what it is bound to
+(guard.self_protection_sources).
 
 - the CLI's weakening commands (guard.self_protection_cli), however it is started: by path, through
   `sudo`, `xargs`, a runner (`uv run`, `pipx run` …), `python -m cortex_hooks`, the plugin's
   launcher; the session hooks themselves (a session end decays every learning);
 - a write redirection onto a protected file;
-- `sqlite3` on a database unless `-readonly`; inline code (`python -c`, a heredoc fed to an
-  interpreter) that names one;
+- `sqlite3` on a database unless `-readonly`, or told to write one of the guard's files (`.once
+  FILE`, `.output FILE`); inline code (`python -c`, `perl -e`, `awk`, a heredoc fed to an
+  interpreter) that names one, once its strings are joined and decoded, or deletes a path it builds;
+- text a shell runs that the hook can work out (`printf … | bash`, `base64 -d | sh` of text in the
+  command, `$'\\x2e…'`: guard.self_protection_text) is read as commands; text it cannot work out is
+  refused where what makes it names the guard or decodes it (`… | base64 -d | sh`, `eval "$(cat
+  x | rev)"`), never for an everyday `eval "$(ssh-agent -s)"` or `curl … | sh`;
+- the commands git, an archiver or an environment variable runs (`-c alias.x='!…'`, `GIT_PAGER=…`);
 - what a program does to the files it is given (guard.self_protection_programs).
 """
 
@@ -21,7 +28,10 @@ from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cortex_hooks.guard.self_protection_sources import Facts
+    from cortex_hooks.guard.shell import Simple
     from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.word_paths import Context
 
 CLI = frozenset({"cortex-hooks", "cortex-hooks.exe"})
 SESSION_HOOKS = {
@@ -40,22 +50,20 @@ RUNNERS = frozenset(
 )
 STRING_RUNNERS = frozenset({"su", "runuser", "script", "flock", "sg"})  # `-c STRING`: a shell runs it
 WRITE_REDIRECTIONS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_SQLITE_VALUED = frozenset(
-    {"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-mmap", "-pagecache", "-lookaside"}
-    | {"-heap", "-vfs", "-maxsize", "-escape", "-A", "-ascii"}
-)
-_SQLITE_RISKY = (
-    r"(?i)(?:^|[\s;])\.(?:open|shell|system|restore|read|load|import|save|clone|backup)\b|\battach\b"
-)
+SOURCES = frozenset({"source", "."})
 MAX_AGAIN = 4  # how deep a string a program hands to a shell (`watch`, `su -c`) is read again
 
 
 def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal | None:
     """Why the agent may not run this Bash command (None: it may): the first simple command that
     would weaken the guard."""
+    from cortex_hooks.guard.self_protection_runtime import decoded
+    from cortex_hooks.guard.self_protection_sources import Facts
+
     reading = shell.read(command)
     if reading.raw:
         return Refusal("this command", "it is too large for the hook to read before it runs")
+    facts = Facts(reading, places, cwd, command)
     bases = [cwd]
     for simple in reading.commands:
         if simple.wrapped or simple.pipeline:
@@ -63,9 +71,13 @@ def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal |
         call = shell_words.invocation(simple)
         if call is None:
             return Refusal("this command", "it nests too deep for the hook to read before it runs")
+        call = decoded(call, simple)
         if call.program in ("cd", "pushd") and call.args:
             _moved(call.args[-1], places, bases)
-        found = _judged(call, places, bases, command, depth)
+        context = facts.context(simple, places, bases)
+        found = _written(call, places, bases, context) or _judged(
+            call, simple, facts=facts, context=context, bases=bases, raw=command, depth=depth
+        )
         if found is not None:
             if found.what == "":
                 found.what = f"`{simple.text[:200]}`"
@@ -82,12 +94,31 @@ def _moved(target: Arg, places: Places, bases: list[str]) -> None:
             bases.append(path)
 
 
-def _judged(call: Invocation, places: Places, bases: list[str], raw: str, depth: int) -> Refusal | None:
+def _written(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """A write redirection onto one of the guard's files."""
     for operator, target in call.redirects:
         if operator in WRITE_REDIRECTIONS and not target.value.isdigit() and target.value != "-":
-            found = places.named(target, bases)
+            found = places.named(target, bases, context=context)
             if found is not None and found[0] not in (UNKNOWN, FOLDER_KIND):
                 return Refusal("", f"it writes the guard's {found[0]} {found[1]}")
+    return None
+
+
+def _judged(
+    call: Invocation,
+    simple: Simple,
+    *,
+    facts: Facts,
+    context: Context,
+    bases: list[str],
+    raw: str,
+    depth: int,
+) -> Refusal | None:
+    places = facts.places
+    for text in _commands_run(call, simple):
+        again = refusal(text, places, bases[0], depth + 1) if depth < MAX_AGAIN else None
+        if again is not None:
+            return Refusal("", f"it has this run: `{text[:200]}` — {again.why}")
     if call.named is None:
         return None
     name = call.program
@@ -96,19 +127,83 @@ def _judged(call: Invocation, places: Places, bases: list[str], raw: str, depth:
     own = _own(name, call.args, places, bases)
     if own is not False:
         return own  # type: ignore[return-value]
+    return _program(call, simple, facts=facts, context=context, bases=bases, raw=raw, depth=depth)
+
+
+def _program(
+    call: Invocation,
+    simple: Simple,
+    *,
+    facts: Facts,
+    context: Context,
+    bases: list[str],
+    raw: str,
+    depth: int,
+) -> Refusal | None:
+    """What this program, none of ours, would do to the guard's places."""
+    from cortex_hooks.guard import self_protection_code as code
+    from cortex_hooks.guard import self_protection_runtime as runtime
+
+    places, name = facts.places, call.program
+    judge = refusal if depth < MAX_AGAIN else _nothing
     if name in SQLITE:
-        return _sqlite(call, places, bases, raw)
-    if programs.is_interpreter(name):
-        return _interpreter(call, places, bases, raw)
+        return code.sqlite(call, places, bases, raw)
+    if name in programs.SHELLS or name in ("eval", *SOURCES):
+        found = runtime.runs_text(call, simple, facts, bases, depth=depth, judge=judge)
+        if found is not None or (name in programs.SHELLS and _runs_a_string(call)):
+            return found  # `sh -c SCRIPT ARGS`: ARGS are the script's, judged where it uses them
+    if programs.is_interpreter(name) or name in code.AWKS:
+        found = code.inline(call, places, bases, raw, depth=depth, judge=judge)
+        if found is not None or programs.is_interpreter(name):
+            return found or _judged_program(call, places, bases, context)
     if name in STRING_RUNNERS or name == "watch":
         again = _runs_string(name, call.values())
         if again is not None and depth < MAX_AGAIN:
             return refusal(again, places, bases[0], depth + 1)
     if name in RUNNERS:
         return None  # what it runs was looked for by _own; it writes nothing itself
+    return _judged_program(call, places, bases, context)
+
+
+def _judged_program(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     from cortex_hooks.guard import self_protection_programs as rules
 
-    return rules.judged(call, places, bases)
+    return rules.judged(call, places, bases, context)
+
+
+def _runs_a_string(call: Invocation) -> bool:
+    values = call.values()
+    operand, _ = programs.shell_operand(lambda index: values[index], list(range(len(values))))
+    return operand is not None
+
+
+def _nothing(command: str, places: Places, cwd: str, depth: int) -> Refusal | None:
+    return None  # past the depth read again
+
+
+def _commands_run(call: Invocation, simple: Simple) -> list[str]:
+    """The command lines this command has another program run: an environment variable set for it
+    (`GIT_PAGER='…' git log`), git's aliases and settings, an archiver's."""
+    from cortex_hooks.guard import self_protection_archives as archives
+    from cortex_hooks.guard import self_protection_git as git
+
+    found: list[str] = []
+    command, program, _ = simple.parts  # type: ignore[misc]
+    for word in command.words[:program]:
+        text = command.source[word.start : word.end]
+        if word.kind == 0 and programs.ASSIGNMENT.match(text):
+            name, _, value = text.partition("=")
+            found += git.variable_commands(name, programs.unquote(value))
+    if call.program == "git":
+        found += git.commands_run(call)
+    elif call.program in archives.PROGRAMS:
+        found += archives.commands_run(call)
+    elif call.program in ("export", "env", "declare") or call.program == "":
+        for value in call.values():
+            name, equals, assigned = value.partition("=")
+            if equals:
+                found += git.variable_commands(name, assigned)
+    return found
 
 
 def _own(name: str, args: list[Arg], places: Places, bases: list[str]) -> Refusal | bool | None:
@@ -162,77 +257,6 @@ def _hidden_program(call: Invocation, places: Places, bases: list[str]) -> Refus
                 "", f"a program only known when the shell runs it is given the guard's {found[0]} {found[1]}"
             )
     return None
-
-
-def _sqlite(call: Invocation, places: Places, bases: list[str], raw: str) -> Refusal | None:
-    """`sqlite3 DB SQL…`: a protected database opened to write (no `-readonly`, no `mode=ro`), or
-    SQL, a `-cmd` or a script on standard input that opens, attaches or shells out to one."""
-    import re
-
-    values = call.values()
-    readonly = any(value in ("-readonly", "--readonly") for value in values)
-    database: Arg | None = None
-    scripts: list[str] = []
-    index = 0
-    while index < len(values):
-        value = values[index]
-        if value.lstrip("-") in {option.lstrip("-") for option in _SQLITE_VALUED} and value.startswith("-"):
-            if value.lstrip("-") == "cmd" and index + 1 < len(values):
-                scripts.append(values[index + 1])
-            index += 2
-            continue
-        if value.startswith("-") and database is None:
-            index += 1
-            continue
-        if database is None:
-            database = call.args[index]
-        else:
-            scripts.append(value)
-        index += 1
-    fed = call.stdin is not None
-    if database is not None:
-        path = database.value
-        if path.startswith("file:"):
-            uri, _, query = path[5:].partition("?")
-            readonly = readonly or "mode=ro" in query or "immutable=1" in query
-            database = shell_words.Arg(uri, expands=database.expands, tilde=uri.startswith("~"))
-        found = places.named(database, bases)
-        if found is not None and found[0] not in (UNKNOWN, FOLDER_KIND):
-            if not readonly:
-                return Refusal(
-                    "", f"sqlite3 opens the guard's {found[0]} {found[1]} to write (-readonly reads it)"
-                )
-            risky = [*scripts, raw] if fed else scripts
-            if any(re.search(_SQLITE_RISKY, text) for text in risky):
-                return Refusal("", "sqlite3 is told to open, attach or shell out beside the guard's database")
-            return None
-    if any(places.mentioned(text) for text in scripts) or (fed and places.mentioned(raw)):
-        return Refusal("", "its SQL names the guard's database")
-    return None
-
-
-def _interpreter(call: Invocation, places: Places, bases: list[str], raw: str) -> Refusal | None:
-    """Inline code (`python -c`, `node -e`), or code on standard input (a heredoc), that names a
-    protected file or drives cortex-hooks' own library; then its arguments, as any program's."""
-    import re
-
-    values = call.values()
-    code = programs.code_argument(lambda index: values[index], list(range(len(values))))
-    texts = [values[code]] if code is not None else []
-    script = next((value for value in values if not value.startswith("-")), None)
-    if code is None and (script is None or script == "-") and call.stdin is not None:
-        texts.append(raw)  # the code comes on standard input: the heredoc is in the command
-    library = r"cortex_hooks\s*(?:\.|import)\s*(?:api|store|cli|mcp|upkeep|install|hooks)\b"
-    for text in texts:
-        if (
-            places.mentioned(text)
-            or re.search(library, text)
-            or re.search(r"from\s+cortex_hooks\s+import", text)
-        ):
-            return Refusal("", "its code names the guard's files or drives cortex-hooks' library")
-    from cortex_hooks.guard import self_protection_programs as rules
-
-    return rules.judged(call, places, bases)
 
 
 def _runs_string(name: str, values: list[str]) -> str | None:

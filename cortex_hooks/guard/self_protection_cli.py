@@ -224,7 +224,7 @@ def _update(args: list[Arg]) -> Refusal | None:
     # removed is a change of what runs instead of the agent's command.
     strongest = Protection(
         "\0", "\0", "\0", "block", confidence=100, pinned=True, archived=False, rewrite="\0"
-    )
+    )._replace(correct="\0", anti="\0", severity="critical")
     action = str(given.get("--action", "warn" if "--no-auto-block" in given else "block"))
     after = strongest._replace(
         regex=None if "--no-regex" in given else str(given.get("--regex", strongest.regex)),
@@ -233,6 +233,9 @@ def _update(args: list[Arg]) -> Refusal | None:
         action=action if is_action(action) else "warn",  # a value the CLI refuses: judged as the weakest
         confidence=_hundredths(given["--confidence"]) if "--confidence" in given else strongest.confidence,
         rewrite=None if "--no-rewrite" in given else str(given.get("--rewrite", strongest.rewrite)),
+        correct=str(given.get("--correct", strongest.correct)),
+        anti=str(given.get("--anti-pattern", strongest.anti)),
+        severity=str(given.get("--severity", strongest.severity)),
     )
     reasons = lowered(strongest, after)
     if not reasons:

@@ -1,37 +1,45 @@
-"""What a program does to the protected files it is given (SPEC §19), pure.
+"""What a program does to the protected files it is given (SPEC §19, §21), pure.
 
-A reader (`cat`, `ls`, `grep`, `jq` …) may be given any of them. A program that deletes or moves
-(`rm`, `mv`, `shred` …) may not be given one, nor a folder holding one, nor a glob or a word only
-the shell knows that could be one; a program that copies (`cp`, `ln`, `install`, `rsync`) may not
-write over one; `chmod`/`chown` may not change one (recursively: nor a folder holding one); `sed`,
-`perl` and `ruby` may not edit one in place; `git clean -x` and `git stash --all` delete the
-ignored `.cortex/`; `find -delete` may not reach one. Any other program may not be given a
-protected file at all: nothing says it only reads it.
+A call is refused only when the hook can name a protected place the program would change:
+
+- a reader (`cat`, `ls`, `grep`, `jq` …) may be given any of them;
+- a program that deletes (`rm`, `shred`, `unlink` …) may not be given one, nor, recursively (`rm
+  -r`), a folder holding one; `mv` may not move one (nor a folder holding one) and may not write
+  over one, but a destination that is only a target (`mv build/app.js .`) is no deletion; `rmdir`
+  only ever deletes empty folders, and none of the guard's is empty;
+- a word the shell completes is judged by the paths it may take (guard.reach, guard.word_paths):
+  a glob that cannot match a dot-folder, a name test of `find`, a producer that cannot yield one
+  (`ls *.txt | xargs -I{} mv {} archive/`) keep it away; a word only run time knows (`rm -rf
+  "$DIR"`) may be anything, and is refused where it is deleted or moved;
+- a program that copies (`cp`, `ln`, `install`, `rsync`) may not write over one or link to one;
+- `chmod`, `chown`, `chattr`, `setfacl` may not take the owner's reading or writing of one away (`find
+  . -exec chmod g+w {} ';'` changes nothing the guard needs; `chmod -R 000 .` does);
+- `sed`, `perl` and `ruby` may not edit one in place; `find -delete` may not reach one;
+- archivers (guard.self_protection_archives), git (guard.self_protection_git);
+- any other program may not be given a protected file by name: nothing says it only reads it.
 """
 
 from __future__ import annotations
 
+from cortex_hooks.guard import reach
 from cortex_hooks.guard.protected import (
     CONFIG,
     DATABASE,
-    DATABASE_NAME,
-    FOLDER,
+    FOLDER_KIND,
     SETTINGS,
-    SETTINGS_FOLDER,
-    SETTINGS_NAMES,
     TEAM,
-    TEAM_NAME,
     UNKNOWN,
     Places,
     Refusal,
-    glob_matches,
 )
+from cortex_hooks.guard.self_protection_words import named, operands, option_value, options, with_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.word_paths import Context
 
 READERS = frozenset(
     {
@@ -42,206 +50,309 @@ READERS = frozenset(
         *("printf", "true", "false", "which", "type", "whereis", "column", "nl", "cut", "touch"),
         *("namei", "getfacl", "lsattr", "lsof", "fuser", "cd", "pushd", "popd", "export", "unset"),
         *("code", "open", "xdg-open", "man", "help", "sleep", "date", "id", "whoami", "hostname"),
+        *("rmdir", "chgrp", "for", "read", "local", "declare", "mkdir"),
     }
 )
 SCRIPTED = frozenset({"sed", "awk", "gawk", "mawk", "nawk"})  # readers, unless their script writes
-DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "mv"})
+DELETERS = frozenset({"rm", "unlink", "shred", "srm", "trash", "trash-put", "gio"})
 COPIERS = frozenset({"cp", "ln", "install", "rsync", "scp"})
-MODES = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
+MODES = frozenset({"chmod", "chown", "chattr", "setfacl"})
 IN_PLACE = frozenset({"sed", "perl", "ruby"})  # with -i they rewrite the files they are given
 FILES = (DATABASE, CONFIG, SETTINGS, TEAM)
-_FIND_TESTS = frozenset(
-    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"}
-)
-_PROTECTED_NAMES = (
-    *(FOLDER, SETTINGS_FOLDER, DATABASE_NAME, "cortex.db-wal", "config.toml", TEAM_NAME, *SETTINGS_NAMES),
-)
+_SELF = ("$USER", "${USER}", "$(whoami)", "`whoami`", "$(id -u)", "$(id -un)", "$(id -u -n)", "$LOGNAME")
 
 
-def judged(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
+def judged(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """Why this program may not run with these arguments (None: it may)."""
     name = call.program
     if name in IN_PLACE and any(
-        (value[:2] != "--" and "i" in value[1:]) or value.startswith("--in-place") for value in _options(call)
+        (value[:2] != "--" and "i" in value[1:]) or value.startswith("--in-place") for value in options(call)
     ):
-        return _first(_operands(call.args), places, bases, "rewrites in place")
+        return _first(operands(call.args), places, bases, context, "rewrites in place")
     for programs, rule in _RULES:
         if name in programs:
-            return rule(call, places, bases)
+            return rule(call, places, bases, context)
+    from cortex_hooks.guard import self_protection_archives as archives
+    from cortex_hooks.guard import self_protection_git as git
+
+    if name in archives.PROGRAMS:
+        return archives.judged(call, places, bases, context)
+    if name == "git":
+        return git.judged(call, places, bases, context)
     if name in READERS:
         return None
-    refused = _from_stdin(call, places)
-    if refused is not None:
-        return refused
+    return _given(call, places, bases, context)
+
+
+def _given(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """Any other program: not given a protected file by name (a producer's catch-all, `find . -exec
+    prog {} +`, gives it none by name)."""
     for arg in call.args:
-        for each in _with_values(arg):
-            found = places.named(each, bases)
+        for each in with_values(arg):
+            found = _by_name(each, places, bases, context)
             if found is not None and found[0] in FILES:
-                return Refusal(
-                    "", f"{name} is given the guard's {found[0]} {found[1]} and is not known only to read it"
-                )
+                given = f"{call.program} is given the guard's {found[0]} {found[1]}"
+                return Refusal("", f"{given} and is not known only to read it")
+    for pattern in context.appended or ():
+        found = _pattern_by_name(pattern, places)
+        if found is not None and found[0] in FILES:
+            return Refusal(
+                "", f"{call.program} gets the guard's {found[0]} {found[1]} on standard input (xargs)"
+            )
     return None
 
 
-def _deleted(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """`rm`, `mv` …: no protected thing, no folder holding one, no word that could be one."""
-    for arg in _operands(call.args):
-        found = places.named(arg, bases, whole=True)
+def _by_name(arg: Arg, places: Places, bases: list[str], context: Context) -> tuple[str, str] | None:
+    if not context.binds(arg):
+        return places.named(arg, bases)
+    from cortex_hooks.guard import word_paths
+
+    for pattern in word_paths.patterns(arg, context):
+        found = _pattern_by_name(pattern, places)
         if found is not None:
-            return _named("moves" if call.program == "mv" else "deletes", found)
-    return _from_stdin(call, places)
+            return found[0], arg.value
+    return None
 
 
-def _moded(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """`chmod`, `chown` …: no protected thing; recursively, no folder holding one either."""
-    recursive = any(
-        value in ("-R", "--recursive") or (value[:2] != "--" and "R" in value) for value in _options(call)
+def _pattern_by_name(pattern: reach.Pattern, places: Places) -> tuple[str, str] | None:
+    """A protected file a pattern names by its name (not by a catch-all: `*`, any depth)."""
+    last = pattern.levels[-1] if pattern.levels else None
+    if pattern.anything or last is None or last[0] == "dirs" or last[1] == "*":
+        return None
+    return places.reached(pattern, whole=False)
+
+
+def _deleted(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """`rm`, `shred`, `unlink` …: no protected file; recursively, no folder holding one; no word
+    only run time knows (it could be the database)."""
+    recursive = call.program in ("trash", "trash-put", "gio") or any(
+        value in ("-r", "-R", "--recursive") or (value[:2] != "--" and ("r" in value or "R" in value))
+        for value in options(call)
     )
-    for arg in _operands(call.args):
-        found = places.named(arg, bases, whole=recursive)
-        if found is not None and found[0] != UNKNOWN:
-            return _named("changes who may read or write", found)
-    return _from_stdin(call, places)
+    verb = "deletes"
+    for found in _operands_named(call, places, bases, context, whole=recursive, deleted=True):
+        if recursive or found[0] != FOLDER_KIND:  # without -r a folder is not deleted
+            return named(verb, found)
+    return None
 
 
-def _scripted(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
+def _moved(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """`mv SOURCE… TARGET` (or `-t TARGET`): a source protected or holding a protected thing, or a
+    protected file written over; the target alone is no deletion."""
+    return _copied(call, places, bases, context, moves=True)
+
+
+def _operands_named(
+    call: Invocation,
+    places: Places,
+    bases: list[str],
+    context: Context,
+    *,
+    whole: bool,
+    only: list[Arg] | None = None,
+    deleted: bool = False,
+) -> list[tuple[str, str]]:
+    """The protected things the program's operands (and what xargs appends) may name."""
+    found: list[tuple[str, str]] = []
+    for arg in operands(call.args) if only is None else only:
+        hit = places.named(arg, bases, whole=whole, context=context, deleted=deleted)
+        if hit is not None:
+            found.append(hit)
+    if only is None:
+        for pattern in context.appended or ():
+            hit = places.reached(pattern, whole=whole, deleting=deleted)
+            if hit is not None:
+                found.append(
+                    (UNKNOWN, "what comes on standard input") if pattern.anything else _shown(hit, places)
+                )
+    return found
+
+
+def _shown(found: tuple[str, str], places: Places) -> tuple[str, str]:
+    if found[0] != reach.HOLDER:
+        return found
+    return FOLDER_KIND, found[1]
+
+
+def _moded(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """`chmod`, `chown` …: refused only when the change may take the owner's reading or writing
+    (a folder's search) of a protected thing away."""
+    words = operands(call.args)
+    recursive = any(
+        value in ("-R", "--recursive") or (value[:2] != "--" and "R" in value) for value in options(call)
+    )
+    values = call.values()
+    change = next((value for value in values if value.startswith("--reference")), None)
+    if change == "--reference" and values.index(change) + 1 < len(values):
+        given = call.args[values.index(change) + 1]
+        words = [arg for arg in words if arg is not given]  # the file whose mode is copied
+    if change is None and not words:
+        return None
+    if change is None:
+        change, words = words[0].value, words[1:]
+    if not _takes_away(call.program, change, folders=True):
+        return None
+    for found in _operands_named(call, places, bases, context, whole=recursive, only=words):
+        folder = recursive or found[0] == FOLDER_KIND
+        if found[0] != UNKNOWN and _takes_away(call.program, change, folders=folder):
+            return named("changes who may read or write", found)
+    for pattern in context.appended or ():
+        hit = None if pattern.anything else places.reached(pattern, whole=recursive)
+        if hit is not None and _takes_away(call.program, change, folders=recursive or hit[0] != DATABASE):
+            return named("changes who may read or write", _shown(hit, places))
+    return None
+
+
+def _takes_away(program: str, change: str, *, folders: bool) -> bool:
+    """Whether a mode, owner or attribute change may take from the owner what the guard needs:
+    reading and writing its files, searching its folders."""
+    if change.startswith("--reference"):
+        return True
+    if program == "chown":
+        owner = change.split(":", 1)[0].split(".", 1)[0] if not change.startswith((":", ".")) else ""
+        return bool(owner) and owner not in _SELF and owner != "root"
+    if program == "chattr":
+        return not change.startswith("-")
+    if program == "setfacl":
+        return "u::" in change or "user::" in change
+    return _mode_takes_away(change, folders=folders)
+
+
+def _mode_takes_away(mode: str, *, folders: bool) -> bool:
+    if mode.isdigit() and len(mode) <= 4:
+        owner = int(mode[-3]) if len(mode) >= 3 else 0
+        return owner & 6 != 6 or (folders and not owner & 1)
+    for clause in mode.split(","):
+        who = clause[: len(clause) - len(clause.lstrip("ugoa"))]
+        if who and "u" not in who and "a" not in who:
+            continue
+        rest = clause[len(who) :]
+        if not rest or rest[0] not in "+-=":
+            return True  # a mode the hook cannot read
+        for operator, perms in _operations(rest):
+            needed = "rwxX" if folders else "rw"
+            if operator == "-" and any(perm in perms for perm in needed.replace("X", "")):
+                return True
+            if operator == "=" and not all(perm in perms for perm in "rw"):
+                return True
+            if operator == "=" and folders and not ("x" in perms or "X" in perms):
+                return True
+    return False
+
+
+def _operations(rest: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for char in rest:
+        if char in "+-=":
+            found.append((char, ""))
+        elif found:
+            found[-1] = (found[-1][0], found[-1][1] + char)
+    return found
+
+
+def _scripted(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """`sed`, `awk` without -i read, unless their script names a file it writes (`w FILE`)."""
-    for arg in _operands(call.args):
+    for arg in operands(call.args):
         if places.mentioned(arg.value) and places.named(arg, bases) is None:
             return Refusal("", "its script names the guard's files")
     return None
 
 
-def _archived(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """`tar -f ARCHIVE`, `zip ARCHIVE …`: they read what they archive, and write the archive."""
-    archive = _archive(call.args) if call.program == "tar" else next(iter(_operands(call.args)), None)
-    return _first([archive] if archive is not None else [], places, bases, "writes")
-
-
-def _options(call: Invocation) -> list[str]:
-    values = [arg.value for arg in call.args]
-    end = values.index("--") if "--" in values else len(values)
-    return [value for value in values[:end] if value.startswith("-") and value != "-"]
-
-
-def _operands(args: list[Arg]) -> list[Arg]:
-    """The words that are no option (all of them after `--`)."""
-    found: list[Arg] = []
-    for index, arg in enumerate(args):
-        if arg.value == "--":
-            return found + args[index + 1 :]
-        if not arg.value.startswith("-") or arg.value == "-":
-            found.append(arg)
-    return found
-
-
-def _with_values(arg: Arg) -> list[Arg]:
-    """A word, and the value of `name=value` in it (`of=FILE`, `--output=FILE`) as a word too."""
-    if "=" not in arg.value:
-        return [arg]
-    from cortex_hooks.guard.shell_words import Arg
-
-    value = arg.value.partition("=")[2]
-    return [arg, Arg(value, expands=arg.expands, globbed=arg.globbed, tilde=value.startswith("~"))]
-
-
-def _option_value(args: list[Arg], short: str, long: str) -> Arg | None:
-    """The value of an option: `-t DIR`, `-tDIR`, `--target-directory DIR` or `=DIR`; for a bundle
-    of short flags ending in it (`tar -czf ARCHIVE`), the next word."""
-    from cortex_hooks.guard.shell_words import Arg
-
-    for index, arg in enumerate(args):
-        value = arg.value
-        following = args[index + 1] if index + 1 < len(args) else None
-        if value == "--":
-            return None
-        if value == long and following is not None:
-            return following
-        if value.startswith(long + "="):
-            return Arg(value.partition("=")[2], expands=arg.expands)
-        if value[:1] == "-" and value[1:2] != "-" and short in value[1:]:
-            rest = value[value.index(short, 1) + 1 :]
-            return Arg(rest, expands=arg.expands) if rest else following
-    return None
-
-
-def _archive(args: list[Arg]) -> Arg | None:
-    """The archive tar writes or reads: `-f FILE` in any of its spellings, or the old style `cf FILE`."""
-    if args and args[0].value[:1] != "-" and args[0].value.isalpha() and "f" in args[0].value:
-        return args[1] if len(args) > 1 else None
-    return _option_value(args, "f", "--file")
-
-
-def _named(verb: str, found: tuple[str, str]) -> Refusal:
-    kind, path = found
-    if kind == UNKNOWN:
-        return Refusal(
-            "", f"it {verb} {path}, which only the shell knows when it runs (it could be the guard's)"
-        )
-    return Refusal("", f"it {verb} the guard's {kind} {path}")
-
-
-def _first(args: list[Arg], places: Places, bases: list[str], verb: str) -> Refusal | None:
+def _first(args: list[Arg], places: Places, bases: list[str], context: Context, verb: str) -> Refusal | None:
     for arg in args:
-        found = places.named(arg, bases)
+        found = places.named(arg, bases, context=context)
         if found is not None and found[0] in FILES:
-            return _named(verb, found)
+            return named(verb, found)
+    for pattern in context.appended or ():
+        hit = None if pattern.anything else places.reached(pattern, whole=False)
+        if hit is not None and hit[0] in FILES:
+            return named(verb, hit)
     return None
 
 
-def _from_stdin(call: Invocation, places: Places) -> Refusal | None:
-    """`… | xargs rm`: the files come on standard input, in a command that names the guard's
-    (with the shell's quotes and escapes taken out: `.co''rtex`), or spells a word only the shell
-    spells (`$'…'`, braces). `find . -name '*.pyc' | xargs rm` names none and passes."""
-    if "xargs" not in call.wrappers:
-        return None
-    plain = call.source.translate(_UNQUOTED)
-    if places.mentioned(plain) or "$'" in call.source or "{" in call.source:
-        return Refusal(
-            "",
-            f"{call.program} gets its files on standard input (xargs), in a command that names the guard's",
-        )
-    return None
-
-
-_UNQUOTED = str.maketrans("", "", "'\"\\\n")
-
-
-def _copied(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """The destination of a copy or link: a protected file, or one of the same name in it; the
+def _copied(
+    call: Invocation, places: Places, bases: list[str], context: Context, *, moves: bool = False
+) -> Refusal | None:
+    """The destination of a copy or move: a protected file, or one of the same name in it; the
+    sources of a move (or of rsync --remove-source-files): none protected nor holding one; the
     source of a link (`ln`, `cp -s|-l`): a protected file or `.cortex/`, which a later Write
     through the link would reach with a path that names none of the guard's places."""
     from cortex_hooks.guard.shell_words import Arg
 
-    operands = [arg for arg in _operands(call.args) if not (call.program == "scp" and ":" in arg.value)]
-    target = _option_value(call.args, "t", "--target-directory") if call.program != "rsync" else None
-    sources = operands if target is not None else operands[:-1]
-    if target is None and operands:
-        target = operands[-1] if len(operands) > 1 else Arg(".")
-    if target is None:
-        return _from_stdin(call, places)
+    words = [arg for arg in operands(call.args) if not (call.program == "scp" and ":" in arg.value)]
+    target = option_value(call.args, "t", "--target-directory") if call.program != "rsync" else None
+    sources = words if target is not None else words[:-1]
+    if target is None and words and _many(words[-1]):
+        sources = words  # `mv "${files[@]}"`: the last word is many, all but the last of them sources
+    if target is None and words:
+        target = words[-1] if len(words) > 1 else Arg(".")
     values = [arg.value for arg in call.args]
+    if moves or (call.program == "rsync" and "--remove-source-files" in values):
+        refused = _sources_removed(call, places, bases, context, sources, moves=moves)
+        if refused is not None:
+            return refused
+    if target is None:
+        return None
     if call.program == "ln" or (call.program == "cp" and any(map(_links, values))):
         for source in sources:  # a second name the hook would not know (`ln -s .cortex c`)
-            found = places.named(source, bases)
+            found = places.named(source, bases, context=context)
             if found is not None and found[0] != UNKNOWN:
-                return _named("makes a second name, unknown to the hook, for", found)
+                return named("makes a second name, unknown to the hook, for", found)
     if call.program == "rsync" and any(value.startswith("--delete") for value in values):
-        found = places.named(target, bases, whole=True)
+        found = places.named(target, bases, whole=True, context=context)
         if found is not None:
-            return _named("deletes what is not in the source from", found)
-    found = places.named(target, bases)
+            return named("deletes what is not in the source from", found)
+    return _target_written(target, sources, places, bases, context)
+
+
+def _sources_removed(
+    call: Invocation, places: Places, bases: list[str], context: Context, sources: list[Arg], *, moves: bool
+) -> Refusal | None:
+    """What `mv` moves away, or `rsync --remove-source-files` deletes (recursively: -r, -a)."""
+    recursive = moves or any(
+        value in ("-r", "--recursive", "-a", "--archive")
+        or (value[:2] != "--" and value[:1] == "-" and ("r" in value or "a" in value))
+        for value in call.values()
+    )
+    verb = "moves" if moves else "deletes (rsync --remove-source-files)"
+    for found in _operands_named(call, places, bases, context, whole=recursive, only=sources):
+        if recursive or found[0] != FOLDER_KIND:
+            return named(verb, found)
+    for pattern in context.appended or ():
+        hit = places.reached(pattern, whole=recursive)
+        if hit is not None:
+            return named(
+                verb, (UNKNOWN, "what comes on standard input") if pattern.anything else _shown(hit, places)
+            )
+    return None
+
+
+def _target_written(
+    target: Arg, sources: list[Arg], places: Places, bases: list[str], context: Context
+) -> Refusal | None:
+    """A copy's or move's destination: a protected file, or a folder where a source of the same
+    name as one would land on it."""
+    from cortex_hooks.guard.shell_words import Arg
+
+    found = places.named(target, bases, context=context)
     if found is not None and found[0] in FILES:
-        return _named("writes over", found)
+        return named("writes over", found)
     for source in sources:
         name = source.value.rstrip("/").rsplit("/", 1)[-1]
+        if source.expands or context.binds(source):
+            continue  # its name is only known at run time: the target folder decides (above)
         inside = Arg(
             f"{target.value.rstrip('/')}/{name}", expands=target.expands or source.expands, tilde=target.tilde
         )
-        found = places.named(inside, bases)
+        found = places.named(inside, bases, context=context)
         if found is not None and (found[0] in FILES or places.concrete(found[1])):
-            return _named("writes over", found)
-    return _from_stdin(call, places)
+            return named("writes over", found)
+    return None
+
+
+def _many(arg: Arg) -> bool:
+    """A word the shell makes several of (`"$@"`, `"${files[@]}"`, `$*`)."""
+    return arg.expands and any(mark in arg.value for mark in ("$@", "$*", "[@]", "[*]"))
 
 
 def _links(option: str) -> bool:
@@ -251,82 +362,33 @@ def _links(option: str) -> bool:
     return option.startswith("-") and ("s" in option or "l" in option)
 
 
-def _git(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """`git clean -x` and `git stash --all` delete the ignored `.cortex/`; `git rm`, `checkout`,
-    `restore` and `mv` of a protected path (a settings file, `.claude/`, `.cortex/`) change it."""
-    values = [arg.value for arg in call.args]
-    index = 0
-    while index < len(values) and values[index].startswith("-"):
-        index += 2 if values[index] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
-    if index >= len(values):
-        return None
-    command, rest = values[index], call.args[index + 1 :]
-    options = [arg.value for arg in rest if arg.value.startswith("-")]
-    if command == "clean" and any(
-        option[:2] != "--" and ("x" in option or "X" in option) for option in options
-    ):
-        return Refusal("", "git clean -x deletes the ignored files, the guard's .cortex/ folder with them")
-    if command == "stash" and any(option in ("-a", "--all") for option in options):
-        return Refusal(
-            "", "git stash --all takes the ignored files away, the guard's .cortex/ folder with them"
-        )
-    staged = "--cached" in options or (
-        command == "restore" and "--staged" in options and "--worktree" not in options
-    )
-    if command in ("rm", "checkout", "restore", "mv") and not staged:
-        for arg in _operands(rest):
-            found = places.named(arg, bases, whole=True)
-            # Only tracked files change: a folder above (`git checkout .`) restores them as
-            # committed, as `git reset --hard` does, and never reaches the ignored `.cortex/`.
-            if (
-                found is not None
-                and found[0] != UNKNOWN
-                and (arg.globbed or found[1] in (places.paths(arg, bases) or []))
-            ):
-                return _named("changes", found)
-    return None
+def _find(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
+    """`find … -delete` that may reach a protected file (its -exec commands are judged as commands
+    of their own, `{}` standing for what find yields); `-fprint FILE` onto a protected file."""
+    from cortex_hooks.guard.self_protection_find import find_yield
 
-
-def _find(call: Invocation, places: Places, bases: list[str]) -> Refusal | None:
-    """`find ROOT … -delete` (or `-exec rm`): refused when a root is protected, or holds a
-    protected thing and no name test keeps it out; `-fprint FILE` onto a protected file."""
-    from cortex_hooks.guard.shell_words import Arg
-
-    values = [arg.value for arg in call.args]
-    start = next((index for index, value in enumerate(values) if value[:1] in ("-", "(", "!")), len(values))
-    roots = call.args[:start] or [Arg(".")]
-    expression = values[start:]
-    for index, value in enumerate(expression[:-1]):
+    values = call.values()
+    for index, value in enumerate(values[:-1]):
         if value in ("-fprint", "-fprint0", "-fprintf", "-fls"):
-            refused = _first([call.args[start + index + 1]], places, bases, "writes")
+            refused = _first([call.args[index + 1]], places, bases, context, "writes")
             if refused is not None:
                 return refused
-    runs = {
-        expression[index + 1]
-        for index, value in enumerate(expression[:-1])
-        if value in ("-exec", "-execdir", "-ok", "-okdir")
-    }
-    if "-delete" not in expression and not runs & (DELETERS | MODES | IN_PLACE | {"shred"}):
+    if "-delete" not in values:
         return None
-    tests = [expression[index + 1] for index, value in enumerate(expression[:-1]) if value in _FIND_TESTS]
-    for root in roots:
-        found = places.named(root, bases, whole=not tests)
-        if found is not None:
-            return _named("deletes", found)
-    for test in tests:
-        if places.mentioned(test) or any(
-            glob_matches(name, test.rsplit("/", 1)[-1]) for name in _PROTECTED_NAMES
-        ):
-            return Refusal("", f"find deletes what {test!r} matches, the guard's files among them")
+    for pattern in find_yield(call, context):
+        found = places.reached(pattern, whole=False, deleting=True)  # -delete: files, and empty folders
+        if found is not None and found[0] != FOLDER_KIND:
+            return Refusal("", f"find -delete may reach the guard's {found[0]} {found[1]}")
     return None
 
 
-_RULES: tuple[tuple[frozenset[str], Callable[[Invocation, Places, list[str]], Refusal | None]], ...] = (
-    (frozenset({"git"}), _git),
+_RULES: tuple[
+    tuple[frozenset[str], Callable[[Invocation, Places, list[str], Context], Refusal | None]], ...
+] = (
     (frozenset({"find"}), _find),
     (DELETERS, _deleted),
+    (frozenset({"mv"}), _moved),
     (COPIERS, _copied),
     (MODES, _moded),
     (SCRIPTED, _scripted),
-    (frozenset({"tar", "zip"}), _archived),
 )

@@ -33,6 +33,37 @@ MANAGED_SETTINGS = (  # what an administrator sets, above every other source
 SETTINGS_BYTES = 1 << 20
 
 
+_READ_FOLDERS = frozenset({"commands", "agents", "skills", "rules", "output-styles", "hooks", "plugins"})
+
+
+def loaded(path: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """What a file at `path` would be to Claude Code when it is one it loads (None: none): a
+    memory file (`CLAUDE.md`, `CLAUDE.local.md` in any folder), `.mcp.json`, `~/.claude.json`,
+    managed settings, and in a `.claude/` folder or its configuration folder a settings, memory
+    or other Markdown or JSON file, or anything in its commands, agents, skills, rules, hooks or
+    plugins. A command writing such a file puts text before the model or changes what Claude
+    Code runs (a report beside the global database, `~/.claude/memory/report.html`, is none)."""
+    full = unicodedata.normalize("NFC", os.path.abspath(os.path.expanduser(path)))
+    folder = _real(config_folder(environ)).rstrip(os.sep) + os.sep
+    for each in dict.fromkeys((full, _real(full))):
+        name = os.path.basename(each)
+        parts = each.split(os.sep)
+        if name.upper().startswith("CLAUDE") and name.lower().endswith(".md"):
+            return "a memory file Claude Code loads"
+        if name in (".mcp.json", ".claude.json"):
+            return "a file Claude Code reads its MCP servers and settings from"
+        if each in MANAGED_SETTINGS or any(
+            each.startswith(os.path.dirname(m) + os.sep) for m in MANAGED_SETTINGS
+        ):
+            return "Claude Code's managed settings"
+        inside = ".claude" in parts[:-1] or each.startswith(folder)
+        if inside and (
+            name.lower().endswith((".md", ".json", ".jsonl")) or _READ_FOLDERS.intersection(parts)
+        ):
+            return "a file in Claude Code's configuration (settings, commands, agents, skills, memory)"
+    return None
+
+
 def config_folder(environ: Mapping[str, str] = os.environ) -> str:
     """Claude Code's configuration folder: CLAUDE_CONFIG_DIR, else ~/.claude."""
     folder = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cortex_hooks import location
+from cortex_hooks import location, regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import protected, self_protection
 from cortex_hooks.install import guarding
@@ -91,8 +91,7 @@ def _settings_lost(before: str | None, after: str | None) -> list[str]:
 def _current(path: str) -> str | None:
     """A settings file's text as it is now; None when there is none, or none Claude Code could
     read either (the call is then judged on what it writes)."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
-    except (OSError, UnicodeDecodeError):
+    try:  # a regular file of at most a megabyte: never a FIFO, /dev/zero or a 1 GB file (issue 34)
+        return regular_file.read_small(path, 1 << 20).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
         return None

@@ -42,6 +42,7 @@ FIELDS = (
 _TEXTS = FIELDS[1:8]  # anti_pattern to action: text; rewrite: text or null
 # What the file holds: the learnings whose trusted match is more than a warning.
 GUARDED = "(action != 'warn' OR rewrite IS NOT NULL)"
+MAX_BYTES = 64 << 20  # a guard file of 100,000 blocking learnings is a fraction of this
 
 
 def mark(connection: sqlite3.Connection, *, only_blocking: str | None = None) -> None:
@@ -114,9 +115,8 @@ def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int
 def read(database: str) -> list[dict[str, Any]] | None:
     """The learnings the guard file holds (those that block, ask or rewrite), or None when there
     is no usable file. A file of version 1 (before SPEC §16) held only auto-block learnings."""
-    try:
-        with open(guard_path(database), encoding="utf-8") as handle:
-            data = json.load(handle)
+    try:  # never a FIFO or a device put in its place (it would hang the hook, or never end)
+        data = json.loads(regular_file.read_small(guard_path(database), MAX_BYTES))
     except (OSError, ValueError):
         return None
     if (

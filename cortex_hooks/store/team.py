@@ -138,7 +138,7 @@ def listed(connection: sqlite3.Connection) -> list[sqlite3.Row]:
     """The entries in the file now, with their rows' state (learnings: confidence, hits, muted)."""
     return connection.execute(
         """SELECT e.id, e.kind, e.row_id, e.action, e.rewrite,
-                  l.action AS in_force, l.rewrite AS rewrite_in_force, l.muted,
+                  l.action AS in_force, l.rewrite AS rewrite_in_force, l.muted, l.regex,
                   l.access_count AS learning_hits, c.confidence,
                   m.access_count AS memory_hits
            FROM team_entry AS e

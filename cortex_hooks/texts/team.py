@@ -45,7 +45,14 @@ def trusted(result: dict[str, Any]) -> str:
         if result[name]
     ]
     what = f": {', '.join(acting)} now in force" if acting else ""
-    return f"Trusted {PATH} ({_entries(result['entries'])}, digest {result['digest'][:12]}){what}."
+    lines = [f"Trusted {PATH} ({_entries(result['entries'])}, digest {result['digest'][:12]}){what}."]
+    for entry in result.get("rewrites", []):  # each command it will now change before it runs
+        lines.append(
+            f"  rewrite turned on: {clean(entry['id'], one_line=True)}: what "
+            f"`{clean(entry['regex'] or '', one_line=True)}` matches becomes "
+            f"`{clean(entry['rewrite'], one_line=True)}`"
+        )
+    return "\n".join(lines)
 
 
 def added(result: dict[str, Any]) -> str:

@@ -1,0 +1,21 @@
+"""The names of the guard's places and the kinds of protected things, as the deny reasons name
+them (guard.protected uses them; so does guard.reach, which guard.protected uses)."""
+
+from __future__ import annotations
+
+from cortex_hooks.guard import team_path
+
+FOLDER = ".cortex"
+DATABASE_NAME = "cortex.db"
+CONFIG_NAME = "config.toml"
+SETTINGS_FOLDER = ".claude"
+SETTINGS_NAMES = ("settings.json", "settings.local.json")
+TEAM_NAME = team_path.NAME  # the team file, beside the settings files
+# A database is its file and those SQLite and the guard keep beside it: its write-ahead log and
+# shared memory, a rollback journal, the guard file and the writes a hook could not make yet.
+DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".guard", ".pending")
+
+# The kinds of protected things, as the deny reasons name them
+DATABASE, CONFIG, SETTINGS, FOLDER_KIND = "database", "config file", "settings file", "memory folder"
+TEAM = "team file"
+UNKNOWN = "unknown"  # a path the shell only knows at run time ($(…), a variable, a glob in a folder)
