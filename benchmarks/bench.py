@@ -431,13 +431,33 @@ def team_project(venv: str, case: dict[str, Any], work: str) -> None:
             stream.writelines(lines)
 
 
-def build_database(venv: str, path: str, count: int, work: str) -> None:
-    """A database of `count` learnings, written by `cortex-hooks import`."""
+EXAMPLED = 1_000  # learnings whose examples doctor proves (issue 33: within 3 s)
+
+
+def exampled(count: int) -> list[dict[str, Any]]:
+    """`count` Bash learnings, each with a deny and an allow example (SPEC §20), as a person writes
+    them: a program and its dangerous option."""
+    return [
+        {
+            "regex": rf"^tool{number}\s+--danger\b",
+            "tool": "Bash",
+            "anti_pattern": f"tool{number} --danger",
+            "correct_pattern": f"tool{number} --safe",
+            "action": "block",
+            "examples": {"deny": [f"tool{number} --danger now"], "allow": [f"tool{number} --safe now"]},
+        }
+        for number in range(count)
+    ]
+
+
+def build_database(venv: str, path: str, count: int, work: str, examples: int = 0) -> None:
+    """A database of `count` learnings (or of `examples` learnings with examples), written by
+    `cortex-hooks import`."""
     import subprocess
 
-    source = os.path.join(work, f"learnings-{count}.json")
+    source = os.path.join(work, f"learnings-{count}-{examples}.json")
     with open(source, "w", encoding="utf-8") as stream:
-        json.dump(learnings(count), stream)
+        json.dump(learnings(count) + exampled(examples), stream)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     done = subprocess.run(
         [os.path.join(venv, "bin", "cortex-hooks"), "import", source, "--db", path],
@@ -620,6 +640,32 @@ def add_flagged_pairs(path: str, pairs: int) -> None:
             )
     with closing(sqlite3.connect(path)) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+KEEP = """import sys
+from contextlib import closing
+from cortex_hooks.keeper import check
+from cortex_hooks.store.connection import open_database
+for path in sys.argv[1:]:
+    with closing(open_database(path)) as connection:
+        check.adopt(connection, path, check.watched(path, None))
+"""
+
+
+def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
+    """Each database kept by the keeper (SPEC §21), as install keeps a project's: every PreToolUse
+    case then pays the keeper's check, as a user's hook does."""
+    import subprocess
+
+    done = subprocess.run(
+        [os.path.join(venv, "bin", "python"), "-c", KEEP, *databases],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"bench: keeping {databases} failed: {done.stderr.strip()}")
 
 
 def copy_database(source: str, target: str) -> None:
@@ -999,6 +1045,17 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
     ]
+    found.append(
+        {
+            "name": "`cortex-hooks doctor`, proving every learning's examples through the judge",
+            "size": f"{EXAMPLED:,} learnings",
+            "argv": [cli, "doctor"],
+            "payload": "",
+            "db": "examples",
+            "goal": ("seconds", 3.0),  # issue 33
+            "expect": "proved",
+        }
+    )
     found += memory_cases(cli)
     for number, case in enumerate(found):
         database = os.path.join(work, f"case{number}", ".cortex", "cortex.db")
@@ -1008,6 +1065,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
             copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
         case.update(database=database, env=_env(venv, database, work, user))
+        keep(venv, case["env"], [path for path in (database, user) if path])  # as install leaves them
         if case.get("team"):
             team_project(venv, case, work)
         if case.get("claude_project"):
@@ -1079,6 +1137,9 @@ def last_pass(venv: str, work: str) -> None:
 def problem(expect: str, output: dict[str, Any]) -> str | None:
     """What is wrong with a hook run, or None when it did what the case expects."""
     code, stdout, stderr = output["code"], output["stdout"], output["stderr"]
+    if expect == "proved":  # doctor: exit 1 for the wiring a bench folder lacks, never for an example
+        proved = "each fires on its deny examples only" in stdout
+        return None if proved else f"expected every example proved, got {stdout[-600:]!r}"
     if code != 0:
         return f"exit {code}: {stderr.strip() or '(no stderr)'}"
     if expect == "silent" and (stdout.strip() or stderr.strip()):
@@ -1336,6 +1397,7 @@ def prepare(venv: str, work: str) -> None:
     for size in SIZES:
         database = os.path.join(work, f"db{size}", ".cortex", "cortex.db")
         build_database(venv, database, size, work)
+    build_database(venv, os.path.join(work, "dbexamples", ".cortex", "cortex.db"), 0, work, EXAMPLED)
     add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
     print("bench: 100,000 + 10,000 + 1,000 memories ...", file=sys.stderr)
     for name, count, seed in (
