@@ -262,3 +262,70 @@ def test_parallel_hooks_and_the_persons_commands_raise_no_false_alarm(project: P
         outputs = list(pool.map(call, range(24)))
     assert not [output for output in outputs if "systemMessage" in output]
     assert cli_json("integrity")[0]["events"] == []
+
+
+def test_doctor_and_the_report_list_what_was_put_back(project: Path, db: Path, tmp_path: Path) -> None:
+    sql(db, "UPDATE learning SET action = 'warn'")
+    told(hook("ls", project))
+    doctor = cli("doctor").stdout
+    assert "keeper: kept in" in doctor
+    assert "put back: learning #1 (force push): its action went down" in doctor
+    page = tmp_path / "report.html"
+    assert cli("report", "--out", str(page)).code == 0
+    assert "its action went down from block to warn" in page.read_text()
+
+
+def test_install_managed_writes_the_hooks_where_administrators_keep_them(db: Path, tmp_path: Path) -> None:
+    managed = tmp_path / "etc" / "managed-settings.json"
+    managed.parent.mkdir()
+    managed.write_text(json.dumps({"permissions": {"deny": ["Bash(curl:*)"]}}))
+    result = cli("install", "--managed", env={"CORTEX_MANAGED_SETTINGS": str(managed)})
+    assert result.code == 0, result.stderr
+    written = json.loads(managed.read_text())
+    assert {"PreToolUse", "SessionStart", "SessionEnd"} <= set(written["hooks"])
+    assert "Bash(curl:*)" in written["permissions"]["deny"]  # what was there stays
+    assert "Edit(~/.claude/settings.json)" in written["permissions"]["deny"]
+    assert cli("uninstall", "--managed", env={"CORTEX_MANAGED_SETTINGS": str(managed)}).code == 0
+    assert json.loads(managed.read_text()) == {"permissions": {"deny": ["Bash(curl:*)"]}}
+
+
+def test_a_full_disk_never_lets_a_learned_deny_through(project: Path, db: Path, tmp_path: Path) -> None:
+    """The database on a file system filled to the last byte (a tmpfs of a private mount namespace,
+    filled with dd as the agent could): the boost cannot be written, the deny stands."""
+    unshare = shutil.which("unshare") or "/usr/bin/unshare"
+    prefix = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-r", "-m"]
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (
+        'mount -t tmpfs -o size=4m tmpfs "$1" && cp -a "$2"/cortex.db* "$1"/ '
+        '&& (dd if=/dev/zero of="$1/fill" bs=4096 2>/dev/null; true) '
+        '&& CORTEX_DB="$1/cortex.db" "$3" < "$4"'
+    )
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Bash",
+                                   "tool_input": {"command": "git push --force"}}))  # fmt: skip
+    from support import script as installed
+
+    try:
+        result = subprocess.run(
+            [
+                *prefix,
+                "sh",
+                "-c",
+                script,
+                "sh",
+                str(disk),
+                str(db.parent),
+                installed("cortex-pre-tool-use"),
+                str(payload),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except OSError as error:
+        pytest.skip(f"no private mount namespace here: {error}")
+    if "mount" in result.stderr and result.returncode != 0 and not result.stdout:
+        pytest.skip(f"no tmpfs could be mounted here: {result.stderr.strip()}")
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny", result.stderr

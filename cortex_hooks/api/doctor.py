@@ -55,9 +55,31 @@ def check(databases: Databases, *, repair: bool = False) -> Report:
     if repair and os.path.exists(path):
         _repair(report, path)
     _check_database(report, path)
+    _check_keeper(report, path)
     if databases.scope == "project":
         _check_global(report, databases.user)
     return report
+
+
+def _check_keeper(report: Report, path: str) -> None:
+    """The keeper (SPEC §21): whether it keeps this database, and what it put back lately."""
+    from cortex_hooks.store import keeper
+
+    if not os.path.exists(path):
+        return
+    folder = location.keeper_folder(path)
+    ledger = keeper.ledger(folder)
+    if ledger is None:
+        report.problem(
+            "keeper",
+            f"{path} is not kept: a weakening by another program would not be put back",
+            "cortex-hooks install (or start a session: it keeps the database from then on)",
+        )
+        return
+    watched = len(ledger.get("files") or {})
+    report.ok("keeper", f"kept in {folder}, {watched} files watched")
+    for event in keeper.events(folder, last=5):
+        report.ok("keeper", f"{event.get('at', '?')} put back: {event.get('what', '')}")
 
 
 def _check_team_file(report: Report, project: str, database: str) -> None:

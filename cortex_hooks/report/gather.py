@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, confidence
+from cortex_hooks import clock, confidence, location
 from cortex_hooks.guard import actions
 from cortex_hooks.judging import proof
 from cortex_hooks.report import values
-from cortex_hooks.store import history, learnings, proposals
+from cortex_hooks.store import history, keeper, learnings, proposals
 from cortex_hooks.store import report as store
 
 # What the page shows at most; the rest is counted and named by the command that lists it. These
@@ -74,6 +74,10 @@ def gather(
         nodes=tuple(_node(row, out.get(row["id"], 0)) for row in nodes),
         links=tuple(values.Link(row["from_id"], row["to_id"], row["type"], row["strength"]) for row in edges),
         unproved=tuple(str(failure) for _row, failure in proof.stored(connection, database)),
+        put_back=tuple(
+            (str(event.get("at", "")), str(event.get("what", "")))
+            for event in keeper.events(location.keeper_folder(database), last=10)
+        ),
     )
 
 

@@ -54,6 +54,12 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
             f" The built-in protection denied {totals['protections']:,} calls that would weaken the guard."
         )
     parts = [f'<h2>Activity</h2><p class="lead">{e(lead)}</p>']
+    if report.put_back:  # what the keeper put back (SPEC §21), the latest last
+        items = "".join(f"<li>{instant(at)} UTC: {escaped(what, 400)}</li>" for at, what in report.put_back)
+        parts.append(
+            "<p class=\"lead\">Changes to the guard that cortex-hooks did not make, put back "
+            f"({_cmd(report.run('integrity'))} lists them):</p><ul>{items}</ul>"
+        )
     if drawn is not None and (drawn.verdicts or drawn.memory):
         parts.append('<div class="panel">')
         per = "week" if charts.weeks(report.since, report.generated[:10]) else "day"

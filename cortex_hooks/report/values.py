@@ -119,6 +119,7 @@ class Report:
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
     unproved: tuple[str, ...] = ()  # each rule whose examples the judge does not bear out (SPEC §20)
+    put_back: tuple[tuple[str, str], ...] = ()  # the keeper's latest events: (when, what) (SPEC §21)
     notes: list[str] = field(default_factory=list)  # what was skipped, said on the page
 
     def run(self, verb: str, item: int | None = None) -> str:
