@@ -69,12 +69,8 @@ def _check_keeper(report: Report, path: str) -> None:
         return
     folder = location.keeper_folder(path)
     ledger = keeper.ledger(folder)
-    if ledger is None:
-        report.problem(
-            "keeper",
-            f"{path} is not kept: a weakening by another program would not be put back",
-            "cortex-hooks install (or start a session: it keeps the database from then on)",
-        )
+    if ledger is None:  # said, not a problem: the next session start (or install) keeps it
+        report.ok("keeper", "not kept yet: the next session start or `cortex-hooks install` keeps it")
         return
     watched = len(ledger.get("files") or {})
     report.ok("keeper", f"kept in {folder}, {watched} files watched")
