@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from cortex_hooks import clock, location
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.replay_learnings import pack_learnings, proposal_learnings, stored_learnings
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.notes import Notes
 from cortex_hooks.replay import folder
 from cortex_hooks.replay.judge import Learned
@@ -100,6 +101,9 @@ def report(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """These learnings replayed over the transcripts of `where`."""
+    missing = [path for path in where.paths if not os.path.lexists(path)]
+    if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
+        raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)
     since = _since(where.since_days)
     paths = where.paths or [folder.project_folder(location.project_root())]
     skipped: list[tuple[str, str]] = []
