@@ -62,6 +62,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "CLAUDE_CONFIG_DIR",
         "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
         "CLAUDE_CODE_SIMPLE",
+        # a terminal's width, which cuts the lines of list and explain: tests that want one set it
+        "COLUMNS",
     ):
         monkeypatch.delenv(variable, raising=False)
     # Semantic recall off unless a test turns it on: the results of keyword recall do not depend

@@ -182,7 +182,7 @@ def _command(argv: list[str]) -> str | None:
 def _dispatch(argv: list[str]) -> int:
     command = _command(argv)
     args = parser([MODULES[command]] if command in MODULES else None).parse_args(argv)
-    if args.command is None:  # bare `cortex-hooks`: where to start, not a usage error
+    if "run" not in args:  # no command (bare `cortex-hooks`): where to start, not a usage error
         from cortex_hooks.cli import overview
 
         sys.stdout.write(overview.text())
