@@ -1,6 +1,6 @@
-"""The text of explain: the decision, then each learning as the hook evaluated it — a match in
-full, any other candidate in two lines — every line within the width given, a regex cut to
-REGEX characters (`--json` has everything whole)."""
+"""The text of explain: the decision, then each learning as the hook evaluated it — the matches
+first and in full, any other candidate in two lines — every line within the width given, a regex
+cut to REGEX characters (`--json` has everything whole)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def explained(result: Explained, *, every: bool, width: int | None = None) -> st
     """The decision and the learnings for this tool (`every`: for other tools too); each line cut
     to `width` characters (None: whole, for a pipe or a file)."""
     shown = [report for report in result.learnings if every or report["tool_accepted"]]
+    shown.sort(key=lambda report: not report["result"].startswith("match"))  # what decides first
     decision = DECISIONS.get(result.decision, result.decision.upper())
     lines = [f"Tool call: {clean(result.tool, one_line=True)} — the hook would: {decision}"]
     if result.built_in is not None:
