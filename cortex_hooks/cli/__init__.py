@@ -194,11 +194,32 @@ def _dispatch(argv: list[str]) -> int:
 
     try:
         result: int = args.run(args)
+        if result == 0 and _changes_memories(command, args):
+            from cortex_hooks.api import surface
+
+            surface.follow(database.of(args), database.notes())
     finally:
         notes = upgrade_notes()  # said after a command that succeeded; a failure is its one line
     for note in notes:  # a database of an older version, migrated by this command
         print(f"cortex-hooks: {note}", file=sys.stderr)
     return result
+
+
+# The commands that change a memory, in either scope: the project's push surface follows each
+# (api.surface.follow), since Claude Code reads it when a session starts, before any hook runs.
+CHANGES_MEMORIES = frozenset(
+    {
+        *("remember", "forget", "index-code", "link", "move", "import", "consolidate", "lifecycle"),
+        *(f"memories {action}" for action in ("update", "pin", "unpin", "archive", "restore")),
+        "reflect decay",
+    }
+)
+
+
+def _changes_memories(command: str | None, args: argparse.Namespace) -> bool:
+    action = getattr(args, "action", None)
+    said = f"{command} {action}" if action and action != command else command
+    return said in CHANGES_MEMORIES and not getattr(args, "dry_run", False)
 
 
 def parser(modules: list[str] | None = None) -> argparse.ArgumentParser:

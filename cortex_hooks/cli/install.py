@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         outcome.removed += _purged(memory)
         outcome.doomed.append(memory)
     outcome.packs = _packs(args, dry_run=False)
+    outcome.surface = _surface(args)
     report.done(args, outcome)
     return 0
 
@@ -170,6 +171,23 @@ def _packs(args: argparse.Namespace, *, dry_run: bool) -> Protection | None:
     on = {summary["pack"] for summary in enabled}
     on |= {name for name, state in api.states(where).items() if state[_packs_scope(args)]}
     return Protection(_packs_scope(args), enabled, {name: len(packs.load(name)) for name in sorted(on)})
+
+
+def _surface(args: argparse.Namespace) -> str | None:
+    """install in a project: the push surface written now, so that the import install added
+    resolves from the first session (SessionEnd and every change of a memory keep it current);
+    its path, or None (a user-scope install, or the surface turned off in config.toml)."""
+    if args.action != "install" or args.scope == "user":
+        return None
+    from cortex_hooks.api import databases as db
+    from cortex_hooks.api import surface
+
+    where, notes = database.of(args).acting_on("project"), database.notes()
+    if not db.config(where, notes).surface:
+        return None
+    written = surface.refresh(where, notes)
+    notes.extend(written.result.skipped)
+    return written.result.path
 
 
 def _packs_scope(args: argparse.Namespace) -> str:

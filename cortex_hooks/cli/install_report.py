@@ -35,6 +35,7 @@ class Outcome:
     plans: list[Plan]  # the settings first
     database: dict[str, Any] | None = None  # install: the project's database, and whether created
     packs: Protection | None = None  # install: the packs; None for uninstall
+    surface: str | None = None  # install: the push surface's file, written
     emptied: list[str] = field(default_factory=list)  # uninstall: folders it left empty, removed
     removed: list[str] = field(default_factory=list)  # uninstall --purge: the memory's paths removed
     doomed: list[purge.Memory] = field(default_factory=list)  # …the memories they were
@@ -103,6 +104,10 @@ def done(args: argparse.Namespace, outcome: Outcome) -> None:
     if outcome.database is not None:
         state = "created" if outcome.database["created"] else "in place"
         render.say(f"Database {clean(outcome.database['path'])}: {state}.")
+    if outcome.surface is not None:
+        render.say(
+            f"Memory surface {clean(outcome.surface)}: up to date (Claude Code reads it at session start)."
+        )
     _last_words(args, outcome)
 
 
@@ -115,6 +120,7 @@ def _json(args: argparse.Namespace, outcome: Outcome) -> None:
         "notes": files.notes(args),
     }
     if args.action == "install":
+        done["surface"] = outcome.surface
         done["packs"] = outcome.packs.enabled if outcome.packs else []
         done["protected"] = outcome.packs.on if outcome.packs else {}
     else:

@@ -31,7 +31,7 @@ NAMED_FILES = 50  # changed files looked for in the memories: the first 50 (a hu
 DEFAULT_BRANCHES = frozenset({"main", "master"})  # every memory saying "main" would name it
 HEADER = (
     "## Memory (cortex-hooks)\n"
-    "Rewritten at each session end (keep your own notes outside the markers). Each entry ends with "
+    "Rewritten as the memory changes (keep your notes outside the markers). Each entry ends with "
     "the command that shows it in full; search with `cortex-hooks recall WORDS`."
 )
 # The same digest carried by SessionStart's context, where Claude Code reads no surface file
