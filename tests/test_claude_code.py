@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -210,6 +211,23 @@ def tool_result(messages: list[dict[str, Any]], tool_use_id: str) -> dict[str, A
             if isinstance(block, dict) and block.get("tool_use_id") == tool_use_id:
                 return block
     raise AssertionError(f"no tool_result for {tool_use_id}")
+
+
+# From 2.1.328 Claude Code offers an MCP server's tools through its ToolSearch tool: named in the
+# system prompt as deferred tools, their schemas loaded when the model asks (2.1.197 lists them).
+DEFERRED = re.compile(r"deferred tools are now available via ToolSearch\b[^\n]*\n((?:[^\n]+\n)*[^\n]+)")
+
+
+def offered_tools(request: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
+    """The tools a request offers the model, by name, each with its input schema: listed whole
+    (2.1.197), or deferred behind ToolSearch (2.1.328 and later: its schema None here)."""
+    listed: dict[str, dict[str, Any] | None] = {
+        tool["name"]: tool.get("input_schema") for tool in request.get("tools", [])
+    }
+    if "ToolSearch" in listed:
+        for block in DEFERRED.findall(text_of(request.get("system")) + "\n" + text_of(request["messages"])):
+            listed.update(dict.fromkeys((line.strip() for line in block.splitlines()), None))
+    return listed
 
 
 def text_of(value: Any) -> str:
