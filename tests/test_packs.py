@@ -70,7 +70,7 @@ def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None
     assert listed["core.git"]["project"] is True
     cli("add", "--anti-pattern", "my own rule", "--correct", "x", "--regex", "y", "--auto-block")
     snapshot = cli("snapshot").stdout
-    assert "NEVER: my own rule" in snapshot
+    assert "blocked: my own rule" in snapshot
     assert "git reset --hard" not in snapshot  # a pack's rules explain themselves when they deny
 
 

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SCRIPTS, cli, payload
+from support import FIXTURES, SCRIPTS, cli, cli_json, payload
 from test_claude_code import after_tool_use, bash, claude, namespace, offered_tools, text_of, tool_result
 from test_claude_code_mcp import run_claude
 
@@ -392,6 +393,50 @@ def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
     assert denied["is_error"] is True
     offered = offered_tools(run.requests[0])  # listed whole, or deferred behind ToolSearch (2.1.328+)
     assert {PLUGIN_TOOL.format(tool.name) for tool in tools.TOOLS} <= set(offered)
+    session = run.result()["session_id"]  # its end recorded by a process of its own (1.5 s budget)
+    deadline = time.monotonic() + 60
+    while not [s for s in sessions(project) if s["id"] == session and s["ended_at"]]:
+        assert time.monotonic() < deadline, sessions(project)
+        time.sleep(0.2)
+
+
+def sessions(project: Path) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = cli_json(
+        "sessions", env={"CORTEX_DB": str(project / ".cortex" / "cortex.db")}
+    )
+    return listed
+
+
+def test_the_end_of_a_session_is_recorded_detached_and_the_hook_returns_at_once(
+    tmp_path: Path, project: Path
+) -> None:
+    """Claude Code kills a plugin's SessionEnd hooks after 1.5 s whatever their `timeout`."""
+    data, path = tmp_path / "data", os.pathsep.join([str(SCRIPTS), system_path()])
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text((FIXTURES / "transcript.jsonl").read_text() * 200)
+    end = payload(
+        "session_end.other", session_id="ended-1", transcript_path=str(transcript), cwd=str(project)
+    )
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    holder = sqlite3.connect(project / ".cortex" / "cortex.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the work cannot be done while this is held: the hook returns
+    try:
+        ran = launch(
+            "session-end", data=data, path=path, stdin=json.dumps(end), project=project, TMPDIR=str(temporary)
+        )
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+        assert not [s for s in sessions(project) if s["id"] == "ended-1"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    deadline = time.monotonic() + 60
+    while not [s for s in sessions(project) if s["id"] == "ended-1" and s["ended_at"]]:
+        assert time.monotonic() < deadline, sessions(project)
+        time.sleep(0.1)
+    while list(temporary.iterdir()):  # the payload's file, removed by the process it fed
+        assert time.monotonic() < deadline, list(temporary.iterdir())
+        time.sleep(0.1)
 
 
 PINNED = "Releases are cut from the trunk branch every Thursday"
