@@ -36,7 +36,7 @@ def claude() -> str:
     if not binary:
         pytest.skip(
             "the Claude Code CLI is absent: set CORTEX_CLAUDE_BIN (.ci/run installs it with "
-            "npm install --prefix .ci-cache/claude @anthropic-ai/claude-code@2.1.197)"
+            "npm install --prefix .ci-cache/claude-2.1.197 @anthropic-ai/claude-code@2.1.197)"
         )
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         pytest.skip(f"CORTEX_CLAUDE_BIN={binary} is not an executable file")

@@ -224,10 +224,16 @@ def settings_path(scope: str) -> str:
 
 def script_path(name: str) -> str:
     """The absolute path of our installed script `name`: beside the running CLI or its Python
-    (not resolved: a virtualenv's python is a symlink out of it), else on PATH."""
+    (not resolved: a virtualenv's python is a symlink out of it), else on PATH. A CLI run through
+    a link on PATH (`~/.local/bin/cortex-hooks`, as the README's install, pipx and uv make them)
+    names the scripts beside what the link points at: the installation itself, whatever becomes
+    of the links."""
     places = [os.path.dirname(os.path.abspath(sys.executable))]
     if sys.argv and sys.argv[0]:
-        places.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+        invoked = os.path.abspath(sys.argv[0])
+        places.insert(0, os.path.dirname(invoked))
+        if os.path.islink(invoked):  # one step only: the installation's own folder may be a link
+            places.insert(0, os.path.dirname(os.path.join(os.path.dirname(invoked), os.readlink(invoked))))
     for place in places:
         candidate = os.path.join(place, name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
