@@ -230,6 +230,13 @@ def offered_tools(request: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
     return listed
 
 
+def written(content: Any) -> str:
+    """A message's text: its content as a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
 def text_of(value: Any) -> str:
     """Every string in a JSON value, joined: what the model reads, whatever the block layout."""
     if isinstance(value, str):
@@ -323,16 +330,15 @@ def test_the_review_prompt_reaches_the_first_request(
     assert run.code == 0, run.explain()
 
     first = run.requests[0]["messages"]
-    context = [
-        message["content"]
+    context = [  # a system message: its content a string (2.1.197), or a list of text blocks (2.1.332)
+        written(message["content"])
         for message in first
         if message["role"] == "system"
-        and isinstance(message["content"], str)
-        and message["content"].startswith("SessionStart hook additional context: ")
+        and written(message["content"]).startswith("SessionStart hook additional context: ")
     ]
     assert len(context) == 1, text_of(first)[:3000]
     (text,) = context
-    assert "lost confidence through disuse and awaits review" in text
+    assert "lost confidence through disuse and awaits the user's review (keep or archive)" in text
     assert f"#{stale['id']} pip install without a venv (confidence 0.40)" in text
     assert f"`cortex-hooks keep {stale['id']}`" in text
     assert f"`cortex-hooks archive {stale['id']}`" in text

@@ -108,8 +108,10 @@ def test_explain_fits_the_terminal_and_keeps_the_match_in_full() -> None:
     assert lines[0] == "Tool call: Bash — the hook would: DENY"
     assert max(len(line) for line in lines) <= 80
     matched = lines.index(next(line for line in lines if line.startswith("#10 git reset --hard")))
+    assert matched == 3  # what decides first, right after the command as it was read
     assert lines[matched + 2].startswith("    match in `git reset --hard` -> deny")
-    assert lines[matched - 1].startswith("    no match: regex ")  # the learning before: two lines
+    assert lines[matched + 3].startswith("#1 ")  # the candidates that do not match: two lines each
+    assert lines[matched + 4].startswith("    no match: regex ")
 
 
 @pytest.mark.usefixtures("packs")
