@@ -45,6 +45,11 @@ REPO = os.path.dirname(HERE)
 SIZES = (10, 1_000, 10_000)
 NO_MATCH_COMMAND = "cd /home/dev/proj && python3 -m pytest -q tests/test_smoke.py 2>&1 | tail -n 20"
 DENY_COMMAND = "git push --force origin main"
+# plugin/bin/cortex-launch's PreToolUse before its environment exists (hooks/packs_only)
+PACKS_ONLY = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from cortex_hooks.hooks.packs_only import main; "
+    "sys.exit(main())"
+)
 REWRITE_COMMAND = "cd web && npm install left-pad"
 # Issue 24: commands the reader must read whole before the denied segment at their end.
 HEREDOC_COMMAND = (
@@ -978,6 +983,21 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             ),  # issues 24 and 28: the command reader's import and reading, and the history, included
             "expect": "deny",
         },
+        *(
+            {  # the plugin's launcher runs it while its environment is made: the person's python3
+                "name": f"Plugin not set up yet: PreToolUse by the core packs alone, {said}",
+                "size": None,
+                "argv": [python, "-I", "-c", PACKS_ONLY, os.path.join(REPO, "plugin")],
+                "payload": _bash(command),
+                "db": "10",
+                "goal": None,  # only until the environment is made: measured, not held to a goal
+                "expect": expect,
+            }
+            for said, command, expect in (
+                ("no match", NO_MATCH_COMMAND, "silent"),
+                ("a deny", DENY_COMMAND, "deny"),
+            )
+        ),
         {
             "name": "PreToolUse, a match that rewrites (checked again)",
             "size": 10_000,

@@ -65,6 +65,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "CORTEX_STATE_DIR",
         "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
         "CLAUDE_CODE_SIMPLE",
+        # a terminal's width, which cuts the lines of list and explain: tests that want one set it
+        "COLUMNS",
     ):
         monkeypatch.delenv(variable, raising=False)
     # Semantic recall off unless a test turns it on: the results of keyword recall do not depend

@@ -2,14 +2,17 @@
 compared with what they show (tests/test_docs_examples.py).
 
 A page is one story: its blocks run in order in one bash process, in a fresh HOME
-(`<tmp>/home/dev`) and project (`~/code/my-app`, where `cortex-hooks install` has run), with the clock
-at EXAMPLE_NOW and this installation on PATH as `~/.cortex-hooks/bin` (a link to it: where the
-README's install command puts it). A `$ ` line is a command (a trailing `\\` continues it); the
-lines after it, up to the next command, are its output, stdout and stderr together.
+(`<tmp>/home/dev`) and project (`~/code/my-app`, where `cortex-hooks install --no-packs` has run, so
+that a page's own learnings are numbered from 1), with the clock at EXAMPLE_NOW and this
+installation as the README's install command leaves it: `~/.cortex-hooks` (a link to it), its
+four commands linked into `~/.local/bin`, which ends PATH. A `$ ` line is a command (a trailing
+`\\` continues it); the lines after it, up to the next command, are its output, stdout and
+stderr together.
 
 What a block may not show is said in an HTML comment on the lines right before it,
 `<!-- setup: … -->`: bash run before the block, its output hidden (a setup that fails fails the
-test). `fresh` starts the page's world again; `fresh --bare` without the install. A page whose examples
+test). `fresh` starts the page's world again; `fresh --bare` without the install; `fresh --packs`
+with the README's install as it is (the core packs enabled). A page whose examples
 need an optional extra says so, `<!-- examples-need: MODULE -->`: without it the page is skipped.
 
 The normalization, all of it: the temporary folder's path is removed (so
@@ -130,9 +133,14 @@ fresh() {{
     rm -rf "$HOME"
     mkdir -p "$HOME/code/my-app"
     ln -s {venv} "$HOME/.cortex-hooks"
+    mkdir -p "$HOME/.local/bin" && ln -s "$HOME/.cortex-hooks/bin/cortex-"* "$HOME/.local/bin/"
     export CORTEX_NOW={EXAMPLE_NOW}
     cd "$HOME/code/my-app"
-    [ "${{1:-}}" = --bare ] || cortex-hooks install >/dev/null 2>&1 || echo "cortex-hooks install failed"
+    case ${{1:-}} in
+        --bare) ;;
+        --packs) cortex-hooks install >/dev/null 2>&1 || echo "cortex-hooks install failed" ;;
+        *) cortex-hooks install --no-packs >/dev/null 2>&1 || echo "cortex-hooks install failed" ;;
+    esac
 }}
 fresh
 """
@@ -157,7 +165,7 @@ def script(page_blocks: list[Block], root: Path, venv: Path, marker: str) -> str
 def environment(root: Path) -> dict[str, str]:
     """What the page's bash starts with: nothing of the test's own environment but the basics."""
     return {
-        "PATH": f"{root}/home/dev/.cortex-hooks/bin:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"/usr/local/bin:/usr/bin:/bin:{root}/home/dev/.local/bin",  # as the README's install has it
         "HOME": f"{root}/home/dev",
         "LANG": "C.UTF-8",
         "PYTHONUNBUFFERED": "1",  # stdout and stderr interleaved as a terminal shows them

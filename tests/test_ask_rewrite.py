@@ -404,8 +404,8 @@ def test_the_snapshot_and_the_review_prompt_show_the_action(db: Path) -> None:
     add("blocked one", r"^yy\b", "--action", "block")
     add("weak blocker", r"^xx\b", "--action", "block", "--confidence", "0.40")
     text = cli("snapshot").stdout
-    assert "ASK FIRST: asked one" in text
-    assert "NEVER: blocked one" in text
+    assert "asks first: asked one" in text
+    assert "blocked: blocked one" in text
     start = run(
         "cortex-session-start",
         stdin={"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"},

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,7 @@ def claude() -> str:
     if not binary:
         pytest.skip(
             "the Claude Code CLI is absent: set CORTEX_CLAUDE_BIN (.ci/run installs it with "
-            "npm install --prefix .ci-cache/claude @anthropic-ai/claude-code@2.1.197)"
+            "npm install --prefix .ci-cache/claude-2.1.197 @anthropic-ai/claude-code@2.1.197)"
         )
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         pytest.skip(f"CORTEX_CLAUDE_BIN={binary} is not an executable file")
@@ -212,6 +213,30 @@ def tool_result(messages: list[dict[str, Any]], tool_use_id: str) -> dict[str, A
     raise AssertionError(f"no tool_result for {tool_use_id}")
 
 
+# From 2.1.328 Claude Code offers an MCP server's tools through its ToolSearch tool: named in the
+# system prompt as deferred tools, their schemas loaded when the model asks (2.1.197 lists them).
+DEFERRED = re.compile(r"deferred tools are now available via ToolSearch\b[^\n]*\n((?:[^\n]+\n)*[^\n]+)")
+
+
+def offered_tools(request: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
+    """The tools a request offers the model, by name, each with its input schema: listed whole
+    (2.1.197), or deferred behind ToolSearch (2.1.328 and later: its schema None here)."""
+    listed: dict[str, dict[str, Any] | None] = {
+        tool["name"]: tool.get("input_schema") for tool in request.get("tools", [])
+    }
+    if "ToolSearch" in listed:
+        for block in DEFERRED.findall(text_of(request.get("system")) + "\n" + text_of(request["messages"])):
+            listed.update(dict.fromkeys((line.strip() for line in block.splitlines()), None))
+    return listed
+
+
+def written(content: Any) -> str:
+    """A message's text: its content as a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
 def text_of(value: Any) -> str:
     """Every string in a JSON value, joined: what the model reads, whatever the block layout."""
     if isinstance(value, str):
@@ -305,16 +330,15 @@ def test_the_review_prompt_reaches_the_first_request(
     assert run.code == 0, run.explain()
 
     first = run.requests[0]["messages"]
-    context = [
-        message["content"]
+    context = [  # a system message: its content a string (2.1.197), or a list of text blocks (2.1.332)
+        written(message["content"])
         for message in first
         if message["role"] == "system"
-        and isinstance(message["content"], str)
-        and message["content"].startswith("SessionStart hook additional context: ")
+        and written(message["content"]).startswith("SessionStart hook additional context: ")
     ]
     assert len(context) == 1, text_of(first)[:3000]
     (text,) = context
-    assert "lost confidence through disuse and awaits review" in text
+    assert "lost confidence through disuse and awaits the user's review (keep or archive)" in text
     assert f"#{stale['id']} pip install without a venv (confidence 0.40)" in text
     assert f"`cortex-hooks keep {stale['id']}`" in text
     assert f"`cortex-hooks archive {stale['id']}`" in text

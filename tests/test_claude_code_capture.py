@@ -23,6 +23,7 @@ from test_claude_code import (  # noqa: F401 (fixtures)
     run_claude,
     text_of,
     tool_result,
+    written,
 )
 
 pytestmark = pytest.mark.claude_cli
@@ -31,12 +32,11 @@ MAKEFILE = "test:\n\t@echo all tests passed\n"
 
 
 def start_context(request: dict[str, Any]) -> str:
-    texts = [
-        message["content"]
+    texts = [  # a system message: its content a string (2.1.197), or a list of text blocks (2.1.332)
+        written(message["content"])
         for message in request["messages"]
         if message["role"] == "system"
-        and isinstance(message["content"], str)
-        and message["content"].startswith("SessionStart hook additional context: ")
+        and written(message["content"]).startswith("SessionStart hook additional context: ")
     ]
     return "\n".join(texts)
 

@@ -14,6 +14,7 @@ from test_claude_code import (  # the fixtures and helpers of the hooks' real-cl
     bash,
     claude,
     namespace,
+    offered_tools,
     text_of,
     tool_result,
 )
@@ -67,12 +68,10 @@ def test_the_model_recalls_through_the_mcp_server(claude: str, namespace: list[s
     run = run_claude(claude, namespace, project, [mcp("cortex_recall", query="deploy"), {"text": "Noted."}])
     assert run.code == 0, run.explain()
 
-    offered = {tool["name"]: tool for tool in run.requests[0]["tools"]}
-    assert (
-        offered["mcp__cortex__cortex_recall"]["input_schema"]["properties"]
-        == (SCHEMAS["cortex_recall"]["properties"])
-    )
+    offered = offered_tools(run.requests[0])  # listed whole, or deferred behind ToolSearch (2.1.328+)
     assert {f"mcp__cortex__{name}" for name in SCHEMAS} <= set(offered)
+    schema = offered["mcp__cortex__cortex_recall"]
+    assert schema is None or schema["properties"] == SCHEMAS["cortex_recall"]["properties"]
     result = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
     assert result.get("is_error") in (None, False), result
     seen = text_of(result["content"])
@@ -80,6 +79,33 @@ def test_the_model_recalls_through_the_mcp_server(claude: str, namespace: list[s
     assert "(project memory, context, score 0." in seen
     (memory,) = cli_json("memories", "list", env=database(project))
     assert memory["access_count"] == 1  # the recall counted, as the CLI's does
+
+
+def test_the_model_loads_a_deferred_tool_through_tool_search_then_calls_it(
+    claude: str, namespace: list[str], project: Path
+) -> None:
+    """Claude Code 2.1.328 and later: the server's tools are named, deferred; ToolSearch loads one
+    (its schema, ours) and the call works. (2.1.197 lists them whole: nothing to load.)"""
+    cli("remember", "We deploy with fly.io from the main branch only", env=database(project))
+    probe = run_claude(claude, namespace, project, [{"text": "Noted."}])
+    assert probe.code == 0, probe.explain()
+    offered = offered_tools(probe.requests[0])
+    if offered.get("mcp__cortex__cortex_recall") is not None:
+        pytest.skip("this Claude Code lists the MCP tools whole (no ToolSearch)")
+    search = {"tool_use": {"name": "ToolSearch", "input": {"query": "select:mcp__cortex__cortex_recall"}}}
+    run = run_claude(
+        claude, namespace, project, [search, mcp("cortex_recall", query="deploy"), {"text": "Ok."}]
+    )
+    assert run.code == 0, run.explain()
+    loaded = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
+    assert loaded.get("is_error") in (None, False), loaded
+    later = {tool["name"]: tool for tool in run.requests[1].get("tools", [])}
+    assert (
+        later["mcp__cortex__cortex_recall"]["input_schema"]["properties"]
+        == (SCHEMAS["cortex_recall"]["properties"])
+    )
+    recalled = tool_result(after_tool_use(run.requests[2], "toolu_mock_2"), "toolu_mock_2")
+    assert "We deploy with fly.io from the main branch only" in text_of(recalled["content"])
 
 
 def test_a_learning_added_through_mcp_denies_a_bash_call_in_the_same_session(

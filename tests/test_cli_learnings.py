@@ -387,7 +387,6 @@ def test_invalid_add_is_refused_and_creates_nothing(option: tuple[str, str], db:
         ("add", "--correct", "b"),
         ("add", "--no-regex", "--anti-pattern", "", "--correct", "b"),
         ("frobnicate",),
-        (),
         ("add", "--no-regex", "--anti-pattern", "a", "--correct", "b", "--no-such-option"),
         ("show",),
         ("show", "abc"),

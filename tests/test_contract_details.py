@@ -77,7 +77,7 @@ def test_older_memories_are_counted_beside_recent_ones() -> None:
     text = cli("snapshot", env=recent).stdout
     assert "- #3 new: r" in text
     assert "2 older decisions" in text
-    assert "AVOID: new — DO: c" in text
+    assert "- new — the correct way: c" in text
     assert "2 older learnings" in text
 
 

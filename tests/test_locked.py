@@ -146,7 +146,7 @@ def test_session_start_injects_its_context_under_the_lock(db: Path) -> None:
     with write_lock(db):
         result = run(START, stdin=payload("session_start.startup"))
     assert result.code == 0, result.stderr
-    assert "NEVER: rm -rf" in result.json()["hookSpecificOutput"]["additionalContext"]
+    assert "blocked: rm -rf" in result.json()["hookSpecificOutput"]["additionalContext"]
     assert [session["id"] for session in cli_json("sessions", "list")] == [
         payload("session_start.startup")["session_id"]
     ]

@@ -180,24 +180,62 @@ def first_command() -> str:
     return "\n".join(lines)
 
 
-def test_the_readmes_first_command_works_in_a_fresh_home(bare: Path, tmp_path: Path) -> None:
+def shells(home: Path, path: str) -> dict[str, list[str]]:
+    """What a new login shell and a new interactive bash find for python3, pip and cortex-hooks."""
+    found = {}
+    for flags in ("-lc", "-ic"):
+        done = subprocess.run(
+            ["bash", flags, "for name in python3 pip cortex-hooks; do command -v $name || echo -; done"],
+            env={"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "TERM": "dumb"},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        found[flags] = done.stdout.split()
+    return found
+
+
+@pytest.mark.parametrize("skeleton", ["empty", "debian"])
+def test_the_readmes_first_command_works_in_a_fresh_home(bare: Path, tmp_path: Path, skeleton: str) -> None:
+    """It installs, wires the project, and puts cortex-hooks on PATH in new shells, login and
+    interactive, while python3 and pip stay the ones found before (a HOME with nothing in it, and
+    one with Debian's ~/.profile and ~/.bashrc, which a new account gets from /etc/skel)."""
     source = clone(bare, tmp_path)
     home = tmp_path / "fresh-home"
-    home.mkdir()
+    if skeleton == "debian":
+        if not Path("/etc/skel/.profile").is_file():
+            pytest.skip("no /etc/skel/.profile on this machine")
+        shutil.copytree("/etc/skel", home)
+    else:
+        home.mkdir()
     env = environment(home)
-    done = subprocess.run(
-        ["bash", "-c", first_command()],
-        cwd=source,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=INSTALL_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "Installed the cortex-hooks hooks in" in done.stdout
-    assert 'export PATH="$HOME/.cortex-hooks/bin:$PATH"' in (home / ".bashrc").read_text()
+    before = shells(home, env["PATH"])
+    assert all(found[2] == "-" for found in before.values()), before  # no cortex-hooks yet
+    for _ in range(2):  # twice: nothing is added to the shells' files a second time
+        done = subprocess.run(
+            ["bash", "-c", first_command()],
+            cwd=source,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Installed the cortex-hooks hooks in" in done.stdout or "already in" in done.stdout
+    after = shells(home, env["PATH"])
+    for flags, found in after.items():
+        assert found[:2] == before[flags][:2], (flags, before, after)  # python3 and pip as they were
+        assert found[2] == str(home / ".local" / "bin" / "cortex-hooks"), (flags, after)
+    linked = sorted(path.name for path in (home / ".local" / "bin").iterdir())
+    assert linked == ["cortex-hooks", "cortex-pre-tool-use", "cortex-session-end", "cortex-session-start"]
+    for rc in (".bashrc", ".profile"):
+        assert (home / rc).read_text().count(".local/bin") <= 2, rc  # ours once, or the distribution's
     project = home / "code" / "my-app"
-    assert (project / ".claude" / "settings.json").exists()
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command == str(home / ".cortex-hooks" / "bin" / "cortex-pre-tool-use")  # the venv's, not the link
     shutil.rmtree(project)  # guards() wires a project of its own, with the same installation
-    guards(home / ".cortex-hooks" / "bin", tmp_path, env)
+    guards(home / ".local" / "bin", tmp_path, env)

@@ -70,7 +70,7 @@ def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None
     assert listed["core.git"]["project"] is True
     cli("add", "--anti-pattern", "my own rule", "--correct", "x", "--regex", "y", "--auto-block")
     snapshot = cli("snapshot").stdout
-    assert "NEVER: my own rule" in snapshot
+    assert "blocked: my own rule" in snapshot
     assert "git reset --hard" not in snapshot  # a pack's rules explain themselves when they deny
 
 
@@ -157,7 +157,7 @@ def test_an_unknown_pack_is_refused_with_the_names(name: str) -> None:
     assert "core.git" in result.stderr
 
 
-def test_install_names_the_packs_and_install_packs_core_enables_them(
+def test_install_no_packs_enables_none_and_says_how_and_install_packs_enables_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = tmp_path / "project"
@@ -165,15 +165,21 @@ def test_install_names_the_packs_and_install_packs_core_enables_them(
     monkeypatch.chdir(project)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     monkeypatch.delenv("CORTEX_DB", raising=False)
-    plain = cli("install")
+    plain = cli("install", "--no-packs")
     assert plain.code == 0, plain.stderr
-    assert "cortex-hooks packs enable core" in plain.stdout
+    assert plain.stdout.splitlines()[-1] == (
+        "No pack protects in this project: the guard holds your learnings only "
+        "(cortex-hooks packs enable core)."
+    )
     database = project / ".cortex" / "cortex.db"
     assert pack_rows(database) == {}
-    enabled = cli("install", "--packs", "core", "--json")
+    enabled = cli("install", "--packs", "core.git", "--json")
     assert enabled.code == 0, enabled.stderr
-    assert [item["pack"] for item in enabled.json()["packs"]] == ["core.filesystem", "core.git"]
+    assert [item["pack"] for item in enabled.json()["packs"]] == ["core.git"]
+    assert enabled.json()["protected"] == {"core.git": len(packs.load("core.git"))}
     assert "core.git:reset-hard" in pack_rows(database)
+    assert not any(slug.startswith("core.filesystem") for slug in pack_rows(database))
+    assert cli("install", "--packs", "core", "--no-packs").code == 2  # one or the other
 
 
 def test_export_and_import_carry_the_slug(db: Path, tmp_path: Path) -> None:

@@ -8,15 +8,17 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
+import sys
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import SCRIPTS, cli, payload
-from test_claude_code import after_tool_use, bash, claude, namespace, text_of, tool_result
+from support import FIXTURES, SCRIPTS, cli, cli_json, payload
+from test_claude_code import after_tool_use, bash, claude, namespace, offered_tools, text_of, tool_result
 from test_claude_code_mcp import run_claude
 
 from cortex_hooks.install.wiring import SCRIPTS as HOOK_SCRIPTS
@@ -294,11 +296,11 @@ def test_without_python_every_hook_fails_open_and_says_so_once(tmp_path: Path, p
     assert "setting up its Python environment" in json.loads(first.stdout)["systemMessage"]
     wait_for(data / "setup.failed")
     wait_for_gone(data / "setup.lock")
-    told = launch("session-start", data=data, path=path, project=project)
+    told = launch("pre-tool-use", data=data, path=path, project=project)
     assert told.returncode == 0
     message = json.loads(told.stdout)["systemMessage"]
     assert "could not set up its Python environment (no python3 >= 3.11 found" in message
-    for hook in ("pre-tool-use", "session-end", "session-start"):
+    for hook in ("pre-tool-use", "session-end"):
         again = launch(hook, data=data, path=path, project=project)
         assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
     served = launch("mcp", data=data, path=path, stdin="", project=project)
@@ -326,6 +328,13 @@ def test_the_plugin_makes_its_own_environment_from_its_folder(tmp_path: Path, pr
     )["project"]["version"]
     ran = launch("pre-tool-use", data=data, path=path, stdin=deny_payload(project), project=project)
     assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny", ran.stderr
+    # the core packs, enabled once in the user-global memory, guard a project that has no memory
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    guarded = launch("pre-tool-use", data=data, path=path, stdin=bash_payload(RESET, fresh), project=fresh)
+    assert json.loads(guarded.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny", guarded.stderr
+    assert (data / "packs.enabled").exists()
+    assert not (fresh / ".cortex").exists()
     served = launch(
         "mcp", data=data, path=path, project=project, stdin='{"jsonrpc": "2.0", "id": 0, "method": "ping"}\n'
     )
@@ -382,8 +391,52 @@ def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
     assert not (project / "ran.flag").exists(), "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
     assert denied["is_error"] is True
-    offered = {tool["name"] for tool in run.requests[0]["tools"]}
-    assert {PLUGIN_TOOL.format(tool.name) for tool in tools.TOOLS} <= offered
+    offered = offered_tools(run.requests[0])  # listed whole, or deferred behind ToolSearch (2.1.328+)
+    assert {PLUGIN_TOOL.format(tool.name) for tool in tools.TOOLS} <= set(offered)
+    session = run.result()["session_id"]  # its end recorded by a process of its own (1.5 s budget)
+    deadline = time.monotonic() + 60
+    while not [s for s in sessions(project) if s["id"] == session and s["ended_at"]]:
+        assert time.monotonic() < deadline, sessions(project)
+        time.sleep(0.2)
+
+
+def sessions(project: Path) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = cli_json(
+        "sessions", env={"CORTEX_DB": str(project / ".cortex" / "cortex.db")}
+    )
+    return listed
+
+
+def test_the_end_of_a_session_is_recorded_detached_and_the_hook_returns_at_once(
+    tmp_path: Path, project: Path
+) -> None:
+    """Claude Code kills a plugin's SessionEnd hooks after 1.5 s whatever their `timeout`."""
+    data, path = tmp_path / "data", os.pathsep.join([str(SCRIPTS), system_path()])
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text((FIXTURES / "transcript.jsonl").read_text() * 200)
+    end = payload(
+        "session_end.other", session_id="ended-1", transcript_path=str(transcript), cwd=str(project)
+    )
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    holder = sqlite3.connect(project / ".cortex" / "cortex.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the work cannot be done while this is held: the hook returns
+    try:
+        ran = launch(
+            "session-end", data=data, path=path, stdin=json.dumps(end), project=project, TMPDIR=str(temporary)
+        )
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+        assert not [s for s in sessions(project) if s["id"] == "ended-1"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    deadline = time.monotonic() + 60
+    while not [s for s in sessions(project) if s["id"] == "ended-1" and s["ended_at"]]:
+        assert time.monotonic() < deadline, sessions(project)
+        time.sleep(0.1)
+    while list(temporary.iterdir()):  # the payload's file, removed by the process it fed
+        assert time.monotonic() < deadline, list(temporary.iterdir())
+        time.sleep(0.1)
 
 
 PINNED = "Releases are cut from the trunk branch every Thursday"
@@ -451,7 +504,7 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
     assert f"its own Python environment, {data / 'venv'}" in welcome
 
     # the one command the welcome gives puts cortex-hooks in the person's shell
-    (command,) = re.findall(r"To have it in your shell too: (.*?)\. A project", welcome)
+    (command,) = re.findall(r"To have it in your shell too: (.*? ~/\.local/bin/)\. ", welcome)
     linked = subprocess.run(["sh", "-c", command], env={"HOME": str(home)}, check=False, capture_output=True)
     assert linked.returncode == 0, linked.stderr
     person = home / ".local" / "bin" / "cortex-hooks"
@@ -476,3 +529,165 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
 
 def mcp_recall() -> dict[str, Any]:
     return {"tool_use": {"name": PLUGIN_TOOL.format("cortex_recall"), "input": {"query": "npm"}}}
+
+
+# While its environment is being made: the core packs alone, on the standard library.
+
+RESET = "git reset --hard"
+
+
+def bash_payload(command: str, project: Path) -> str:
+    call = payload("pre_tool_use.bash", cwd=str(project))
+    call["tool_input"] = {"command": command, "description": "task"}
+    return json.dumps(call)
+
+
+def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
+    from test_judgment import CORPORA, DCG, cases, core, denied
+
+    from cortex_hooks.hooks import packs_only
+
+    corpus = [
+        *cases(CORPORA / "pack_core_git.toml"),
+        *cases(CORPORA / "pack_core_filesystem.toml"),
+        *cases(CORPORA / "agent_commands.toml"),
+        *(cases(DCG) if DCG.is_dir() else []),
+    ]
+    assert len(corpus) > 300
+    differ = [
+        command
+        for command, _ in corpus
+        if bool(packs_only.matched("Bash", {"command": command})) != denied(core(), command, "content")
+    ]
+    assert differ == []
+    assert {learning["id"] for learning in packs_only.learnings()} == {record.id for record in core()}
+
+
+def test_the_packs_alone_need_only_the_standard_library(tmp_path: Path) -> None:
+    """Run as the launcher runs it, without any site-packages (-S): pydantic and regex absent."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from cortex_hooks.hooks import packs_only; "
+        "code = packs_only.main(); "
+        "assert not {'pydantic', 'regex'} & set(sys.modules), 'a dependency was imported'; sys.exit(code)"
+    )
+    project = tmp_path / "project"
+    for command, denies in ((RESET, True), ("git status", False), ("rm -rf ~/code", True), ("ls", False)):
+        ran = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", script, str(PLUGIN)],
+            input=bash_payload(command, project),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert (ran.returncode, ran.stderr) == (0, ""), ran.stderr
+        if denies:
+            output = json.loads(ran.stdout)["hookSpecificOutput"]
+            assert output["permissionDecision"] == "deny"
+            assert "only its core packs guard the tool calls" in output["permissionDecisionReason"]
+        else:
+            assert ran.stdout == ""
+    broken = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(PLUGIN)],
+        input="{",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (broken.returncode, broken.stdout, broken.stderr) == (0, "", "")  # fails open
+
+
+def test_while_the_environment_is_made_the_core_packs_deny_and_a_failure_says_how_to_retry_now(
+    tmp_path: Path,
+) -> None:
+    data, project = tmp_path / "data", tmp_path / "project"
+    path = system_path()  # a python3, no cortex-hooks; no package index: the setup fails
+    offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": ""}
+    first = launch(
+        "pre-tool-use",
+        data=data,
+        path=path,
+        stdin=bash_payload(RESET, project),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS="",
+    )
+    assert first.returncode == 0, first.stderr
+    said = json.loads(first.stdout)
+    assert said["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "setting up its Python environment" in said["systemMessage"]
+    assert "only its core packs guard the tool calls" in said["systemMessage"]
+    quiet = launch(
+        "pre-tool-use",
+        data=data,
+        path=path,
+        stdin=bash_payload("git status", project),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS="",
+    )
+    assert (quiet.returncode, quiet.stdout) == (0, "")  # allowed, and the setup was said once
+    wait_for(data / "setup.failed")
+    wait_for_gone(data / "setup.lock")
+    told = launch(
+        "pre-tool-use",
+        data=data,
+        path=path,
+        stdin=bash_payload("git status", project),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS="",
+    )
+    message = json.loads(told.stdout)["systemMessage"]
+    assert "could not set up its Python environment (pip install of cortex-hooks failed" in message
+    (command,) = re.findall(r"or now with: (.*)$", message)
+    assert command == f"sh '{PLUGIN}/bin/cortex-setup' '{PLUGIN}' '{data}'"
+    still = launch(
+        "pre-tool-use",
+        data=data,
+        path=path,
+        stdin=bash_payload(RESET, project),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS="",
+    )
+    assert json.loads(still.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"  # guarded still
+    assert "systemMessage" not in json.loads(still.stdout)  # told once
+
+    # a new session tries again at once, without waiting an hour
+    (data / "setup.failed").write_text("an earlier failure\n")
+    started = launch("session-start", data=data, path=path, PIP_NO_INDEX="1", PIP_FIND_LINKS="")
+    assert (started.returncode, started.stdout) == (0, "")  # tried again quietly
+    wait_for(data / "setup.failed")
+    assert (data / "setup.failed").read_text() != "an earlier failure\n"
+    wait_for_gone(data / "setup.lock")
+    by_hand = subprocess.run(
+        ["sh", "-c", command],
+        env={"HOME": os.environ["HOME"], "PATH": path, **offline},
+        capture_output=True,
+        text=True,
+        timeout=SETUP_TIMEOUT,
+        check=False,
+    )
+    assert by_hand.returncode == 1
+    assert "cortex-setup: pip install of cortex-hooks failed" in by_hand.stderr  # pip's reasons above it
+
+
+@pytest.mark.claude_cli
+def test_the_first_session_of_the_plugin_is_guarded_by_the_core_packs_while_it_sets_up(
+    claude: str, namespace: list[str], tmp_path: Path
+) -> None:
+    home = install_plugin(claude, namespace, tmp_path)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "work.txt").write_text("not committed yet")
+    environment = {"PATH": system_path(), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": ""}  # never ready
+    turns = [bash(f"{RESET} && echo gone > work.txt"), {"text": "Stopped."}]
+    run = run_claude(claude, namespace, project, turns, env=environment)
+    assert run.code == 0, run.explain()
+    assert (project / "work.txt").read_text() == "not committed yet", "the denied command ran"
+    denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
+    assert denied["is_error"] is True
+    assert "core.git:reset-hard" in json.dumps(denied)
+    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"
+    assert not (data / "venv" / ".ready").exists()
+    messages = attachments(run, "hook_system_message")
+    assert any("only its core packs guard the tool calls" in str(message) for message in messages), [
+        entry.get("attachment", entry.get("type")) for entry in run.transcript
+    ]

@@ -136,13 +136,13 @@ def test_sections_split_recent_from_older_and_count_the_rest() -> None:
             NOW,
         )
     )
-    assert built["Never do these (auto-block learnings):"].splitlines()[1:] == [
-        "- NEVER: anti 1 — DO: correct 1",
+    assert built["Calls cortex-hooks blocks (auto-block learnings):"].splitlines()[1:] == [
+        "- blocked: anti 1 — the correct way: correct 1",
         "- … 3 more: `cortex-hooks list`",
     ]
     recent = built["Learnings recorded or updated in the last 7 days:"].splitlines()
     assert recent[1:] == [
-        *(f"- AVOID: anti {n} — DO: correct {n}" for n in range(5)),
+        *(f"- anti {n} — the correct way: correct {n}" for n in range(5)),
         "- … 2 more: `cortex-hooks list`",
     ]
     assert built["Older learnings:"] == "Older learnings:\n- 1 older learning: `cortex-hooks list`"
@@ -218,8 +218,8 @@ def test_session_context_stays_in_budget_and_cuts_the_review_last(budget: int, r
     text = snapshot.session_context(waiting, 3, loaded, NOW, budget=budget, cli="/v/cortex-hooks")
     assert len(text) <= budget
     assert shown(text, "- #") == reviews  # the review's entries (rank 0)
-    assert reviews == 3 or shown(text, "- NEVER") + shown(text, "- 2026-") == 0  # cut last
-    assert shown(text, "- NEVER") > 0 or budget < 3000
+    assert reviews == 3 or shown(text, "- blocked:") + shown(text, "- 2026-") == 0  # cut last
+    assert shown(text, "- blocked:") > 0 or budget < 3000
     assert text.endswith("run it as /v/cortex-hooks)")
 
 

@@ -309,13 +309,13 @@ def test_bad_transcripts_are_named_and_the_rest_is_read(db: Path, tmp_path: Path
     sparse = tmp_path / "bad" / "sparse.jsonl"
     with sparse.open("wb") as stream:
         stream.truncate(2 << 30)  # 2 GB of zeros, no newline
-    result = run_replay(str(tmp_path / "bad"), "/dev/zero", str(tmp_path / "missing.jsonl"))
+    result = run_replay(str(tmp_path / "bad"), "/dev/zero")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert by_id(report)[learning]["denied"] == 3  # good's, truncated's whole one, long's after the line
     named = {Path(item["path"]).name for item in report["skipped"]}
-    assert {"truncated.jsonl", "fifo.jsonl", "long.jsonl", "sparse.jsonl", "zero", "missing.jsonl"} <= named
-    for name in ("truncated.jsonl", "fifo.jsonl", "long.jsonl", "sparse.jsonl", "/dev/zero", "missing.jsonl"):
+    assert {"truncated.jsonl", "fifo.jsonl", "long.jsonl", "sparse.jsonl", "zero"} <= named
+    for name in ("truncated.jsonl", "fifo.jsonl", "long.jsonl", "sparse.jsonl", "/dev/zero"):
         assert name in result.stderr
     assert all(line.startswith("cortex-hooks: ") for line in result.stderr.splitlines())
 
@@ -414,9 +414,18 @@ def test_accept_dry_run_shows_the_replay_of_the_learning_it_would_make(db: Path)
 
 def test_a_path_with_no_transcript_is_not_told_every_call_passed(db: Path, tmp_path: Path) -> None:
     add("force push", r"--force(?![\w-])", "--auto-block")
-    result = cli("replay", str(tmp_path / "missing"))
+    (tmp_path / "empty").mkdir()
+    result = cli("replay", str(tmp_path / "empty"))
     assert result.code == 0
     assert "No tool call was read, so there is nothing to judge." in result.stdout
     assert "let every call through" not in result.stdout
-    assert result.stderr.startswith("cortex-hooks: replay: ")
-    assert "missing" in result.stderr
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error(db: Path, tmp_path: Path) -> None:
+    add("force push", r"--force(?![\w-])", "--auto-block")
+    session(tmp_path / "real.jsonl", ["git push --force"])
+    for args in ([str(tmp_path / "missing.jsonl")], [str(tmp_path / "real.jsonl"), str(tmp_path / "typo")]):
+        result = run_replay(*args)
+        assert result.returncode == 2, result
+        assert result.stdout == ""
+        assert result.stderr == f"cortex-hooks: replay: no such file or folder: {args[-1]}\n"

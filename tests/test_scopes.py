@@ -124,7 +124,7 @@ def test_a_broken_global_database_never_stops_the_project(db: Path, user_db: Pat
     assert "global database skipped" in end.stderr
     assert cli_json("list")[0]["confidence"] == 0.79  # ... and the project decayed all the same
     start = run(START, stdin=payload("session_start.startup"))
-    assert "NEVER: rm -rf" in start.json()["hookSpecificOutput"]["additionalContext"]
+    assert "blocked: rm -rf" in start.json()["hookSpecificOutput"]["additionalContext"]
     assert cli_json("recall", "rm")[0]["kind"] == "learning"  # recall uses the scope it can
     if before is not None:
         assert user_db.read_bytes() == before  # never written

@@ -267,7 +267,7 @@ def test_decisions_recent_with_short_reasoning_older_as_a_count(realistic: Reali
 def test_learnings_every_auto_block_recent_five_older_as_a_count(realistic: Realistic) -> None:
     text = realistic.snapshot
     for anti, correct in AUTO_BLOCK:
-        assert f"NEVER: {anti} — DO: {correct}" in text
+        assert f"blocked: {anti} — the correct way: {correct}" in text
     for recent in ("RECENT-1", "RECENT-2", "RECENT-3", "RECENT-4", "UPDATED-OLD"):
         assert recent in text
     for hidden in ("OLD-1", "OLD-2", "OLD-3", "PRUNABLE", "ARCHIVED-AUTO", "ARCHIVED-RECENT"):
@@ -384,7 +384,7 @@ def test_two_thousand_auto_block_learnings_stay_within_the_budget(
         for learning_id in review_ids:
             assert f"cortex-hooks keep {learning_id}" in text
             assert f"cortex-hooks archive {learning_id}" in text
-        shown = sum(1 for line in text.splitlines() if "NEVER: BLOCK-" in line)
+        shown = sum(1 for line in text.splitlines() if "blocked: BLOCK-" in line)
         assert shown < 2000
         if some_shown:
             assert shown > 0

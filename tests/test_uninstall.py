@@ -80,9 +80,13 @@ def test_the_json_of_an_uninstall_says_what_it_removed_and_kept(project: Path) -
     done = cli("uninstall", "--json", cwd=project, env=PROJECT_DB).json()
     assert done["removed_folders"] == [str(project / ".claude")]
     assert done["memory"] == {"removed": [], "kept": [str(project / ".cortex")]}
-    (settings_entry, claude_local) = done["files"]
+    (settings_entry, claude_local, surface) = done["files"]
     assert (settings_entry["action"], settings_entry["backup"]) == ("removed", None)
     assert claude_local["action"] == "removed"
+    assert (surface["path"], surface["action"]) == (
+        str(project / ".claude" / "cortex-memory.local.md"),
+        "removed",
+    )
 
 
 def test_a_file_that_existed_gets_its_bytes_back_and_no_backup_of_ours(project: Path) -> None:

@@ -62,18 +62,22 @@ def check(name: str | None) -> dict[str, Any]:
     return {"packs": names, "rules": rules, "problems": problems, "ok": not problems}
 
 
-def show(databases: Databases, name: str) -> dict[str, Any]:
-    """One pack's learnings and their state here."""
+def show(databases: Databases, name: str) -> list[dict[str, Any]]:
+    """A pack's learnings and their state here; a group (`core`) as `enable` takes it: each of
+    its packs."""
     found = packs.expand(name)
-    if len(found) != 1:
-        raise CortexError(f"{name!r} is a group of packs ({', '.join(found)}): name one", USAGE)
-    (name,) = found
-    state = states(databases)[name]
-    learnings = [
-        {**record.model_dump(mode="json"), "muted": record.id in state["muted"]}
-        for record in packs.load(name)
-    ]
-    return {"name": name, "project": state["project"], "global": state["global"], "learnings": learnings}
+    every = states(databases)
+    shown = []
+    for one in found:
+        state = every[one]
+        learnings = [
+            {**record.model_dump(mode="json"), "muted": record.id in state["muted"]}
+            for record in packs.load(one)
+        ]
+        shown.append(
+            {"name": one, "project": state["project"], "global": state["global"], "learnings": learnings}
+        )
+    return shown
 
 
 def enable(databases: Databases, name: str, notes: Notes, *, dry_run: bool = False) -> list[dict[str, Any]]:

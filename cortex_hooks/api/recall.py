@@ -72,6 +72,31 @@ def recall(
     return results
 
 
+def archived(
+    databases: Databases,
+    query: str,
+    *,
+    memory_type: str | None = None,
+    kind: str | None = None,
+    scopes: tuple[str, ...] = BOTH,
+) -> list[dict[str, Any]]:
+    """The archived memories a query's words find in these scopes (recall returns active rows):
+    what recall says when it found nothing active. Reads only; counts no access."""
+    words = query_words(query)
+    if not words or kind not in (None, "memory"):
+        return []
+    opened, _skipped = db.both(databases, scopes)  # recall itself has said what was skipped
+    try:
+        return [
+            {"scope": scope.name, "id": row["id"], "summary": row["summary"]}
+            for scope in opened
+            for row in recall_store.archived_memories(scope.connection, words)
+            if memory_type in (None, row["type"])
+        ]
+    finally:
+        close(opened)
+
+
 def _read_team_file(opened: list[Scope], notes: Notes) -> None:
     from cortex_hooks import location
     from cortex_hooks.upkeep import team_file

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from cortex_hooks import clock, location
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal_learnings, stored_learnings
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.notes import Notes
 from cortex_hooks.replay import calls, folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
@@ -106,6 +107,9 @@ def report(
     each: Each | None = None,
 ) -> dict[str, Any]:
     """These rules replayed over the transcripts of `where`."""
+    missing = [path for path in where.paths if not os.path.lexists(path)]
+    if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
+        raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)
     since = _since(where.since_days)
     paths = where.paths or [folder.project_folder(location.project_root())]
     skipped: list[tuple[str, str]] = []

@@ -1,5 +1,7 @@
-"""The push surface (SPEC §9.6): `.claude/cortex-memory.local.md` brought up to date now, from
-both scopes, as SessionEnd does."""
+"""The push surface (SPEC §9.6, §24): `.claude/cortex-memory.local.md` brought up to date now, from
+both scopes, as SessionEnd does — by `surface`, by `install`, and after every command or MCP tool
+that changed a memory (`follow`): Claude Code reads the file when a session starts, before any
+hook of that session could rewrite it, so the file must be current already."""
 
 from __future__ import annotations
 
@@ -37,3 +39,27 @@ def refresh(databases: Databases, notes: Notes, *, dry_run: bool = False) -> Wri
         close(scopes)
     result.skipped[:0] = skipped
     return Written(result, budget, surface_import.imported(project))
+
+
+def follow(databases: Databases, notes: Notes) -> None:
+    """After a memory changed (in either scope): the project's surface rewritten, where the
+    project keeps one (the file exists, or CLAUDE.local.md imports it), its database is the one
+    the change used (a `--db` elsewhere is not this project's memory) and the configuration
+    leaves the surface on. A surface that cannot be written is a note: the change is done."""
+    import os
+
+    project = location.project_root()
+    if not surface_import.wanted(project):
+        return
+    both = databases.acting_on("project")  # the project's surface, whichever scope changed
+    own = os.path.join(project, location.DIRECTORY, location.FILENAME)
+    if not (os.path.exists(both.project) and os.path.exists(own) and os.path.samefile(both.project, own)):
+        return
+    if not db.config(both, notes).surface:
+        return
+    try:
+        written = refresh(both, notes)
+    except CortexError as error:
+        notes.add(f"surface not refreshed: {error}")
+        return
+    notes.extend(written.result.skipped)

@@ -56,8 +56,9 @@ def entry(proposal: dict[str, Any]) -> str:
         f"; {_evidence(first, proposal['signal'])}" if first else ""
     )
     return (
-        f"- #{proposal['id']} ({proposal['signal']}) AVOID: {sanitize.line(proposal['anti_pattern'], 160)}"
-        f" — DO: {sanitize.line(proposal['correct_pattern'], 200)} ({seen}) — {commands(proposal['id'])}"
+        f"- #{proposal['id']} ({proposal['signal']}) {sanitize.line(proposal['anti_pattern'], 160)}"
+        f" — the correct way: {sanitize.line(proposal['correct_pattern'], 200)} ({seen})"
+        f" — {commands(proposal['id'])}"
     )
 
 
@@ -87,7 +88,7 @@ def section(proposals: list[dict[str, Any]], total: int) -> Section:
     one = total == 1
     heading = (
         f"cortex-hooks: {total} proposed learning{'' if one else 's'} from earlier sessions "
-        f"{'awaits' if one else 'await'} the user's answer. Tell the user; accept only if they agree:"
+        f"{'awaits' if one else 'await'} the user's answer (each becomes a learning only if the user agrees):"
     )
     return Section(
         heading,

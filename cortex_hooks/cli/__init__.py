@@ -111,6 +111,15 @@ class _Parser(argparse.ArgumentParser):
         return None
 
 
+class _Top(_Parser):
+    """The top-level parser: its help is the grouped page of cli.overview, not argparse's list."""
+
+    def format_help(self) -> str:
+        from cortex_hooks.cli import overview
+
+        return overview.text()
+
+
 def _listed(items: list[str], last: str) -> str:
     """`a, b or c`."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
@@ -174,6 +183,11 @@ def _command(argv: list[str]) -> str | None:
 def _dispatch(argv: list[str]) -> int:
     command = _command(argv)
     args = parser([MODULES[command]] if command in MODULES else None).parse_args(argv)
+    if "run" not in args:  # no command (bare `cortex-hooks`): where to start, not a usage error
+        from cortex_hooks.cli import overview
+
+        sys.stdout.write(overview.text())
+        return 0
     from cortex_hooks.cli import database
 
     boundary.works_on(database.path(args))
@@ -181,11 +195,32 @@ def _dispatch(argv: list[str]) -> int:
 
     try:
         result: int = args.run(args)
+        if result == 0 and _changes_memories(command, args):
+            from cortex_hooks.api import surface
+
+            surface.follow(database.of(args), database.notes())
     finally:
         notes = upgrade_notes()  # said after a command that succeeded; a failure is its one line
     for note in notes:  # a database of an older version, migrated by this command
         print(f"cortex-hooks: {note}", file=sys.stderr)
     return result
+
+
+# The commands that change a memory, in either scope: the project's push surface follows each
+# (api.surface.follow), since Claude Code reads it when a session starts, before any hook runs.
+CHANGES_MEMORIES = frozenset(
+    {
+        *("remember", "forget", "index-code", "link", "move", "import", "consolidate", "lifecycle"),
+        *(f"memories {action}" for action in ("update", "pin", "unpin", "archive", "restore")),
+        "reflect decay",
+    }
+)
+
+
+def _changes_memories(command: str | None, args: argparse.Namespace) -> bool:
+    action = getattr(args, "action", None)
+    said = f"{command} {action}" if action and action != command else command
+    return said in CHANGES_MEMORIES and not getattr(args, "dry_run", False)
 
 
 def parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
@@ -206,14 +241,13 @@ def parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     common.add_argument(
         "--global-db", metavar="PATH", default=argparse.SUPPRESS, help="the user-global SQLite file"
     )
-    top = _Parser(
+    top = _Top(
         prog="cortex-hooks",
         parents=[common],
         description="Manage the memory cortex-hooks keeps for Claude Code.",
     )
     top.add_argument("--version", action="version", version=f"cortex-hooks {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    commands.required = True
     for name in names:
         importlib.import_module(f"cortex_hooks.cli.{name}").register(commands, common)
     return top

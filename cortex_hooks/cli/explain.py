@@ -40,5 +40,5 @@ def run_explain(args: argparse.Namespace) -> int:
             }
         )
     else:
-        render.say(explained(result, every=args.all))
+        render.say(explained(result, every=args.all, width=render.width()))
     return 0

@@ -18,7 +18,7 @@ from cortex_hooks.api import purge
 from cortex_hooks.cli import database, render
 from cortex_hooks.cli import install_report as report
 from cortex_hooks.cli import purge as purge_cli
-from cortex_hooks.cli.install_report import Outcome
+from cortex_hooks.cli.install_report import Outcome, Protection
 from cortex_hooks.errors import CortexError
 from cortex_hooks.install import file_changes, files, guarding, mcp_registration, restore, settings_text
 from cortex_hooks.install.file_changes import Plan
@@ -76,10 +76,18 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also write the /learn slash command only (.claude/commands/learn.md)",
     )
-    commands.choices["install"].add_argument(
+    packs = commands.choices["install"].add_mutually_exclusive_group()
+    packs.add_argument(
         "--packs",
         metavar="NAMES",
-        help="also enable these packs (comma-separated; core: every core pack); see cortex-hooks packs",
+        help="the packs to enable (comma-separated; default: core, every core pack); see cortex-hooks packs",
+    )
+    packs.add_argument(
+        "--no-packs",
+        dest="packs",
+        action="store_const",
+        const="",
+        help="enable no pack: the guard starts empty (cortex-hooks packs enable core later)",
     )
     commands.choices["install"].add_argument(
         "--with-mcp",
@@ -115,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         outcome.removed += _purged(memory)
         outcome.doomed.append(memory)
     outcome.packs = _packs(args, dry_run=False)
+    outcome.surface = _surface(args)
     _kept(args, [plan.path for plan in outcome.plans[:2] if plan.path.endswith(".json")])
     report.done(args, outcome)
     return 0
@@ -176,22 +185,48 @@ def _purged(memory: purge.Memory) -> list[str]:
         ) from None
 
 
-def _packs(args: argparse.Namespace, *, dry_run: bool) -> list[dict[str, Any]] | None:
-    """`--packs`: each pack enabled (SPEC §14: install enables none by itself), in the project's
-    database, or with `--scope user` in the global one; None when none were asked for."""
-    if args.action != "install" or not getattr(args, "packs", None):
+def _packs(args: argparse.Namespace, *, dry_run: bool) -> Protection | None:
+    """The packs install enables (the core packs unless `--no-packs` or `--packs` names others: a
+    new user is protected from the first session), in the project's database, or with `--scope
+    user` in the global one; and which packs protect that scope then. None for uninstall."""
+    if args.action != "install":
         return None
     from cortex_hooks.api import packs as api
     from cortex_hooks.guard import packs
 
-    where = database.of(args).acting_on("global" if args.scope == "user" else "project")
-    names = [name for given in args.packs.split(",") if given.strip() for name in packs.expand(given.strip())]
+    where = database.of(args).acting_on(_packs_scope(args))
+    asked = "core" if args.packs is None else args.packs  # None: neither --packs nor --no-packs
+    names = [name for given in asked.split(",") if given.strip() for name in packs.expand(given.strip())]
     notes = database.notes()
-    return [
+    enabled = [
         summary
         for name in dict.fromkeys(names)
         for summary in api.enable(where, name, notes, dry_run=dry_run)
     ]
+    on = {summary["pack"] for summary in enabled}
+    on |= {name for name, state in api.states(where).items() if state[_packs_scope(args)]}
+    return Protection(_packs_scope(args), enabled, {name: len(packs.load(name)) for name in sorted(on)})
+
+
+def _surface(args: argparse.Namespace) -> str | None:
+    """install in a project: the push surface written now, so that the import install added
+    resolves from the first session (SessionEnd and every change of a memory keep it current);
+    its path, or None (a user-scope install, or the surface turned off in config.toml)."""
+    if args.action != "install" or args.scope == "user":
+        return None
+    from cortex_hooks.api import databases as db
+    from cortex_hooks.api import surface
+
+    where, notes = database.of(args).acting_on("project"), database.notes()
+    if not db.config(where, notes).surface:
+        return None
+    written = surface.refresh(where, notes)
+    notes.extend(written.result.skipped)
+    return written.result.path
+
+
+def _packs_scope(args: argparse.Namespace) -> str:
+    return "global" if args.scope == "user" else "project"
 
 
 def _refuse_another_projects_folder(args: argparse.Namespace) -> None:
@@ -226,10 +261,16 @@ def settings_path(scope: str) -> str:
 
 def script_path(name: str) -> str:
     """The absolute path of our installed script `name`: beside the running CLI or its Python
-    (not resolved: a virtualenv's python is a symlink out of it), else on PATH."""
+    (not resolved: a virtualenv's python is a symlink out of it), else on PATH. A CLI run through
+    a link on PATH (`~/.local/bin/cortex-hooks`, as the README's install, pipx and uv make them)
+    names the scripts beside what the link points at: the installation itself, whatever becomes
+    of the links."""
     places = [os.path.dirname(os.path.abspath(sys.executable))]
     if sys.argv and sys.argv[0]:
-        places.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+        invoked = os.path.abspath(sys.argv[0])
+        places.insert(0, os.path.dirname(invoked))
+        if os.path.islink(invoked):  # one step only: the installation's own folder may be a link
+            places.insert(0, os.path.dirname(os.path.join(os.path.dirname(invoked), os.readlink(invoked))))
     for place in places:
         candidate = os.path.join(place, name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):

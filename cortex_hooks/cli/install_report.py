@@ -19,12 +19,23 @@ from cortex_hooks.texts.words import clean
 
 
 @dataclass
+class Protection:
+    """The packs of an install: what it enabled (or would), and every pack enabled in the scope
+    after it, with its number of learnings."""
+
+    scope: str  # project, or global for a user-scope install
+    enabled: list[dict[str, Any]]  # api.packs.enable's summary of each pack install enabled
+    on: dict[str, int]  # the packs enabled in the scope then, by name: their learnings
+
+
+@dataclass
 class Outcome:
     """What an install or uninstall did (or, dry, would do)."""
 
     plans: list[Plan]  # the settings first
     database: dict[str, Any] | None = None  # install: the project's database, and whether created
-    packs: list[dict[str, Any]] | None = None  # install --packs: each enabled; None: none asked
+    packs: Protection | None = None  # install: the packs; None for uninstall
+    surface: str | None = None  # install: the push surface's file, written
     emptied: list[str] = field(default_factory=list)  # uninstall: folders it left empty, removed
     removed: list[str] = field(default_factory=list)  # uninstall --purge: the memory's paths removed
     doomed: list[purge.Memory] = field(default_factory=list)  # …the memories they were
@@ -93,6 +104,10 @@ def done(args: argparse.Namespace, outcome: Outcome) -> None:
     if outcome.database is not None:
         state = "created" if outcome.database["created"] else "in place"
         render.say(f"Database {clean(outcome.database['path'])}: {state}.")
+    if outcome.surface is not None:
+        render.say(
+            f"Memory surface {clean(outcome.surface)}: up to date (Claude Code reads it at session start)."
+        )
     _last_words(args, outcome)
 
 
@@ -105,7 +120,9 @@ def _json(args: argparse.Namespace, outcome: Outcome) -> None:
         "notes": files.notes(args),
     }
     if args.action == "install":
-        done["packs"] = outcome.packs or []
+        done["surface"] = outcome.surface
+        done["packs"] = outcome.packs.enabled if outcome.packs else []
+        done["protected"] = outcome.packs.on if outcome.packs else {}
     else:
         done["removed_folders"] = outcome.emptied
         done["memory"] = {"removed": outcome.removed, "kept": [memory.path for memory in outcome.kept]}
@@ -159,24 +176,29 @@ def _what_became_of(plan: Plan, *, first: bool) -> list[str]:
 
 
 def _last_words(args: argparse.Namespace, outcome: Outcome) -> None:
-    """install: the packs; uninstall: the memory it kept or removed."""
+    """install: what protects the scope now; uninstall: the memory it kept or removed."""
     if args.action == "install":
-        lines = pack_lines(outcome.packs)
+        lines = [protected(outcome.packs, dry_run=args.dry_run)] if outcome.packs else []
     else:
         lines = purge_cli.lines(args, outcome.kept, outcome.doomed)
     for line in lines:
         render.say(line)
 
 
-def pack_lines(enabled: list[dict[str, Any]] | None) -> list[str]:
-    """What install says of packs: those it enabled, or which exist and how to enable them."""
-    from cortex_hooks.guard import packs
+def protected(packs: Protection, *, dry_run: bool = False) -> str:
+    """install's last line: which packs protect the scope, or how to have them."""
+    where = "in this project" if packs.scope == "project" else "in every project (the user-global memory)"
+    if not packs.on:
+        return (
+            f"No pack protects {where}: the guard holds your learnings only (cortex-hooks packs enable core)."
+        )
+    from cortex_hooks.guard import packs as shipped
 
-    if enabled is None:
-        return [
-            f"Packs of protective learnings (none enabled): {', '.join(packs.names())};"
-            " enable them with: cortex-hooks packs enable core (or install --packs core)"
-        ]
-    from cortex_hooks.texts import packs as texts
-
-    return [texts.enabled(summary) for summary in enabled]
+    names = list(packs.on)
+    core = set(names) == {name for name in shipped.names() if name.startswith("core.")}
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return (
+        f"{'Would protect' if dry_run else 'Protected'} {where}: {'pack' if len(names) == 1 else 'packs'} "
+        f"{listed}, {sum(packs.on.values())} learnings that deny destructive commands before they run "
+        f"(cortex-hooks packs {'show core' if core else 'list'})."
+    )

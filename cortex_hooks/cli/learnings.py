@@ -141,7 +141,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(learnings)
     else:
-        render.say(texts.table(learnings))
+        render.say(texts.table(learnings, render.width()))
     return 0
 
 

@@ -99,7 +99,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(shown)
     else:
-        render.say(texts.table(shown))
+        render.say(texts.table(shown, render.width()))
     return 0
 
 

@@ -12,12 +12,16 @@ from cortex_hooks.texts import packs as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser("packs", parents=[common], help="shipped learnings that protect on day one")
+    parser = commands.add_parser(
+        "packs", parents=[common], help="shipped learnings that protect on day one (no ACTION: list them)"
+    )
     options.json_flag(parser)
     parser.set_defaults(run=run_list)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", parents=[common], help="the packs, and where each is enabled")
+    listing.set_defaults(run=run_list)
     show = actions.add_parser("show", parents=[common], help="a pack's learnings and their state here")
-    show.add_argument("name", metavar="NAME", help="a pack, e.g. core.git")
+    show.add_argument("name", metavar="NAME", help="a pack, or a group such as core")
     show.set_defaults(run=run_show)
     check = actions.add_parser(
         "check",
@@ -51,8 +55,11 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    pack = api.show(database.of(args), args.name)
-    render.emit_json(pack) if args.json else render.say(texts.shown(pack))
+    shown = api.show(database.of(args), args.name)  # a group's packs, or the one pack named
+    if args.json:
+        render.emit_json(shown[0] if len(shown) == 1 and shown[0]["name"] == args.name else shown)
+    else:
+        render.say("\n\n".join(texts.shown(pack) for pack in shown))
     return 0
 
 

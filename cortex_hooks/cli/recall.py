@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cortex_hooks.api.recall import LIMIT, recall
+from cortex_hooks.api.recall import LIMIT, archived, recall
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import vocabulary
 from cortex_hooks.memory.recall import KINDS
@@ -48,6 +48,11 @@ def run_recall(args: argparse.Namespace) -> int:
     )
     if args.json:
         render.emit_json(found)
-    else:
+    elif found:
         render.say(results(found))
+    else:  # nothing active: whether an archived memory holds the words
+        held = archived(
+            database.of(args), args.query, memory_type=args.type, kind=args.kind, scopes=args.scopes
+        )
+        render.say(results(found, held))
     return 0

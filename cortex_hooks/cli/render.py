@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from typing import Any
 
@@ -29,6 +31,17 @@ def emit_json_line(value: Any) -> None:
 
 def _plain(value: Any) -> Any:
     return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+
+
+def width() -> int | None:
+    """The columns a person's table fills: COLUMNS when it is set, else the terminal's; None when
+    stdout is no terminal (a pipe, a file), where every line is whole for grep and the like."""
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
 
 
 def say(text: str) -> None:

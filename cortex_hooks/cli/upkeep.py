@@ -28,12 +28,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     stats.set_defaults(run=run_stats)
     snapshot = commands.add_parser("snapshot", parents=[common], help="the text SessionStart injects")
     snapshot.set_defaults(run=run_snapshot)
-    group = commands.add_parser("sessions", parents=[common], help="sessions seen by the hooks")
+    group = commands.add_parser(
+        "sessions", parents=[common], help="sessions seen by the hooks (no ACTION: list them)"
+    )
+    group.set_defaults(run=run_sessions)  # `sessions` alone lists, as `sessions list` does
     actions = group.add_subparsers(dest="action", metavar="ACTION", parser_class=type(group))
-    actions.required = True
     listing = actions.add_parser("list", parents=[common], help="every session, the latest first")
     listing.set_defaults(run=run_sessions)
-    for command in (prune, stats, snapshot, listing):
+    for command in (prune, stats, snapshot, group, listing):
         options.json_flag(command)
 
 

@@ -11,8 +11,7 @@ def section(rows: list[dict[str, object]], total: int) -> Section:
     one = total == 1
     heading = (
         f"cortex-hooks: {total} learned anti-pattern{'' if one else 's'} lost confidence "
-        f"through disuse and {'awaits' if one else 'await'} review. "
-        "Ask the user whether to keep or archive each:"
+        f"through disuse and {'awaits' if one else 'await'} the user's review (keep or archive):"
     )
     entries = []
     for row in rows:

@@ -28,7 +28,8 @@ SAFE = frozenset(
         *("add", "list", "show", "pin", "restore", "remember", "index-code", "link", "recall", "embed"),
         *("surface", "consolidate", "stats", "snapshot", "export", "explain", "doctor", "mcp", "capture"),
         *("proposals", "accept", "reject", "report", "install", "sessions list", "replay", "integrity"),
-        *("reflect decay", "reflect similar", "packs show", "packs enable", "packs unmute", "packs check"),
+        *("reflect decay", "reflect similar", "packs list", "packs show", "packs enable", "packs unmute"),
+        "packs check",
         *("team list", "team check", "team add", "team unmute"),
         *(f"memories {action}" for action in ("list", "show", "update", "pin", "unpin", "restore")),
         *(

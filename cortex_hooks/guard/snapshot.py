@@ -88,16 +88,19 @@ def sections(rows: Rows, now: datetime) -> list[Section]:
     older_sessions = rows.sessions[RECENT_SESSIONS : RECENT_SESSIONS + OLDER_SESSIONS]
     return [
         Section(
-            "Never do these (auto-block learnings"
-            + ("; ASK FIRST: only with the user's approval):" if _asks(rows) else "):"),
-            [_rule("ASK FIRST" if row.get("action") == "ask" else "NEVER", row) for row in rows.auto_block],
+            "Calls cortex-hooks blocks (auto-block learnings"
+            + ("; asks first: the user is asked before the call runs):" if _asks(rows) else "):"),
+            [
+                _rule("asks first" if row.get("action") == "ask" else "blocked", row)
+                for row in rows.auto_block
+            ],
             rank=1,
             more="cortex-hooks list",
             hidden=rows.auto_block_total - len(rows.auto_block),
         ),
         Section(
             f"Learnings recorded or updated in the last {RECENT_DAYS} days:",
-            [_rule("AVOID", row) for row in recent_learnings],
+            [_rule(None, row) for row in recent_learnings],
             rank=3,
             more="cortex-hooks list",
             hidden=rows.recent_learnings_total - len(recent_learnings),
@@ -149,8 +152,14 @@ def _asks(rows: Rows) -> bool:
     return any(row.get("action") == "ask" for row in rows.auto_block)
 
 
-def _rule(verb: str, row: dict[str, object]) -> str:
-    return f"- {verb}: {line(str(row['anti_pattern']), 160)} — DO: {line(str(row['correct_pattern']), 200)}"
+def _rule(said: str | None, row: dict[str, object]) -> str:
+    """A learning as a fact, not an order (Claude Code's advice for a hook's context: imperative
+    text there can trip the model's defences against prompt injection)."""
+    what = f"{said}: " if said else ""
+    return (
+        f"- {what}{line(str(row['anti_pattern']), 160)} — "
+        f"the correct way: {line(str(row['correct_pattern']), 200)}"
+    )
 
 
 def _todo(row: dict[str, object]) -> str:

@@ -84,6 +84,9 @@ def update_learning(checked: models.UpdateLearning, databases: Databases, notes:
     return updated(learning)
 
 
+MODEL_WIDTH = 172  # the model's list of learnings: each line as the CLI's was before it fit a terminal
+
+
 def list_learnings(checked: models.ListLearnings, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import learnings
     from cortex_hooks.texts.learnings import table
@@ -91,7 +94,8 @@ def list_learnings(checked: models.ListLearnings, databases: Databases, notes: N
     if checked.archived and checked.all:
         raise _usage("list", "argument --all: not allowed with argument --archived")
     shown = "archived" if checked.archived else "all" if checked.all else "active"
-    return table(learnings.listing(databases, shown, notes, review=checked.review))
+    listed = learnings.listing(databases, shown, notes, review=checked.review)
+    return table(listed, width=MODEL_WIDTH)
 
 
 def run_pruning(checked: models.RunPruning, databases: Databases, notes: Notes) -> str:
@@ -106,22 +110,20 @@ def run_pruning(checked: models.RunPruning, databases: Databases, notes: Notes) 
 
 
 def recall(checked: models.Recall, databases: Databases, notes: Notes) -> str:
-    from cortex_hooks.api.recall import LIMIT
+    from cortex_hooks.api.recall import LIMIT, archived
     from cortex_hooks.api.recall import recall as found
     from cortex_hooks.texts.recall import results
 
     scopes = {"both": ("project", "global"), "project": ("project",), "global": ("global",)}[checked.scope]
     limit = LIMIT if checked.limit is None else checked.limit
+    kind, memory_type = checked.kind, checked.type
+    shown = found(
+        databases, checked.query, notes, limit=limit, memory_type=memory_type, kind=kind, scopes=scopes
+    )
+    if shown:
+        return results(shown)
     return results(
-        found(
-            databases,
-            checked.query,
-            notes,
-            limit=limit,
-            memory_type=checked.type,
-            kind=checked.kind,
-            scopes=scopes,
-        )
+        shown, archived(databases, checked.query, memory_type=memory_type, kind=kind, scopes=scopes)
     )
 
 

@@ -118,6 +118,12 @@ def listing() -> list[dict[str, Any]]:
     ]
 
 
+# The tools that change a memory: the project's push surface follows them (api.surface.follow).
+CHANGES_MEMORIES = frozenset(
+    {"cortex_remember", "cortex_forget", "cortex_index_code", "cortex_consolidate", "cortex_reflect"}
+)
+
+
 def call(name: str, arguments: dict[str, Any], options: Options | None = None) -> tuple[str, bool]:
     """A tool's text and whether it is an error. `name` is one of TOOLS."""
     from pydantic import ValidationError
@@ -145,6 +151,10 @@ def call(name: str, arguments: dict[str, Any], options: Options | None = None) -
     except Exception as error:  # the CLI's boundary: the same one line, the same log entry
         message, _ = boundary.failure(error)
         return boundary.line("cortex-hooks", message).removeprefix("cortex-hooks: "), True
+    if name in CHANGES_MEMORIES and not getattr(checked, "dry_run", False):
+        from cortex_hooks.api import surface
+
+        surface.follow(databases, notes)  # the next session's Claude Code reads the surface current
     said = [sanitize.line(note) for note in notes.said]
     if not tool.writes and len(missing) == len(read):  # one scope alone is the usual case
         said += [f"No database at {path} yet: nothing is stored there." for path in missing]

@@ -31,13 +31,13 @@ NAMED_FILES = 50  # changed files looked for in the memories: the first 50 (a hu
 DEFAULT_BRANCHES = frozenset({"main", "master"})  # every memory saying "main" would name it
 HEADER = (
     "## Memory (cortex-hooks)\n"
-    "Rewritten at each session end (keep your own notes outside the markers). Each entry ends with "
-    "the command that shows it in full; search with `cortex-hooks recall WORDS`."
+    "Rewritten as the memory changes (notes outside the markers are kept). Each entry ends with "
+    "the command that shows it in full; `cortex-hooks recall WORDS` searches the memory."
 )
 # The same digest carried by SessionStart's context, where Claude Code reads no surface file
 CONTEXT_HEADER = (
     "## Memory (cortex-hooks)\n"
-    "Each entry ends with the command that shows it in full; search with `cortex-hooks recall WORDS`."
+    "Each entry ends with the command that shows it in full; `cortex-hooks recall WORDS` searches the memory."
 )
 EMPTY = "No memories yet: `cortex-hooks remember TEXT` stores one."
 SECTIONS = ("critical", "context", "code_index")

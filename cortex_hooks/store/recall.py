@@ -250,3 +250,16 @@ def _rows_holding(connection: sqlite3.Connection, word: str, newest: int) -> flo
     if count <= BUDGET:
         return float(count)
     return float(count * newest / max(newest - oldest, 1))
+
+
+def archived_memories(connection: sqlite3.Connection, words: list[str]) -> list[sqlite3.Row]:
+    """The archived memories holding any of these words (recall's rows are active ones): what it
+    says when it finds nothing active, newest first, among the newest BUDGET memories they find."""
+    words = [word for word in words if word not in STOPWORDS] or words
+    return connection.execute(
+        """SELECT id, type, summary FROM memory WHERE status = 'archived' AND id IN (
+               SELECT rowid / 8 FROM search WHERE search MATCH :match AND rowid % 8 = 1
+               ORDER BY rowid DESC LIMIT :budget)
+           ORDER BY id DESC""",
+        {"match": words_query(words), "budget": BUDGET},
+    ).fetchall()

@@ -6,7 +6,7 @@ import shlex
 from typing import Any
 
 from cortex_hooks import confidence
-from cortex_hooks.texts.words import clean, times
+from cortex_hooks.texts.words import clean, fit, times
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic records, imported only to be named
@@ -31,8 +31,9 @@ def flags(learning: Learning) -> str:
     return ",".join(marks) or "-"
 
 
-def table(learnings: list[Learning]) -> str:
-    """One line per learning: id, confidence, flags, tool and target, anti-pattern -> correct."""
+def table(learnings: list[Learning], width: int | None = None) -> str:
+    """One line per learning: id, confidence, flags, tool and target, anti-pattern -> correct; each
+    line cut to `width` characters (None: whole, for a pipe or a file)."""
     if not learnings:
         return "No learnings."
     lines = [f"{'ID':>4}  {'CONF':<4}  {'FLAGS':<20} {'TOOL/TARGET':<18} ANTI-PATTERN -> CORRECT"]
@@ -42,10 +43,8 @@ def table(learnings: list[Learning]) -> str:
             f"{clean(learning.anti_pattern, one_line=True)} -> "
             f"{clean(learning.correct_pattern, one_line=True)}"
         )
-        lines.append(
-            f"{learning.id:>4}  {learning.confidence:.2f}  {flags(learning):<20} {where:<18} {text[:120]}"
-        )
-    return "\n".join(lines)
+        lines.append(f"{learning.id:>4}  {learning.confidence:.2f}  {flags(learning):<20} {where:<18} {text}")
+    return "\n".join(fit(line, width) for line in lines)
 
 
 def detail(learning: Learning) -> str:

@@ -3,7 +3,7 @@ remember, update, a change, forget, index-code and link did."""
 
 from __future__ import annotations
 
-from cortex_hooks.texts.words import clean, times
+from cortex_hooks.texts.words import clean, fit, times
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 VERBS = {"pin": "Pinned", "unpin": "Unpinned", "archive": "Archived", "restore": "Restored"}
 
 
-def table(memories: list[Memory]) -> str:
-    """One line per memory: id, type, priority, confidence, flags, summary."""
+def table(memories: list[Memory], width: int | None = None) -> str:
+    """One line per memory: id, type, priority, confidence, flags, summary; each line cut to
+    `width` characters (None: whole, for a pipe or a file)."""
     if not memories:
         return "No memories."
     lines = [f"{'ID':>4}  {'TYPE':<16} {'PRI':>3}  {'CONF':<4}  {'FLAGS':<16} SUMMARY"]
@@ -27,9 +28,9 @@ def table(memories: list[Memory]) -> str:
         )
         lines.append(
             f"{memory.id:>4}  {memory.type:<16} {memory.priority:>3}  {memory.confidence:.2f}  "
-            f"{marks or '-':<16} {clean(memory.summary, one_line=True)[:100]}"
+            f"{marks or '-':<16} {clean(memory.summary, one_line=True)}"
         )
-    return "\n".join(lines)
+    return "\n".join(fit(line, width) for line in lines)
 
 
 def detail(memory: Memory, edges: list[Edge]) -> str:

@@ -10,9 +10,13 @@ from cortex_hooks.texts.words import clean
 CUT = 300  # characters of a result's content shown
 
 
-def results(found: list[dict[str, Any]]) -> str:
+SHOWN_ARCHIVED = 3  # archived memories named when nothing active was found
+
+
+def results(found: list[dict[str, Any]], archived: list[dict[str, Any]] | None = None) -> str:
+    """Each result in a block; nothing found: said, with the archived memories that match."""
     if not found:
-        return "Nothing found."
+        return _nothing(archived or [])
     blocks = []
     for result in found:
         if result.get("source") == "claude-code":
@@ -29,6 +33,23 @@ def results(found: list[dict[str, Any]]) -> str:
         lines.append(f"  show: {show_command(result['kind'], result['id'], result['scope'])}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _nothing(archived: list[dict[str, Any]]) -> str:
+    if not archived:
+        return "Nothing found."
+    matching = (
+        "an archived memory matches" if len(archived) == 1 else f"{len(archived)} archived memories match"
+    )
+    lines = [f"Nothing active found; {matching} (recall leaves archived ones out):"]
+    for memory in archived[:SHOWN_ARCHIVED]:
+        where = " --global" if memory["scope"] == "global" else ""
+        lines.append(f"#{memory['id']} ({memory['scope']}) {clean(memory['summary'], one_line=True)[:100]}")
+        lines.append(f"  show: cortex-hooks memories show {memory['id']}{where}")
+        lines.append(f"  bring it back: cortex-hooks memories restore {memory['id']}{where}")
+    if len(archived) > SHOWN_ARCHIVED:
+        lines.append("All of them: cortex-hooks memories list --archived (--global for the user's)")
+    return "\n".join(lines)
 
 
 ORIGINS = {"auto-memory": "Claude Code auto memory", "claude-md": "Claude Code instructions"}

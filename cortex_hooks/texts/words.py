@@ -10,6 +10,13 @@ def clean(text: str | None, *, one_line: bool = False) -> str:
     return sanitize.line(text) if one_line else sanitize.clean(text)
 
 
+def fit(text: str, room: int | None) -> str:
+    """The text within `room` characters, cut with `…` (None: the whole text, for a pipe or a file)."""
+    if room is None or len(text) <= room:
+        return text
+    return text[: max(room - 1, 0)] + "…"
+
+
 def count(number: int, kind: str) -> str:
     """`1 learning`, `2 learnings`: `kind` is given in the plural."""
     return f"{number} {kind.removesuffix('s') if number == 1 else kind}"

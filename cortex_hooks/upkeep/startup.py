@@ -93,16 +93,25 @@ def session_text(
 
 
 def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) -> str | None:
-    """The push surface's digest (SPEC §9.6) for the session's context, when Claude Code reads no
-    surface file in `folder`: its CLAUDE.local.md does not import one (the plugin, a user-scope
-    install). Imported, the file carries it, and the model must not read an item twice. None
-    when there is no memory to show, or no room."""
+    """The push surface's digest (SPEC §9.6, §24) for the session's context. Where Claude Code
+    reads no surface file in `folder` (its CLAUDE.local.md imports none: the plugin, a user-scope
+    install), the digest itself; where it reads one, only what that file lacks now
+    (memory.surface_delta), so that the model never reads an item twice. None when there is
+    nothing to add, or no room."""
     from cortex_hooks.install import surface_import
 
-    if budget < SMALLEST_DIGEST or surface_import.imported(folder):
+    if budget < SMALLEST_DIGEST:
         return None
     from cortex_hooks.memory import surface as digest
     from cortex_hooks.upkeep import surface
 
+    if surface_import.imported(folder):
+        from cortex_hooks.memory import surface_delta
+        from cortex_hooks.upkeep import surface_file
+
+        owner = project_scope(scopes) or scopes[0]
+        size = location.config_for(owner.path).surface_budget  # as the file was written
+        found, _, _, _ = surface.current(scopes, folder, budget=size, now=now)
+        return surface_delta.delta(surface_file.read_block(folder), found.text, budget)
     found, _, _, _ = surface.current(scopes, folder, budget=budget, now=now, heading=digest.CONTEXT_HEADER)
     return found.text if any(found.sections.values()) else None

@@ -70,6 +70,19 @@ def _misplaced(text: str, starts: int, ends: int) -> str:
     return f"holds {START} {starts} times and {END} {ends} times"
 
 
+def read_block(project: str) -> str | None:
+    """The text between the markers of the project's surface file, as Claude Code read it; None
+    when there is no such file (or it cannot be read, or holds no block)."""
+    try:
+        existing = _read(_target(path_in(project), project))
+    except CortexError:
+        return None
+    text = (existing or b"").decode("utf-8", "replace").replace("\r\n", "\n")
+    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
+        return None
+    return text.split(START, 1)[1].split(END, 1)[0].strip("\n")
+
+
 def update(path: str, digest: str, *, project: str, dry_run: bool = False) -> bool:
     """Put the digest in the file at `path`; whether the file changed (or, dry, would change)."""
     target = _target(path, project)
