@@ -554,13 +554,14 @@ def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
         *(cases(DCG) if DCG.is_dir() else []),
     ]
     assert len(corpus) > 300
-    differ = [
-        command
-        for command, _ in corpus
-        if bool(packs_only.matched("Bash", {"command": command})) != denied(core(), command, "content")
-    ]
+
+    def judged(command: str) -> bool:
+        output = packs_only.decide({"tool_name": "Bash", "tool_input": {"command": command}})
+        return output is not None and output["hookSpecificOutput"].get("permissionDecision") == "deny"
+
+    differ = [command for command, _ in corpus if judged(command) != denied(core(), command, "content")]
     assert differ == []
-    assert {learning["id"] for learning in packs_only.learnings()} == {record.id for record in core()}
+    assert {learning["slug"] for learning in packs_only.learnings()} == {record.id for record in core()}
 
 
 def test_the_packs_alone_need_only_the_standard_library(tmp_path: Path) -> None:
@@ -584,7 +585,8 @@ def test_the_packs_alone_need_only_the_standard_library(tmp_path: Path) -> None:
         if denies:
             output = json.loads(ran.stdout)["hookSpecificOutput"]
             assert output["permissionDecision"] == "deny"
-            assert "only its core packs guard the tool calls" in output["permissionDecisionReason"]
+            assert "NEVER:" in output["permissionDecisionReason"]  # the one judge's words
+            assert "only its core packs guard the tool calls" in output["additionalContext"]
         else:
             assert ran.stdout == ""
     broken = subprocess.run(

@@ -166,12 +166,42 @@ def compile_pattern(pattern: str) -> Any:
             "counted repeats); split it or simplify it",
             USAGE,
         )
-    import regex
-
+    try:
+        import regex
+    except ImportError:  # the plugin's first minute (hooks.packs_only): `re`, the call bounded whole
+        try:
+            return _Plain(re.compile(pattern))
+        except (re.error, ValueError, OverflowError, RecursionError) as error:
+            raise CortexError(f"invalid regex {pattern!r}: {error}", USAGE) from None
     try:
         return regex.compile(pattern)
     except (regex.error, ValueError, OverflowError, RecursionError) as error:
         raise CortexError(f"invalid regex {pattern!r}: {error}", USAGE) from None
+
+
+class _Plain:
+    """A pattern of `re` searched as one of `regex` is (its `timeout` is then the caller's: the
+    plugin's first-minute hook bounds the whole call with an alarm)."""
+
+    __slots__ = ("compiled", "pattern")
+
+    def __init__(self, compiled: re.Pattern[str]) -> None:
+        self.compiled = compiled
+        self.pattern = compiled.pattern
+
+    @property
+    def groups(self) -> int:
+        return self.compiled.groups
+
+    @property
+    def groupindex(self) -> Any:
+        return self.compiled.groupindex
+
+    def search(
+        self, text: str, pos: int = 0, endpos: int | None = None, *, timeout: float | None = None
+    ) -> Any:
+        end = len(text) if endpos is None else endpos
+        return self.compiled.search(text, pos, end)
 
 
 class Unusable(CortexError):

@@ -2,96 +2,91 @@
 while its Python environment is being made (plugin/bin/cortex-launch runs it from the plugin's own
 folder with the person's python3, before pydantic and `regex` are installed).
 
-No database is read or written (the person's learnings wait for the environment): each core pack
-learning that blocks is judged as the hook judges it — its tool matcher, its target's text, a
-Bash command read by the command reader simple command by simple command, data never matched —
-with `re` in place of `regex` (every pack pattern compiles with both; tests/test_plugin.py
-checks it) and one alarm bounding the whole call in place of `regex`'s timeout. A match denies,
-naming the learnings; anything else, a problem included, lets the call through (SPEC §4.4).
+The call is judged by the one judge (guard.judge) under rules of the shipped core packs alone, as
+enabling them would add them: no database is read or written (the person's learnings wait for the
+environment), `re` stands in for `regex` (guard.matching; every pack pattern compiles with both,
+tests/test_plugin.py checks it) and one alarm bounds the whole call in place of `regex`'s timeout.
+What it answers is the hook's own wire answer (judging.protocol); a problem lets the call through
+(SPEC §4.4).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import sys
 from typing import Any
 
-from cortex_hooks import sanitize
+from cortex_hooks import confidence
 from cortex_hooks.guard import matching
+from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.hits import Hit
+from cortex_hooks.guard.judge import Candidate, judge
 
 BOUND = 5  # seconds for the whole call: past it the call goes ahead (fail open)
 GROUP = "core."  # the packs `install` enables; the plugin's setup enables them too
-SAID = (
-    "cortex-hooks blocked this tool call: it matches a learned anti-pattern. Do it the correct way "
-    "instead. (The cortex-hooks plugin's Python environment is not ready yet; until it is, only "
-    "its core packs guard the tool calls.)"
+NOT_READY = (
+    "The cortex-hooks plugin's Python environment is not ready yet; until it is, only its core "
+    "packs guard the tool calls."
 )
 
 
-class _Plain:
-    """A pattern of `re` as guard.reading searches one of `regex` (its `timeout` is the alarm's)."""
-
-    __slots__ = ("compiled", "pattern")
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self.compiled = re.compile(pattern)
-
-    def search(self, text: str, position: int = 0, timeout: float | None = None) -> re.Match[str] | None:
-        return self.compiled.search(text, position)
-
-
 def learnings() -> list[dict[str, Any]]:
-    """The blocking learnings of the shipped core packs, as their files hold them."""
+    """The shipped core packs' learnings, as enabling them would store them (id by position)."""
     folder = os.path.join(os.path.dirname(matching.__file__), "packs")  # importlib.resources: 8 ms more
-    found = []
+    found: list[dict[str, Any]] = []
     for name in sorted(os.listdir(folder)):
         if name.startswith(GROUP) and name.endswith(".jsonl"):
             with open(os.path.join(folder, name), encoding="utf-8") as stream:
-                found += [
-                    learning for line in stream if (learning := json.loads(line)).get("action") == "block"
-                ]
+                for line in stream:
+                    declared = json.loads(line)
+                    if "regex" not in declared:  # a pack's header line, its policy
+                        continue
+                    found.append(
+                        {
+                            "tool": "*",
+                            "target": "content",
+                            "action": "warn",
+                            "severity": "medium",
+                            "rewrite": None,
+                            **declared,
+                            "slug": declared["id"],
+                            "id": len(found) + 1,
+                            "pack": name.removesuffix(".jsonl"),
+                            "confidence": confidence.DEFAULT.start,
+                        }
+                    )
     return found
 
 
-def matched(tool_name: str, tool_input: dict[str, Any]) -> list[dict[str, Any]]:
-    """The core pack learnings this call matches."""
-    from cortex_hooks.guard import reading
+class CoreRules:
+    """The judge's view (guard.judge.Rules) of the core packs alone."""
 
-    hits = []
-    for learning in learnings():
-        if not matching.tool_accepts(learning.get("tool") or "*", tool_name):
-            continue
-        target = learning.get("target") or "content"
-        texts = matching.fragments("content" if target == "raw" else target, tool_name, tool_input)
-        subject = matching.subject(target, tool_name, texts)
-        plain = _Plain(learning["regex"])
-        if isinstance(subject, list):
-            found = any(plain.search(text) for text in subject)
-        else:
-            found = reading.locate(plain, subject, float(BOUND), 0.0) is not None  # the alarm bounds it
-        if found:
-            hits.append(learning)
-    return hits
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.rows = learnings()
 
+    def protection(self, call: Call) -> None:
+        return None  # the built-in protection needs the environment (its settings judgement)
 
-def reason(hits: list[dict[str, Any]]) -> str:
-    lines = [SAID]
-    for learning in hits:
-        lines += [
-            f"- learning {learning['id']} ({learning.get('severity', 'medium')})",
-            f"  NEVER: {sanitize.line(learning['anti_pattern'])}",
-            f"  DO: {sanitize.line(learning['correct_pattern'])}",
+    def candidates(self, call: Call) -> list[Candidate]:
+        return [
+            Candidate(row, 0, "project", (float(BOUND), 0.0))
+            for row in self.rows
+            if matching.tool_accepts(row["tool"], call.tool)
         ]
-    return "\n".join(lines)
+
+    def hits(self, found: Any) -> list[Hit]:
+        return [Hit.of(candidate.row, correction=correction) for candidate, correction in found]
+
+    def one_per_id(self, hits: list[Hit]) -> list[Hit]:
+        return hits
 
 
 def decide(payload: object, message: str = "") -> dict[str, Any] | None:
-    """The hook's output for this payload: a deny, else the message for the person (the plugin's
-    setup said), else None (the call goes ahead, nothing said)."""
+    """The hook's output for this payload: the judge's answer with the message for the person
+    (the plugin's setup said), else the message alone, else None (the call goes ahead)."""
     said: dict[str, Any] = {"systemMessage": message} if message else {}
     if not isinstance(payload, dict):
         return said or None
@@ -100,17 +95,15 @@ def decide(payload: object, message: str = "") -> dict[str, Any] | None:
         return said or None
     if matching.mistyped(tool_name, tool_input):
         return said or None
-    hits = matched(tool_name, tool_input)
-    if not hits:
+    judged = judge(Call(tool_name, tool_input, payload.get("cwd")), CoreRules())
+    if judged.answer == "allow":
         return said or None
-    return {
-        **said,
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason(hits),
-        },
-    }
+    from cortex_hooks.judging import protocol
+
+    output = protocol.pre_tool_use(judged)
+    specific = output["hookSpecificOutput"]
+    specific["additionalContext"] = "\n".join(filter(None, [NOT_READY, specific.get("additionalContext")]))
+    return {**said, **output}
 
 
 def _late(signum: int, frame: object) -> None:

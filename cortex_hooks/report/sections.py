@@ -57,7 +57,7 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
     if report.put_back:  # what the keeper put back (SPEC §21), the latest last
         items = "".join(f"<li>{instant(at)} UTC: {escaped(what, 400)}</li>" for at, what in report.put_back)
         parts.append(
-            "<p class=\"lead\">Changes to the guard that cortex-hooks did not make, put back "
+            '<p class="lead">Changes to the guard that cortex-hooks did not make, put back '
             f"({_cmd(report.run('integrity'))} lists them):</p><ul>{items}</ul>"
         )
     if drawn is not None and (drawn.verdicts or drawn.memory):
