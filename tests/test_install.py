@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import cli
 
-from cortex_hooks.install import wiring
+from cortex_hooks.install import guarding, wiring
 
 ROOT = Path(__file__).parent.parent
 OUR_SCRIPTS = {
@@ -124,9 +124,11 @@ def test_install_merges_into_existing_settings_and_keeps_a_backup(project: Path)
     merged = load(path)
     assert list(merged) == list(FOREIGN)  # key order kept
     assert list(merged["hooks"]) == [*FOREIGN["hooks"], "SessionStart", "SessionEnd"]
-    assert {k: v for k, v in merged.items() if k != "hooks"} == {
-        k: v for k, v in FOREIGN.items() if k != "hooks"
+    assert {k: v for k, v in merged.items() if k not in ("hooks", "permissions")} == {
+        k: v for k, v in FOREIGN.items() if k not in ("hooks", "permissions")
     }
+    # the deny rules install adds (SPEC §21: the client guards the guard's files), the rest kept
+    assert merged["permissions"] == {"allow": ["Bash(npm test:*)"], "deny": list(guarding.PROJECT_RULES)}
     assert merged["hooks"]["Stop"] == FOREIGN["hooks"]["Stop"]
     assert merged["hooks"]["PreToolUse"][0] == FOREIGN["hooks"]["PreToolUse"][0]
     assert len(merged["hooks"]["PreToolUse"]) == 2
@@ -424,13 +426,13 @@ def test_the_project_is_claude_project_dir_then_the_nearest_marker(tmp_path: Pat
     assert cli("install", cwd=marked).code == 0
     assert settings_file(marked).exists()
 
-    # HOME's .claude is the user's configuration, not a project marker.
+    # HOME's .claude is the user's configuration, not a project marker (install wrote the user's
+    # settings above: the same hooks, out of the projects' reach, SPEC §21).
     home = Path(os.environ["HOME"])
-    (home / ".claude").mkdir()
     (home / "work").mkdir()
     assert cli("install", cwd=home / "work").code == 0
     assert settings_file(home / "work").exists()
-    assert not (home / ".claude/settings.json").exists()
+    assert "hooks" in json.loads((home / ".claude/settings.json").read_text())
 
 
 def test_the_learn_command_is_written_refused_over_a_foreign_one_and_uninstalled(
@@ -488,13 +490,14 @@ def test_json_output_names_the_file_and_the_backup(project: Path) -> None:
     path.write_text("{}")
     result = cli("install", "--json", cwd=project)
     assert result.code == 0, result.stderr
-    entry, surface_import = result.json()["files"]  # the settings, then CLAUDE.local.md
+    entry, user, surface_import = result.json()["files"][:3]  # the settings (the project's, the user's), …
+    assert user["path"] == str(Path(os.environ["HOME"]) / ".claude" / "settings.json")
     assert entry["path"] == str(path)
     assert entry["action"] == "updated"
     assert surface_import["path"] == str(project / "CLAUDE.local.md")
     assert surface_import["action"] == "created"
     assert Path(entry["backup"]).read_text() == "{}"
-    assert [change["where"] for change in entry["changes"]] == list(OUR_SCRIPTS)
+    assert [change["where"] for change in entry["changes"]] == [*OUR_SCRIPTS, *["permission"] * 4]
 
 
 @pytest.mark.parametrize(
@@ -555,8 +558,12 @@ def test_install_is_idempotent_and_uninstall_lossless(settings: dict[str, Any]) 
 
 def test_the_example_settings_file_is_what_install_writes() -> None:
     example = load(ROOT / "settings.example.json")
-    assert wiring.hooks_block(OUR_SCRIPTS) == example
+    assert {
+        **wiring.hooks_block(OUR_SCRIPTS),
+        "permissions": {"deny": list(guarding.PROJECT_RULES)},
+    } == example
     written, _ = wiring.installed({}, _PATHS)
+    guarding.denied(written, guarding.PROJECT_RULES, "settings.json")
     assert without_paths(written) == example
 
 

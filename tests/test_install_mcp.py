@@ -40,7 +40,7 @@ def test_with_mcp_merges_the_server_into_the_projects_mcp_json(root: Path) -> No
     assert f"Added the MCP server cortex: {servers}" in result.stdout
     assert read(servers) == {"mcpServers": {"other": OTHER, "cortex": entry(script("cortex-hooks"))}}
     assert os.path.isabs(read(servers)["mcpServers"]["cortex"]["command"])
-    assert read(root / ".claude" / "settings.json")["permissions"] == {"allow": ["mcp__cortex"]}
+    assert read(root / ".claude" / "settings.json")["permissions"]["allow"] == ["mcp__cortex"]
     (backup,) = backups(servers)
     assert read(backup) == {"mcpServers": {"other": OTHER}}
 
@@ -64,7 +64,7 @@ def test_an_mcp_json_install_created_is_removed_by_uninstall(root: Path) -> None
 def test_without_with_mcp_no_server_is_written(root: Path) -> None:
     assert cli("install", cwd=root).code == 0
     assert not (root / ".mcp.json").exists()
-    assert "permissions" not in read(root / ".claude" / "settings.json")
+    assert "allow" not in read(root / ".claude" / "settings.json")["permissions"]  # the deny rules only
 
 
 def test_a_moved_installation_updates_the_command(root: Path) -> None:

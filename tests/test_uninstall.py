@@ -80,8 +80,10 @@ def test_the_json_of_an_uninstall_says_what_it_removed_and_kept(project: Path) -
     done = cli("uninstall", "--json", cwd=project, env=PROJECT_DB).json()
     assert done["removed_folders"] == [str(project / ".claude")]
     assert done["memory"] == {"removed": [], "kept": [str(project / ".cortex")]}
-    (settings_entry, claude_local, surface) = done["files"]
+    (settings_entry, user_settings, claude_local, surface) = done["files"]
     assert (settings_entry["action"], settings_entry["backup"]) == ("removed", None)
+    assert user_settings["path"] == str(Path(os.environ["HOME"]) / ".claude" / "settings.json")  # the anchor
+    assert user_settings["action"] == "removed"
     assert claude_local["action"] == "removed"
     assert (surface["path"], surface["action"]) == (
         str(project / ".claude" / "cortex-memory.local.md"),

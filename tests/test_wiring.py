@@ -91,7 +91,7 @@ def test_every_console_script_is_installed_beside_the_interpreter(name: str) -> 
 
 def test_settings_example_wires_the_three_hooks_with_timeouts() -> None:
     settings = example()
-    assert set(settings) == {"hooks"}
+    assert set(settings) == {"hooks", "permissions"}  # and the deny rules for the guard's files (SPEC §21)
     handlers = commands_of(settings)
     assert set(handlers) == set(HOOKS)
     for event, script in HOOKS.items():

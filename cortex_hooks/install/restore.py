@@ -8,7 +8,7 @@ Both are found by reading, not by remembering: install keeps no record of its ow
 from __future__ import annotations
 
 from cortex_hooks.errors import CortexError
-from cortex_hooks.install import file_changes, mcp_registration, settings_text
+from cortex_hooks.install import file_changes, guarding, mcp_registration, settings_text
 from cortex_hooks.install.wiring import ClaudeSettings, check, installed, our_commands, uninstalled
 
 
@@ -30,13 +30,19 @@ def before_install(path: str, text: str, settings: ClaudeSettings) -> str | None
     if any(our_commands(earlier).values()):
         return None
     original = raw.decode("utf-8")
-    reinstalled, _ = installed(earlier, {event: commands[0] for event, commands in found.items()})
-    candidates = [settings_text.dumped(reinstalled, original)]
-    try:
-        mcp_registration.allowed(reinstalled, path)
+    candidates = []
+    for rules in (guarding.PROJECT_RULES, guarding.USER_RULES):  # the scope's deny rules (SPEC §21)
+        reinstalled, _ = installed(earlier, {event: commands[0] for event, commands in found.items()})
+        try:
+            guarding.denied(reinstalled, rules, path)
+        except CortexError:  # permissions.deny is not a list: install refused it too
+            continue
         candidates.append(settings_text.dumped(reinstalled, original))
-    except CortexError:  # permissions.allow is not a list: install --with-mcp refused it too
-        pass
+        try:
+            mcp_registration.allowed(reinstalled, path)
+            candidates.append(settings_text.dumped(reinstalled, original))
+        except CortexError:  # permissions.allow is not a list: install --with-mcp refused it too
+            pass
     return original if text in candidates else None
 
 
@@ -45,6 +51,7 @@ def only_ours(settings: ClaudeSettings) -> bool:
     ours leaves an empty object."""
     left, _ = uninstalled(settings)
     try:
+        guarding.undenied(left)
         mcp_registration.disallowed(left, "")
     except CortexError:  # an allow list that is no list: not ours, so something of theirs is left
         return False
