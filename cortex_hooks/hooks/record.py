@@ -51,7 +51,7 @@ def _recorded(call: Call, rules: InForce, judged: Judgment, outcome: pipeline.Ou
             if scope.name not in touched or scope.connection is None:
                 continue
             try:
-                stack.enter_context(Transaction(scope.connection))
+                stack.enter_context(Transaction(scope.connection, light=True))  # a boost only strengthens
             except sqlite3.OperationalError as error:
                 if not locked(error):
                     raise
