@@ -217,6 +217,12 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
+        # (22: the keeper's count of protective changes)
+        for (trigger,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'keeper_%'"
+        ).fetchall():
+            connection.execute(f"DROP TRIGGER {trigger}")
+        connection.execute("DROP TABLE keeper_state")
         # (21: one judge)
         connection.execute("ALTER TABLE learning DROP COLUMN examples")
         for table in ("scope_day", "scope_month"):

@@ -65,9 +65,15 @@ class Crowd:
 
 
 def assert_all_clean(results: list[Finished]) -> None:
-    failures = [(r.label, r.code, r.stderr) for r in results if r.code != 0 or r.stderr]
+    """Every process exited 0 and said nothing, but for the one line of a hook that waited its
+    bound for the write lock and kept its write for later (store.pending: the counts hold all the
+    same, which the tests then check). On a loaded machine that bound is reached; no error is."""
+    failures = [
+        (r.label, r.code, r.stderr)
+        for r in results
+        if r.code != 0 or any(not line.endswith("kept for later") for line in r.stderr.splitlines())
+    ]
     assert failures == [], failures
-    assert not any("locked" in r.stderr.lower() for r in results)
 
 
 def add(*options: str, regex: str | None = None, anti: str = "anti") -> int:

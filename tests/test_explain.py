@@ -48,25 +48,25 @@ def bash(command: str) -> tuple[str, dict[str, Any]]:
 # order against one database: each hook call boosts what it matched, as in a real session.
 CALLS: list[tuple[tuple[str, dict[str, Any]], str]] = [
     (bash("git push --force origin main"), "deny"),
-    (bash("ls -la"), "allow"),
+    (bash("ls -la"), "none"),
     (bash("rm -rf /tmp/build"), "warn"),  # 0.40: warned, rises to 0.50
     (bash("rm -rf /tmp/build"), "deny"),  # 0.50: blocks
     (("Write", {"file_path": "/p/app.js", "content": "console.log(x)"}), "warn"),
     (("Write", {"file_path": "/p/.env", "content": "A=1"}), "warn"),
     (("Read", {"file_path": "/p/.env"}), "warn"),
-    (("Edit", {"file_path": "/p/a.js", "old_string": "console.log(", "new_string": "logger.info("}), "allow"),
+    (("Edit", {"file_path": "/p/a.js", "old_string": "console.log(", "new_string": "logger.info("}), "none"),
     (("MultiEdit", {"file_path": "/p/a.js", "edits": [{"old_string": "a", "new_string": "b"},
                                                      {"old_string": "c", "new_string": "console.log(1)"}]}),
      "warn"),
     (("mcp__db__login", {"user": "x", "password": "y"}), "warn"),
-    (("mcp__db__login", {"user": "password"}), "allow"),
-    (bash("psql -c 'DROP   TABLE users'"), "allow"),  # the SQL is a quoted word: data (SPEC §13)
+    (("mcp__db__login", {"user": "password"}), "none"),
+    (bash("psql -c 'DROP   TABLE users'"), "none"),  # the SQL is a quoted word: data (SPEC §13)
     (bash("psql -c 'DROP   TABLE users' && drop  table x"), "deny"),
-    (("Grep", {"pattern": "a" * 40 + "!"}), "allow"),  # times out: skipped (and reported)
-    (bash("git status"), "allow"),  # only the archived learning would match
+    (("Grep", {"pattern": "a" * 40 + "!"}), "none"),  # times out: skipped (and reported)
+    (bash("git status"), "none"),  # only the archived learning would match
     (bash("sudo pip install x && git push -f"), "deny"),  # a deny beside a warning
     (bash("sudo pip install x"), "warn"),
-    (("Bash", {"description": "no command at all"}), "allow"),
+    (("Bash", {"description": "no command at all"}), "none"),
 ]  # fmt: skip
 
 
@@ -95,7 +95,7 @@ def hook_decision(result: Result, *, skipped: bool = False) -> tuple[str, Any]:
     if not result.stdout.strip():
         assert result.code == (1 if skipped else 0), (result.code, result.stderr)
         assert len(result.stderr.splitlines()) == (1 if skipped else 0), result.stderr
-        return "allow", None
+        return "none", None
     assert result.code == 0, result.stderr  # a decision always comes with exit 0
     output = result.json()
     specific = output["hookSpecificOutput"]
@@ -177,6 +177,10 @@ def test_explain_agrees_with_the_hook_on_every_call_and_writes_nothing(learnings
     directory = learnings.parent
     seen = set()
     for (tool, tool_input), expected in CALLS:
+        # A hook leaves its write-ahead log for the next connection to fold in (closing is what
+        # checkpoints): fold it first, so that what explain's own closing would do is no write.
+        with closing(sqlite3.connect(learnings)) as connection:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
         before = files(directory)
         report = explained(tool, tool_input)
         assert files(directory) == before, f"explain wrote to the database for {tool} {tool_input}"
@@ -184,7 +188,7 @@ def test_explain_agrees_with_the_hook_on_every_call_and_writes_nothing(learnings
         assert (report["decision"], decision) == (expected, expected), (tool, tool_input, report)
         assert report["output"] == output  # exactly what the hook printed (reason, confidences)
         seen.add(decision)
-    assert seen == {"deny", "warn", "allow"}
+    assert seen == {"deny", "warn", "none"}
 
 
 def test_each_learning_is_reported_with_matcher_text_prefilter_and_result(learnings: Path) -> None:
@@ -274,7 +278,7 @@ def test_invalid_input_is_refused_with_one_line(db: Path, given: str) -> None:
 def test_explain_without_a_database_creates_none(db: Path) -> None:
     result = explain(*bash("git push --force"), "--json")
     assert result.code == 0, result.stderr
-    assert (result.json()["decision"], result.json()["learnings"]) == ("allow", [])
+    assert (result.json()["decision"], result.json()["learnings"]) == ("none", [])
     assert not db.exists()
     assert sorted(os.listdir(db.parent)) == ["cwd", "home"]  # the test's HOME and working directory
     assert os.listdir(db.parent / "cwd") == []
@@ -290,7 +294,7 @@ def test_a_learning_skipped_by_missing_prefilter_keys_is_explained_as_the_hook_d
     report = explained(*call)
     assert report["learnings"][0]["candidate"] is False
     assert "prefilter" in report["learnings"][0]["result"]
-    assert report["decision"] == hook_decision(hook(*call))[0] == "allow"
+    assert report["decision"] == hook_decision(hook(*call))[0] == "none"
 
 
 def test_a_learning_skipped_by_stale_stored_literals_is_explained_as_the_hook_decides(db: Path) -> None:
@@ -302,6 +306,6 @@ def test_a_learning_skipped_by_stale_stored_literals_is_explained_as_the_hook_de
     call = bash("chmod 777 /srv")
     report = explained(*call)
     decision, _ = hook_decision(hook(*call))
-    assert decision == "allow"  # the hook's prefilter checks the stored literals and skips it
+    assert decision == "none"  # the hook's prefilter checks the stored literals and skips it
     assert report["decision"] == decision, report["learnings"][0]
     assert "prefilter" in report["learnings"][0]["result"]

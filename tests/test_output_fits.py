@@ -89,7 +89,7 @@ def test_explain_says_allow_and_cuts_every_regex() -> None:
     result = cli_process("explain", "--tool", "Bash", "--command", "ls -la")
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "Tool call: Bash — the hook would: ALLOW (no learning stops this call)"
+    assert lines[0] == "Tool call: Bash — the hook would: ALLOW (nothing stops this call)"
     assert "NONE" not in result.stdout
     assert max(len(line) for line in lines) < 160  # a pack's regex runs past 1,000 characters
     assert "(A regex is cut at 60 characters here: --json gives each whole.)" in lines

@@ -209,7 +209,7 @@ def test_explain_shows_the_built_in_deny_as_the_hook_prints_it(project: Path) ->
     text = cli("explain", "--tool", "Bash", "--command", command, cwd=project).stdout
     assert "Built-in protection (not a learning" in text
     quiet = cli_json("explain", "--tool", "Bash", "--command", "cortex-hooks list", cwd=project)
-    assert (quiet["decision"], quiet["built_in"]) == ("allow", None)
+    assert (quiet["decision"], quiet["built_in"]) == ("none", None)
 
 
 def imported(command: str, where: Path) -> list[str]:

@@ -73,7 +73,9 @@ def _check_keeper(report: Report, path: str) -> None:
         report.ok("keeper", "not kept yet: the next session start or `cortex-hooks install` keeps it")
         return
     watched = len(ledger.get("files") or {})
-    report.ok("keeper", f"kept in {folder}, {watched} files watched")
+    report.ok(
+        "keeper", f"kept outside the project, {watched} files watched (`cortex-hooks integrity` says where)"
+    )
     for event in keeper.events(folder, last=5):
         report.ok("keeper", f"{event.get('at', '?')} put back: {event.get('what', '')}")
 

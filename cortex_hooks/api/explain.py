@@ -31,7 +31,7 @@ from cortex_hooks.store import learnings as store
 
 class Explained(NamedTuple):
     tool: str
-    decision: str  # the judge's answer: deny, ask, rewrite, warn or allow
+    decision: str  # the judge's answer: deny, ask, rewrite, warn, or none (Part I's word for allow)
     output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
     read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
@@ -65,7 +65,7 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     refused = judged.protection
     return Explained(
         tool,
-        judged.answer,
+        judged.answer if judged.answer != "allow" else "none",
         protocol.pre_tool_use(judged) if judged.answer != "allow" else None,
         reports,
         _read_as(call.subject("content")),

@@ -19,7 +19,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_state)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     accept = actions.add_parser(
-        "accept", parents=[common], help="make for real the change of a watched file the keeper put back"
+        "accept", parents=[common], help="take as yours the change of a watched file the keeper put back"
     )
     options.json_flag(accept)
     accept.set_defaults(run=run_accept)

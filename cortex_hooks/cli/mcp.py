@@ -20,7 +20,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    from cortex_hooks import environment
+    from cortex_hooks.keeper import environment
 
     for dropped in environment.drop_untrusted():  # Claude Code starts it with settings' env (SPEC §21)
         render.note(dropped)

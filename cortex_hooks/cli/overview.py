@@ -33,7 +33,7 @@ GROUPS = (
     ("Memories", ("remember", "recall", "memories", "forget", "index-code", "link", "surface", "embed")),
     ("Upkeep", ("lifecycle", "reflect", "consolidate", "move", "prune", "stats", "report")),
     ("Records", ("decisions", "errors", "todos", "sessions", "snapshot")),
-    ("Setup", ("install", "uninstall", "doctor", "mcp", "export", "import")),
+    ("Setup", ("install", "uninstall", "doctor", "integrity", "mcp", "export", "import")),
 )
 
 OPTIONS = (

@@ -11,8 +11,9 @@ import json
 import os
 import sys
 
-from cortex_hooks import boundary, environment, location
+from cortex_hooks import boundary, location
 from cortex_hooks.errors import CortexError
+from cortex_hooks.keeper import environment
 from cortex_hooks.scopes import Scope, close, open_scopes
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT
 

@@ -14,6 +14,7 @@ from cortex_hooks.judging import protocol
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction, upgrade_notes
+from cortex_hooks.store.transaction import locked
 from cortex_hooks.upkeep import startup
 
 
@@ -84,6 +85,13 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
     return team.waiting_line(team.waiting([(row["action"], row["rewrite"]) for row in listed]))
 
 
+def _skipped(notes: list[str], what: str, error: Exception) -> None:
+    """A step a session start may leave to the next one, said — unless another process held the
+    write lock: that is no failure (the next start does it), and a busy project is not told so."""
+    if not (isinstance(error, sqlite3.Error) and locked(error)):
+        notes.append(f"{what}: {error}")
+
+
 def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> None:
     """Proposals shown at 10 session starts without an answer expire (SPEC §10.2)."""
     project = project_scope(scopes)
@@ -96,7 +104,7 @@ def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> N
         with Transaction(project.connection):
             proposals.expire(project.connection, recurrence.EXPIRES_AFTER, clock.iso(now))
     except sqlite3.Error as error:  # proposals never cost the agent its context
-        notes.append(f"proposals not expired: {error}")
+        _skipped(notes, "proposals not expired", error)
 
 
 def _count_shown(scopes: list[Scope], shown: list[dict[str, Any]], now: datetime, notes: list[str]) -> None:
@@ -110,18 +118,18 @@ def _count_shown(scopes: list[Scope], shown: list[dict[str, Any]], now: datetime
         with Transaction(project.connection):
             proposals.shown(project.connection, [int(item["id"]) for item in shown], clock.iso(now))
     except sqlite3.Error as error:
-        notes.append(f"proposals shown, not counted: {error}")
+        _skipped(notes, "proposals shown, not counted", error)
 
 
 def _kept(scope: Scope, project: str, notes: list[str]) -> None:
-    """A database no version kept yet kept from now on (SPEC §21); never at the agent's cost."""
+    """A database no version kept yet kept from now on, quietly (doctor says so); never at the
+    agent's cost."""
     from cortex_hooks.keeper import check
 
     try:
-        if check.adopt_new(scope, project if not scope.is_global else None):
-            notes.append(f"{scope.name} database kept outside the project from now on")
+        check.adopt_new(scope, project if not scope.is_global else None)
     except (sqlite3.Error, OSError) as error:
-        notes.append(f"{scope.name} database not kept: {error}")
+        _skipped(notes, f"{scope.name} database not kept", error)
 
 
 def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, notes: list[str]) -> None:
@@ -145,10 +153,10 @@ def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, n
             with Transaction(scope.connection):
                 startup.prune(scope.connection, config, now, dry_run=False)
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
-            notes.append(f"{scope.name} pruning skipped: {error}")
+            _skipped(notes, f"{scope.name} pruning skipped", error)
     try:  # a new version's packs (SPEC §14): updated by slug, the user's state kept
         from cortex_hooks.upkeep import pack_refresh
 
         pack_refresh.refresh(scope, now, config.policy.start)
     except (sqlite3.Error, CortexError) as error:  # never costs the agent its context
-        notes.append(f"{scope.name} packs not refreshed: {error}")
+        _skipped(notes, f"{scope.name} packs not refreshed", error)

@@ -91,12 +91,19 @@ def _files(folder: str, database: str, watched: dict[str, object]) -> None:
 
 
 def adopt(connection: sqlite3.Connection, database: str, watched: dict[str, str]) -> None:
-    """Keep a database (store.keeper.adopt) and watch these files of it (path: kind), as they are
-    now: install, and the first session start of a database kept by no earlier version."""
+    """Keep a database and watch these files of it (path: kind), as they are now: install, and
+    the first session start of a database kept by no earlier version. A whole backup first (taken
+    outside any transaction of this connection: SQLite's backup waits for it), then, in one write
+    transaction, the copy of its protective tables and the ledger."""
     from cortex_hooks.keeper import files
+    from cortex_hooks.store.transaction import Transaction
 
     folder = location.keeper_folder(database)
-    keeper.adopt(connection, folder)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    keeper.backup(connection, folder)
+    with Transaction(connection, kept=False):  # the ledger is written here, not by the transaction
+        keeper.copy_protective(connection, folder)
+        keeper.write_ledger(folder, {"database": keeper.database_of(connection), **keeper.state(connection)})
     ledger = keeper.ledger(folder) or {}
     entries = dict(ledger.get("files") or {})
     entries.update({path: files.keep(folder, path, kind) for path, kind in watched.items()})
@@ -117,7 +124,7 @@ def watched(database: str, project: str | None) -> dict[str, str]:
     """The files the keeper watches for a database: its config file, and (for a project's) every
     settings file of the project and the user that the agent could write, whether it holds our
     hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard)."""
-    from cortex_hooks import environment
+    from cortex_hooks.keeper import environment
 
     found = {location.config_path(database): "config"}
     found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))

@@ -82,19 +82,6 @@ def write_ledger(folder: str, value: dict[str, Any]) -> None:
     regular_file.write_whole(os.path.join(folder, LEDGER), text, mode=0o600)
 
 
-def adopt(connection: sqlite3.Connection, folder: str) -> None:
-    """Keep this database from now on: a whole backup (taken outside any transaction of this
-    connection: SQLite's backup waits for it), then, in one write transaction, the copy of its
-    protective tables and the ledger."""
-    from cortex_hooks.store.transaction import Transaction
-
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    backup(connection, folder)
-    with Transaction(connection, kept=False):  # the ledger is written here, not by the transaction
-        copy_protective(connection, folder)
-        write_ledger(folder, {"database": database_of(connection), **state(connection)})
-
-
 def backup(connection: sqlite3.Connection, folder: str) -> None:
     """A whole copy of the database (SQLite's backup: consistent, whatever else is writing)."""
     path = os.path.join(folder, BACKUP)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from cortex_hooks.api.explain import Explained
 
 REGEX = 60  # a regex as explain shows it: a pack's run to 1,000 characters and more
-DECISIONS = {"allow": "ALLOW (nothing stops this call)"}
+DECISIONS = {"none": "ALLOW (nothing stops this call)"}
 
 
 def explained(result: Explained, *, every: bool, width: int | None = None) -> str:

@@ -22,8 +22,8 @@ _LIMIT = 1 << 20  # bytes of a settings file read: Claude Code's own are a few K
 
 
 def drop_untrusted(project: str | None = None) -> list[str]:
-    """Drop every CORTEX_* variable an agent-writable settings file's env block sets (and, in a
-    hook, a CORTEX_NOW that is no instant); what was dropped, for a note."""
+    """Drop every CORTEX_* variable an agent-writable settings file's env block sets; what was
+    dropped, for a note."""
     named = [name for name in os.environ if name.startswith(PREFIX)]
     if not named:
         return []
@@ -33,15 +33,6 @@ def drop_untrusted(project: str | None = None) -> list[str]:
         if any(block.get(name) == os.environ[name] for block in blocks):
             del os.environ[name]
             dropped.append(f"{name} is set by a settings file the agent can write: not honoured")
-    now = os.environ.get("CORTEX_NOW")
-    if now:
-        from cortex_hooks import clock
-
-        try:
-            clock.parse(now)
-        except ValueError:
-            del os.environ["CORTEX_NOW"]
-            dropped.append("CORTEX_NOW is no ISO-8601 instant: the real clock is used")
     return dropped
 
 
