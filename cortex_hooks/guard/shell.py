@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from cortex_hooks.guard import shell_programs as programs
 from cortex_hooks.guard import shell_scan as scan
+from cortex_hooks.guard import shell_strings as strings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Simple:
     arguments rather than text (guard.shell_words): the words the scanner read, the index of the
     program among them and that of its first wrapper."""
 
-    __slots__ = ("data", "depth", "order", "parts", "pipeline", "spans", "text", "wrapped")
+    __slots__ = ("data", "depth", "fed", "order", "parts", "pipeline", "spans", "text", "wrapped")
 
     def __init__(
         self,
@@ -50,6 +51,7 @@ class Simple:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        fed: bool = False,
         spans: tuple[tuple[int, int, int, int], ...] | None = None,
         parts: Parts | None = None,
     ) -> None:
@@ -59,6 +61,7 @@ class Simple:
         self.order = order
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
+        self.fed = fed  # the command again, the heredoc it runs (a query, code) after it as data
         self.spans = spans
         self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
 
@@ -76,9 +79,10 @@ class Reading:
         self.raw = raw
 
     def texts(self) -> list[str]:
-        """The canonical text of each simple command (not their forms with wrappers, nor the
-        pipelines they make)."""
-        return [command.text for command in self.commands if not (command.wrapped or command.pipeline)]
+        """The canonical text of each simple command (not their forms with wrappers, the
+        pipelines they make, nor a command shown with the heredoc it runs)."""
+        shown = (command for command in self.commands if not (command.wrapped or command.pipeline))
+        return [command.text for command in shown if not command.fed]
 
 
 def read(command: str) -> Reading:
@@ -102,12 +106,17 @@ _last: list[tuple[str, Reading]] = []
 
 
 class _Facts:
-    __slots__ = ("depth", "echoed", "stdin_shell")
+    __slots__ = ("code", "depth", "echoed", "fed", "parts", "stdin_shell")
 
-    def __init__(self, depth: int, stdin_shell: bool, echoed: str | None) -> None:
+    def __init__(
+        self, depth: int, stdin_shell: bool, echoed: str | None, *, code: bool = False, fed: str | None = None
+    ) -> None:
         self.depth = depth
         self.stdin_shell = stdin_shell  # a shell whose commands come from its standard input
         self.echoed = echoed  # what an `echo`/`printf` writes, for a shell it pipes into
+        self.code = code  # an interpreter whose code comes from its standard input
+        self.fed = fed  # the canonical text of a program that runs its standard input (code, a query)
+        self.parts: Parts | None = None  # and its words, for the form shown with its heredoc
 
 
 class _Reader:
@@ -138,6 +147,7 @@ class _Reader:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
+        fed: bool = False,
         spans: tuple[tuple[int, int, int, int], ...] | None = None,
         parts: Parts | None = None,
     ) -> None:
@@ -146,9 +156,8 @@ class _Reader:
             raise scan.Exhausted
         self.sequence += 1
         order = (anchor, depth, self.sequence)
-        self.found.append(
-            Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, spans=spans, parts=parts)
-        )
+        forms = {"wrapped": wrapped, "pipeline": pipeline, "fed": fed}
+        self.found.append(Simple(text, data, depth, order, **forms, spans=spans, parts=parts))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -184,51 +193,83 @@ class _Reader:
         shown_from = program if program < len(words) else 0
         spans = _pieces(pieces, words[shown_from:]) if own else None
         self.emit(text, data, depth, here, spans=spans, parts=(command, program, wrapper))
+        shown = text
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
             text, data, pieces = _canonical(words, texts, value, wrapper)
             spans = _pieces(pieces, words[wrapper:]) if own else None
             self.emit(text, data, depth, here, wrapped=True, spans=spans)
-        stdin_shell, echoed = False, None
+        facts = _Facts(depth, stdin_shell=False, echoed=None)
         if program < len(words):
             name = programs.basename(value(program))
-            stdin_shell, echoed = self._runs_again(command, name, indices, value, depth=depth, here=here)
-        command.facts = _Facts(depth, stdin_shell, echoed)
+            facts = self._runs_again(command, name, indices, value, depth=depth, here=here)
+            if facts.code or name in programs.QUERY_CLIENTS:
+                facts.fed = shown
+                facts.parts = (command, program, wrapper)
+        command.facts = facts
         piped = command.piped_from
-        if stdin_shell and piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
+        if piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
             text = piped.facts.echoed
-            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            if facts.stdin_shell:
+                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            elif facts.code:
+                self._shell_outs(text, depth, here)
 
     def _runs_again(
         self, command: scan.Command, name: str, indices: list[int], value: _Value, *, depth: int, here: int
-    ) -> tuple[bool, str | None]:
-        """Read again what this command has the shell run; (reads stdin as a shell, echoed text)."""
+    ) -> _Facts:
+        """Read again what this command has the shell run; what it does with its standard input."""
+        facts = _Facts(depth, stdin_shell=False, echoed=None)
         if name in programs.SHELLS:
-            operand, stdin_shell = programs.shell_operand(value, indices)
+            operand, facts.stdin_shell = programs.shell_operand(value, indices)
             if operand is not None:
-                text = value(operand)
-                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+                self._string(value(operand), depth, here)
             for index, word in enumerate(command.words[:-1]):
-                if word.kind == scan.HERESTRING and stdin_shell:
+                if word.kind == scan.HERESTRING and facts.stdin_shell:
                     text = value(index + 1)
                     self.read(text, 0, len(text), depth=depth + 1, anchor=here)
-            return stdin_shell, None
-        if name == "eval":
-            text = " ".join(value(index) for index in indices)
-            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
         elif name == "find":
             self._find_exec(command, indices, value, depth, here)
         elif programs.is_interpreter(name):
-            code = programs.code_argument(value, indices)
-            if code is not None:
-                for text in programs.shell_outs(value(code)):
-                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            facts.code = self._inline_code(command, indices, value, depth, here)
         elif name in ("echo", "printf"):
             words = [value(index) for index in indices]
             if name == "echo":
                 while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
                     words.pop(0)
-            return False, " ".join(words) if words else None
-        return False, None
+            facts.echoed = " ".join(words) if words else None
+        else:  # `eval ARGS`, `env -S STRING`, `parallel 'CMD'`, `flock FILE -c STRING` …
+            for string in strings.strings_run(name, value, indices):
+                self._string(string, depth, here)
+        return facts
+
+    def _inline_code(
+        self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
+    ) -> bool:
+        """An interpreter's inline code (`-c CODE`, a here-string): the strings it hands to a
+        shell, read; whether it reads its code from its standard input (a heredoc)."""
+        code = programs.code_argument(value, indices)
+        if code is not None:
+            text = value(code)
+            body = strings.cat_heredoc(text)
+            self._shell_outs(text[body[0] : body[1]] if body else text, depth, here)
+            return False
+        if not programs.reads_code(value, indices):
+            return False
+        for index, word in enumerate(command.words[:-1]):
+            if word.kind == scan.HERESTRING:
+                self._shell_outs(value(index + 1), depth, here)
+        return True
+
+    def _string(self, text: str, depth: int, here: int) -> None:
+        """A string the shell runs; when it is only `$(cat <<EOF … EOF)`, the body it substitutes."""
+        body = strings.cat_heredoc(text)
+        start, end = body if body is not None else (0, len(text))
+        self.read(text, start, end, depth=depth + 1, anchor=here)
+
+    def _shell_outs(self, code: str, depth: int, here: int) -> None:
+        """The strings inline code hands to a shell, read as commands."""
+        for text in programs.shell_outs(code):
+            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
 
     def _find_exec(
         self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
@@ -250,19 +291,34 @@ class _Reader:
             position += 1
 
     def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool, depth: int) -> None:
-        """A heredoc's body: commands when fed to a shell; else data, except the substitutions
-        an unquoted body still runs (`$( )`, backticks)."""
+        """A heredoc's body: commands when fed to a shell; the code or query of a program that
+        runs its standard input (shown after that program's command, as data; inline code's shell
+        calls read); else data, except the substitutions an unquoted body still runs (`$( )`,
+        backticks)."""
         facts = command.facts
         anchor = command.words[0].start if command.words else start
         if isinstance(facts, _Facts) and facts.stdin_shell:
             self.read(command.source, start, end, depth=facts.depth + 1, anchor=anchor)
-        elif not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
+            return
+        if isinstance(facts, _Facts) and facts.fed is not None and command.words[-1].end <= start:
+            # the command's text, then the command as written from its last word to the body's
+            # end: a stretch of the command, so the prefilter's loosened texts still hold it
+            tail = command.source[command.words[-1].end : end]
+            data = ((len(facts.fed), len(facts.fed) + len(tail)),)
+            self.emit(facts.fed + tail, data, facts.depth, anchor, fed=True, parts=facts.parts)
+            if facts.code:
+                self._shell_outs(command.source[start:end], facts.depth, anchor)
+        if not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
             self.read(command.source, start, end, depth=depth, anchor=anchor, body=True)
 
 
 _PLAIN = _Facts(0, stdin_shell=False, echoed=None)
 _SPECIAL = frozenset(
-    programs.RESERVED | programs.SHELLS | programs.WRAPPERS | {"eval", "find", "echo", "printf"}
+    programs.RESERVED
+    | programs.SHELLS
+    | programs.WRAPPERS
+    | programs.STRING_RUNNERS
+    | {"find", "echo", "printf"}
 )
 
 
