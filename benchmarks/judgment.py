@@ -44,16 +44,20 @@ def dcg_folder() -> Path:
 
 
 def cases(path: Path) -> list[Case]:
-    """The labelled commands of a TOML corpus file or folder (dcg's format)."""
+    """The labelled commands of a TOML corpus file or folder: dcg's format (`[[case]]` tables,
+    `command` and `expected`), or ours, `deny = [...]` and `allow = [...]` lists beside them."""
     files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
     found: list[Case] = []
     for name in files:
         with open(name, "rb") as stream:
-            for case in tomllib.load(stream).get("case", []):
-                if "command" in case:
-                    found.append(
-                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
-                    )
+            corpus = tomllib.load(stream)
+        for case in corpus.get("case", []):
+            if "command" in case:
+                found.append(
+                    (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                )
+        found += [(command, True) for command in corpus.get("deny", [])]
+        found += [(command, False) for command in corpus.get("allow", [])]
     return found
 
 

@@ -24,15 +24,20 @@ needs_dcg = pytest.mark.skipif(not DCG.is_dir(), reason=f"dcg's corpus is not at
 
 
 def cases(path: Path) -> list[tuple[str, bool]]:
+    """The labelled commands of a TOML corpus file or folder: dcg's format (`[[case]]` tables,
+    `command` and `expected`), or ours, `deny = [...]` and `allow = [...]` lists beside them."""
     files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
-    found = []
+    found: list[tuple[str, bool]] = []
     for name in files:
         with open(name, "rb") as stream:
-            for case in tomllib.load(stream).get("case", []):
-                if "command" in case:
-                    found.append(
-                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
-                    )
+            corpus = tomllib.load(stream)
+        for case in corpus.get("case", []):
+            if "command" in case:
+                found.append(
+                    (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                )
+        found += [(command, True) for command in corpus.get("deny", [])]
+        found += [(command, False) for command in corpus.get("allow", [])]
     return found
 
 
@@ -104,9 +109,16 @@ def test_a_pack_file_is_valid_and_canonical(name: str) -> None:
     import pack_sources
 
     text = packs.text(name)
-    assert text == pack_sources.build()[name]  # edit tests/pack_sources.py, then run it
-    records = shared.read(text, name)
-    assert shared.dump(records) == text  # keys sorted, lines sorted by id, a final newline
+    assert text == pack_sources.build()[name]  # edit tests/pack_sources/, then `python tests/pack_sources`
+    entries, problems = shared.problems(text, name, pack=name)
+    assert problems == []
+    policy, *rest = entries
+    assert isinstance(policy, shared.PackPolicy)
+    assert policy.pack == name
+    assert policy.policy == packs.policy(name)
+    records = [record for record in rest if isinstance(record, shared.SharedLearning)]
+    assert records == rest
+    assert shared.dump(records, policy) == text  # policy first, keys and lines sorted, a final newline
     assert all(record.id.startswith(name + ":") for record in records)
     assert all(record.action == "block" and record.tool == "Bash" for record in records)
 

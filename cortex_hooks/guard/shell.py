@@ -106,7 +106,7 @@ _last: list[tuple[str, Reading]] = []
 
 
 class _Facts:
-    __slots__ = ("code", "depth", "echoed", "fed", "parts", "stdin_shell")
+    __slots__ = ("cat", "code", "depth", "echoed", "fed", "feeds", "parts", "stdin_shell")
 
     def __init__(
         self, depth: int, stdin_shell: bool, echoed: str | None, *, code: bool = False, fed: str | None = None
@@ -117,6 +117,8 @@ class _Facts:
         self.code = code  # an interpreter whose code comes from its standard input
         self.fed = fed  # the canonical text of a program that runs its standard input (code, a query)
         self.parts: Parts | None = None  # and its words, for the form shown with its heredoc
+        self.cat = False  # a `cat` of its standard input alone (`cat <<EOF | psql`)
+        self.feeds: tuple[_Facts, scan.Command] | None = None  # the command a `cat` pipes into
 
 
 class _Reader:
@@ -207,6 +209,8 @@ class _Reader:
                 facts.parts = (command, program, wrapper)
         command.facts = facts
         piped = command.piped_from
+        if piped is not None and isinstance(piped.facts, _Facts) and piped.facts.cat:
+            piped.facts.feeds = (facts, command)  # its heredoc, read later, is this command's input
         if piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
             text = piped.facts.echoed
             if facts.stdin_shell:
@@ -220,27 +224,41 @@ class _Reader:
         """Read again what this command has the shell run; what it does with its standard input."""
         facts = _Facts(depth, stdin_shell=False, echoed=None)
         if name in programs.SHELLS:
-            operand, facts.stdin_shell = programs.shell_operand(value, indices)
-            if operand is not None:
-                self._string(value(operand), depth, here)
-            for index, word in enumerate(command.words[:-1]):
-                if word.kind == scan.HERESTRING and facts.stdin_shell:
-                    text = value(index + 1)
-                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            facts.stdin_shell = self._shell(command, indices, value, depth, here)
         elif name == "find":
             self._find_exec(command, indices, value, depth, here)
         elif programs.is_interpreter(name):
             facts.code = self._inline_code(command, indices, value, depth, here)
+        elif name == "cat":
+            facts.cat = all(value(index) == "-" for index in indices)
+        elif name in programs.EXEC_RUNNERS:  # `docker exec C CMD …`, `kubectl exec P -- CMD …`
+            first = programs.exec_command(name, value, indices)
+            if first is not None:
+                self._inner(command, indices[first:], depth, here)
         elif name in ("echo", "printf"):
-            words = [value(index) for index in indices]
-            if name == "echo":
-                while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
-                    words.pop(0)
-            facts.echoed = " ".join(words) if words else None
+            facts.echoed = _echoed(name, [value(index) for index in indices])
         else:  # `eval ARGS`, `env -S STRING`, `parallel 'CMD'`, `flock FILE -c STRING` …
             for string in strings.strings_run(name, value, indices):
                 self._string(string, depth, here)
         return facts
+
+    def _shell(self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int) -> bool:
+        """A shell's `-c` string and here-strings, read; whether it reads commands from its input."""
+        operand, stdin_shell = programs.shell_operand(value, indices)
+        if operand is not None:
+            self._string(value(operand), depth, here)
+        for index, word in enumerate(command.words[:-1]):
+            if word.kind == scan.HERESTRING and stdin_shell:
+                text = value(index + 1)
+                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+        return stdin_shell
+
+    def _inner(self, command: scan.Command, indices: list[int], depth: int, here: int) -> None:
+        """Some of a command's words that make a simple command of their own, read as one."""
+        if indices and depth + 1 <= MAX_DEPTH:
+            inner = scan.Command(command.source)
+            inner.words = [command.words[index] for index in indices]
+            self.finished(inner, depth + 1, here)
 
     def _inline_code(
         self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
@@ -282,21 +300,19 @@ class _Reader:
                 last = first
                 while last < len(indices) and value(indices[last]) not in (";", "+"):
                     last += 1
-                if first < last:
-                    inner = scan.Command(command.source)
-                    inner.words = [command.words[index] for index in indices[first:last]]
-                    if depth + 1 <= MAX_DEPTH:
-                        self.finished(inner, depth + 1, here)
+                self._inner(command, indices[first:last], depth, here)
                 position = last
             position += 1
 
     def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool, depth: int) -> None:
         """A heredoc's body: commands when fed to a shell; the code or query of a program that
         runs its standard input (shown after that program's command, as data; inline code's shell
-        calls read); else data, except the substitutions an unquoted body still runs (`$( )`,
-        backticks)."""
+        calls read) — `cat <<EOF | psql` feeds psql; else data, except the substitutions an
+        unquoted body still runs (`$( )`, backticks)."""
         facts = command.facts
         anchor = command.words[0].start if command.words else start
+        if isinstance(facts, _Facts) and facts.feeds is not None:
+            facts, command = facts.feeds
         if isinstance(facts, _Facts) and facts.stdin_shell:
             self.read(command.source, start, end, depth=facts.depth + 1, anchor=anchor)
             return
@@ -318,8 +334,18 @@ _SPECIAL = frozenset(
     | programs.SHELLS
     | programs.WRAPPERS
     | programs.STRING_RUNNERS
-    | {"find", "echo", "printf"}
+    | programs.EXEC_RUNNERS
+    | programs.QUERY_CLIENTS
+    | {"find", "echo", "printf", "cat"}
 )
+
+
+def _echoed(name: str, words: list[str]) -> str | None:
+    """What `echo` or `printf` writes, roughly: its words (echo's options dropped)."""
+    if name == "echo":
+        while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            words.pop(0)
+    return " ".join(words) if words else None
 
 
 def _plain(words: list[scan.Word], texts: list[str]) -> bool:

@@ -33,6 +33,10 @@ _PARALLEL_VALUED = (
     " --nice --tagstring --tag-string --block --block-size --recstart --recend --termseq --sshloginfile"
     " --slf --rpl --limit --header --sql --sqlmaster --sqlworker"
 )
+_UVX_VALUED = (
+    "--from --with --with-editable --with-requirements --python --index --default-index --index-url"
+    " --extra-index-url --directory --project"
+)
 # A wrapper: (short options that take a value, long options that take a value, positionals).
 _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     "sudo": ("ugCDprtTUR", frozenset({"--user", "--group", "--chdir", "--prompt", "--role", "--type"}), 0),
@@ -61,16 +65,43 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     # GNU parallel runs its command words, joined, through a shell, once per argument (`:::` or
     # standard input): a command written as one string is read again (`parallel_string`)
     "parallel": ("aCdEIjJLnNPSs", frozenset(_PARALLEL_VALUED.split()), 0),
+    # package runners: `npx cdk destroy`, `uvx twine upload` (`npx -c STRING`: a shell runs it)
+    "npx": ("p", frozenset({"--package"}), 0),
+    "pnpx": ("p", frozenset({"--package"}), 0),
+    "bunx": ("p", frozenset({"--package"}), 0),
+    "uvx": ("p", frozenset(_UVX_VALUED.split()), 0),
 }
 # Programs that hand one option's string to a shell (`script -c CMD`, `flock FILE -c CMD`, `su -c`).
-COMMAND_OPTION = frozenset({"script", "flock", "su", "runuser"})
+COMMAND_OPTION = frozenset({"script", "flock", "su", "runuser", "npx"})
 # Programs that hand a string of theirs to a shell, besides the shells (guard.shell_strings).
-STRING_RUNNERS = COMMAND_OPTION | {"eval", "env", "parallel"}
+STRING_RUNNERS = COMMAND_OPTION | {"eval", "env", "parallel", "ssh"}
 # A parallel's separators: what follows them is arguments, not its command.
 PARALLEL_SEPARATORS = frozenset({":::", "::::", ":::+", "::::+"})
 
 
 WRAPPERS = frozenset(_WRAPPERS)
+
+# Programs that run a command of words elsewhere: in a container, a pod (issue 37). Per program:
+# its options before the subcommand that take a value, the subcommand's, and those words that
+# lead to `exec`.
+_EXEC: dict[str, tuple[str, str]] = {
+    "docker": (
+        "-H --host -c --context --config -l --log-level",
+        "-e --env --env-file -u --user -w --workdir",
+    ),
+    "podman": (
+        "--url --connection -c --root --runroot --log-level",
+        "-e --env --env-file -u --user -w --workdir",
+    ),
+    "nerdctl": ("-n --namespace -a --address -H --host", "-e --env --env-file -u --user -w --workdir"),
+    "docker-compose": (
+        "-f --file -p --project-name --profile --env-file --project-directory",
+        "-e --env -u --user -w --workdir --index",
+    ),
+    "kubectl": ("", ""),
+    "oc": ("", ""),
+}
+EXEC_RUNNERS = frozenset(_EXEC)
 
 
 def basename(value: str) -> str:
@@ -118,6 +149,39 @@ def after_wrapper(name: str, values: Callable[[int], str], index: int, count: in
     if name == "parallel" and index < count and _parallel_string(values(index)):
         return None  # `parallel 'rm -rf {}' ::: …`, `parallel ::: CMD …`: read by parallel_string
     return index
+
+
+def exec_command(name: str, values: Callable[[int], str], indices: list[int]) -> int | None:
+    """Where, among a program's arguments, the command it runs in a container begins: `docker
+    [options] [container|compose …] exec [options] NAME CMD …`, `kubectl exec … -- CMD …`; None
+    when it runs none."""
+    if name in ("kubectl", "oc"):
+        words = [values(index) for index in indices]
+        if "exec" not in words or "--" not in words[words.index("exec") :]:
+            return None
+        first = words.index("--", words.index("exec")) + 1
+        return first if first < len(words) else None
+    global_valued, exec_valued = (frozenset(option.split()) for option in _EXEC[name])
+    compose_valued = frozenset(_EXEC["docker-compose"][0].split())
+    position, compose = 0, name == "docker-compose"
+    while position < len(indices):  # the options and words that lead to `exec`
+        value = values(indices[position])
+        if value == "exec":
+            break
+        if value in ("compose", "container") and not value.startswith("-"):
+            compose = compose or value == "compose"
+            position += 1
+            continue
+        if not value.startswith("-"):
+            return None  # another subcommand
+        valued = compose_valued if compose else global_valued
+        position += 2 if value in valued else 1
+    position += 1
+    while position < len(indices) and values(indices[position]).startswith("-"):
+        value = values(indices[position])
+        position += 2 if value in exec_valued or value in compose_valued else 1
+    position += 1  # the container, or the service
+    return position if position < len(indices) else None
 
 
 def splits(value: str) -> bool:

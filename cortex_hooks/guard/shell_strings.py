@@ -1,5 +1,6 @@
 """The strings programs other than the shells hand to a shell to run (issue 37): `eval`'s words,
 `env -S STRING`, what GNU `parallel` runs, the `-c` string of `script`, `flock`, `su` and `runuser`,
+the command `ssh` has the remote shell run,
 and the body of a string that is only `$(cat <<EOF … EOF)`. Each is a stretch of the values of the
 command's words (only ever deleting characters), so the prefilter's loosened texts still hold it."""
 
@@ -23,6 +24,8 @@ def strings_run(name: str, values: Callable[[int], str], indices: list[int]) -> 
         return [" ".join(values(index) for index in indices)]
     if name == "parallel":
         return parallel_strings(values, indices)
+    if name == "ssh":
+        return remote_command(values, indices)
     if name == "env":
         found = split_string(values, indices)
     elif name in programs.COMMAND_OPTION:
@@ -98,3 +101,23 @@ def _cat_heredoc_pattern() -> re.Pattern[str]:
         r"((?:.*?\n)??)[ \t]*\2[ \t]*\n?\s*\)\s*\Z",  # the body, EOF on a line of its own, )
         re.DOTALL,
     )
+
+
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+
+
+def remote_command(values: Callable[[int], str], indices: list[int]) -> list[str]:
+    """`ssh [options] DESTINATION COMMAND …`: the command, its words joined, that the remote shell
+    runs (none for a login)."""
+    position = 0
+    while position < len(indices):
+        value = values(indices[position])
+        if value == "--":
+            position += 1
+            break
+        if not value.startswith("-") or len(value) == 1:
+            break
+        taking = next((at for at, letter in enumerate(value[1:]) if letter in _SSH_VALUED), None)
+        position += 2 if taking is not None and taking == len(value) - 2 else 1
+    rest = [values(index) for index in indices[position + 1 :]]
+    return [" ".join(rest)] if rest else []

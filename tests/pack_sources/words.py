@@ -1,0 +1,72 @@
+"""The pieces the packs' regexes are written with. Each regex meets one simple command as the
+command reader shows it (SPEC §13): its words joined by single spaces, quoted words as written, the
+program by its base name, redirections as an operator word and its target (`2> /dev/null`). The
+same text also comes as a whole pipeline (`git branch | cut -d ' ' -f 2`): a word here never holds
+an unquoted `|`, so no rule reads past the command it begins at.
+
+A brace, even `[{]`, is a literal the prefilter refuses (regex may read it as fuzzy matching):
+`[{\x00]` is a class it reads, and a NUL never reaches a simple command's text."""
+
+from __future__ import annotations
+
+T = r"""(?:"[^"]*"|'[^']*'|[^\s"'|])+"""  # one shell word as written, never an unquoted `|`
+Q = r"""["']?"""  # an optional quote around a word
+END = r"""["']?(?=\s|$)"""  # the end of a word
+ARGS = r"(?:\s+" + T + r")*?"  # any words before (in a lookahead)
+# Any words, outside a lookahead: the reader joins words with one space, and a fixed blank keeps
+# the repeat from looking ambiguous to the check of nested quantifiers (guard.unmatchable).
+WORDS = r"(?:\s" + T + r")*?"
+OPTS = r"(?:\s+(?!--(?:\s|$))" + T + r")*?"  # any words before, none of them `--`
+
+
+def has(opt: str) -> str:
+    """An option somewhere among the arguments before `--` (after it, `-rf` is a file's name)."""
+    return r"(?=" + OPTS + r"\s+" + Q + opt + END + r")"
+
+
+def hasnt(opt: str) -> str:
+    return r"(?!" + OPTS + r"\s+" + Q + opt + END + r")"
+
+
+def any_word(word: str) -> str:
+    """A word anywhere among the arguments (an operand, `--` or not)."""
+    return r"(?=" + ARGS + r"\s+" + Q + word + END + r")"
+
+
+def no_word(word: str) -> str:
+    return r"(?!" + ARGS + r"\s+" + Q + word + END + r")"
+
+
+HELP = hasnt(r"(?:--help|-h|-help|help)")
+
+
+def short(letters: str, valued: str = "") -> str:
+    """A cluster of short options holding one of these letters (`-fd`, `-xdf`); `valued`: the
+    letters whose option takes a value, so that what follows one is its value, not options
+    (`git checkout -bfeature` is `-b feature`, not `-f`)."""
+    before = r"[a-zA-Z]" if not valued else r"(?:(?![" + valued + r"])[a-zA-Z])"
+    return r"-" + before + r"*[" + letters + r"][a-zA-Z]*"
+
+
+# An option word, maybe with its value after it (`-n prod`, `--context x`, `--force`): what may
+# stand between a program and its subcommand, or between a subcommand and the word that matters.
+OPTION = r"""["']?-[^\s|]*(?:\s+(?!-)""" + T + r")?"
+
+
+def program(*names: str) -> str:
+    """A simple command run by one of these programs (as the reader names it: its base name)."""
+    return r"^(?:" + "|".join(names) + r")(?=\s|$)"
+
+
+def then(word: str) -> str:
+    """The next word that is no option (a subcommand, a kind), past options and their values."""
+    return r"(?:\s+" + OPTION + r")*?\s+" + Q + r"(?:" + word + r")" + END
+
+
+def flag(option: str) -> str:
+    """An option among the arguments, `--opt` or `--opt=VALUE`, before `--`."""
+    return has(r"(?:" + option + r")(?:=\S*)?")
+
+
+def no_flag(option: str) -> str:
+    return hasnt(r"(?:" + option + r")(?:=\S*)?")
