@@ -97,6 +97,41 @@ def test_core_packs_on_dcg() -> None:
     assert len(found["safe_denied"]) <= 2, found["safe_denied"]
 
 
+def every_pack() -> list[shared.SharedLearning]:
+    return [record for name in packs.names() for record in packs.load(name)]
+
+
+NEW_PACKS = ["containers", "kubernetes", "infrastructure", "databases", "cloud", "publishing"]
+
+
+@pytest.mark.parametrize("name", NEW_PACKS)
+def test_each_pack_on_its_own_corpus(name: str) -> None:
+    """Issue 37: each pack's labelled corpus (written from its policy): every destructive command
+    denied by the pack, no safe one denied by it, nor by any other pack."""
+    corpus = cases(CORPORA / f"pack_{name}.toml")
+    found = figures(packs.load(name), corpus)
+    assert found["destructive"] >= 50
+    assert found["safe"] >= 60
+    assert found["missed"] == []
+    assert found["safe_denied"] == []
+    assert figures(every_pack(), corpus)["safe_denied"] == []
+
+
+@needs_dcg
+def test_every_pack_on_dcg_denies_only_what_dcg_left_for_future_packs() -> None:
+    """With every pack enabled, dcg's 101 destructive commands are still denied, and the only
+    "safe" ones denied are those dcg labels allow for want of a containers or kubernetes pack."""
+    found = figures(every_pack(), cases(DCG))
+    assert found["destructive"] == 101
+    assert found["missed"] == []
+    assert found["safe_denied"] == [
+        "docker system prune",
+        "docker system prune -a",
+        "kubectl delete namespace prod",
+        "kubectl delete all --all",
+    ]
+
+
 @pytest.mark.parametrize("corpus", ["pack_core_git", "pack_core_filesystem", "agent_commands"])
 def test_core_packs_on_their_own_corpora(corpus: str) -> None:
     found = figures(core(), cases(CORPORA / f"{corpus}.toml"))

@@ -13,7 +13,8 @@ POLICY = (
     "deletes, heroku apps:destroy / pg:reset, fly apps destroy, vercel remove. Passes: reading "
     "(describe, list, get, ls), creating, deploying, deleting one object or item (s3 rm of one "
     "key, s3api delete-object, dynamodb delete-item, az storage blob delete), local settings "
-    "(gcloud config, aws configure), --dryrun / --dry-run, help, and these words as data."
+    "(gcloud config, aws configure, az tag), --dryrun / --dry-run, --generate-cli-skeleton, help, "
+    "and these words as data."
 )
 
 DRY = hasnt(r"(?:--dry-?run|--dryrun)(?:=true)?")
@@ -25,7 +26,8 @@ AWS_DELETE = (
     + ITEM_LEVEL
     + r"(?=\s|$))(?:delete|terminate|batch-delete|deregister|purge)-[\w-]+|schedule-key-deletion|delete-bucket"
 )
-AWS = program("aws") + HELP + DRY
+# --generate-cli-skeleton prints the call's input as JSON and calls nothing
+AWS = program("aws") + HELP + DRY + hasnt(r"--generate-cli-skeleton(?:=\S*)?")
 
 
 def gcloud_delete(excluded: str) -> str:
@@ -178,8 +180,8 @@ rules = [
     ),
     dict(
         id="cloud:az-delete",
-        regex=r"(?!^az\s(?:\S+\s)*?storage\sblob\sdelete(?=\s|$))"
-        + az_delete(r"config|cache|extension|account|login|logout"),
+        regex=r"(?!^az\s(?:\S+\s)*?storage\s(?:blob|entity|file|message)\sdelete(?=\s|$))"
+        + az_delete(r"config|cache|extension|account|login|logout|tag"),
         anti_pattern="az … delete (a resource group, a VM, a storage account, a cluster, a key vault): the resource and everything in it are gone",
         correct_pattern="az … show first; az group export for a group; ask the person to delete it",
         severity="critical",
@@ -203,7 +205,7 @@ rules = [
         + HELP
         + r"(?:\s+(?:"
         + OPTION
-        + r"|[a-z][\w-]*))*?\s+(?:delete|rm|destroy|remove)(?=\s|$)"
+        + r"|[a-z][\w-]*))*?\s+(?:delete|rm|destroy)(?=\s|$)"
         + r"|"
         + program("heroku")
         + HELP

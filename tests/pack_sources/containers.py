@@ -28,11 +28,16 @@ def engine(*words: str) -> str:
     return ENGINE + "".join(then(word) for word in words)
 
 
-# `$(docker ps -q)`, `` `podman ps -aq` ``: every container, as the shell will list them
-EVERY_CONTAINER = (
-    r"(?=" + WORDS + r"\s[^\s|]*(?:\$\(|`)\s*(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls)\b)"
+# `docker ps -q`, `podman ps -aq`: every container (no --filter, no name), as the shell lists them
+LIST_ALL = r"(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls)(?:\s+(?:-[a-eg-zA-Z]+|--quiet|--all))*"
+EVERY_CONTAINER = r"(?=" + WORDS + r"\s[^\s|]*(?:\$\(|`)\s*" + LIST_ALL + r"\s*[)`])"
+# `docker ps -q | xargs docker stop`: the pipeline, as written
+XARGS_ALL = (
+    r"^"
+    + LIST_ALL
+    + r"\s*\|\s*(?:sudo\s+)?xargs(?:\s+-[^\s|]+)*\s+(?:docker|podman|nerdctl)\s+(?:container\s+)?"
+    r"(?:stop|kill|rm|restart)(?=\s|$)"
 )
-RUNNERS = r"(?:sudo|doas|env|command|nice|nohup|time|timeout|setsid)"
 
 rules = [
     dict(
@@ -128,12 +133,9 @@ rules = [
         + r")?"
         + then(r"stop|kill|rm|restart|pause")
         + EVERY_CONTAINER
-        + r"|^(?:"
-        + RUNNERS
-        + WORDS
-        + r"\s)?xargs"
-        + WORDS
-        + r"\s(?:docker|podman|nerdctl)(?:\s(?:container))?\s(?:stop|kill|rm)(?=\s|$))",
+        + r"|"
+        + XARGS_ALL
+        + r")",
         anti_pattern="docker stop/kill/rm $(docker ps -q): acts on every container on the machine, not only this project's",
         correct_pattern="Name the containers (docker stop web db), or filter them: docker ps -q --filter name=myproj; docker compose down for a compose project",
         severity="high",

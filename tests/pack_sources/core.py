@@ -45,7 +45,7 @@ GIT_POLICY = (
 FS_POLICY = (
     "Denies rm recursive and forced together (-rf, -fr, -r -f, --recursive --force) when one "
     "of its paths lies outside /tmp, /var/tmp and $TMPDIR, or is not known before it runs (a "
-    "variable, a glob, `..`, a path xargs or parallel reads from its input); and inline "
+    "variable, a glob, `..`, a path xargs or parallel reads from its input, a pipe into rm); and inline "
     "interpreter code (python -c, node -e, a heredoc fed to python3) that deletes files, whose "
     "paths the guard cannot see. rm without -r or -f, rm -rf of paths in the temporary folders, "
     "rm -rf with no path at all (it deletes nothing), --help, and these words as data pass."
@@ -268,10 +268,23 @@ FED = (
     + WORDS
     + r"\srm(?=\s|$)"
 )
+# `find . | rm -rf`, `echo yes | rm -rf`: rm has no path, and is piped what it is meant to delete
+# (it reads none: the command is still meant to delete). Read in the pipeline as written.
+PIPED = (
+    r"\|&?\s*(?:"
+    + RUNNERS
+    + r"(?:\s+-[^\s|]*)*\s+)*rm(?=\s|$)"
+    + RM_FLAGS
+    + r"(?=(?:\s+(?:"
+    + REDIRECTION
+    + r"|"
+    + OPTION_WORD
+    + r"))*\s*(?:$|\|))"
+)
 fs_pack = [
     dict(
         id="core.filesystem:rm-recursive-force",
-        regex=r"^rm" + RM_FLAGS + r"(?=" + OUTSIDE + r")|" + FED + RM_FLAGS,
+        regex=r"^rm" + RM_FLAGS + r"(?=" + OUTSIDE + r")|" + FED + RM_FLAGS + r"|" + PIPED,
         anti_pattern="rm -rf outside /tmp, /var/tmp and $TMPDIR: deletes a tree for good, with no prompt and no trash",
         correct_pattern="Remove only what you created, in a temporary folder; elsewhere name the exact files, or move them aside (mv DIR DIR.old) and ask the person",
         severity="critical",

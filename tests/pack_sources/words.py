@@ -9,7 +9,9 @@ A brace, even `[{]`, is a literal the prefilter refuses (regex may read it as fu
 
 from __future__ import annotations
 
-T = r"""(?:"[^"]*"|'[^']*'|[^\s"'|])+"""  # one shell word as written, never an unquoted `|`
+# One shell word as written: never an unquoted `|`; a `$( )` or backticks inside it (`$(docker ps
+# -q)`) are part of the word, their words no options of the command.
+T = r"""(?:"[^"]*"|'[^']*'|\$\([^()]*\)|`[^`]*`|[^\s"'|(`])+"""
 Q = r"""["']?"""  # an optional quote around a word
 END = r"""["']?(?=\s|$)"""  # the end of a word
 ARGS = r"(?:\s+" + T + r")*?"  # any words before (in a lookahead)
