@@ -10,7 +10,8 @@ POLICY = (
     "resource (a bucket, an instance, a database, a stack, a role, a table); gcloud … delete "
     "(projects, clusters, instances, buckets …), gcloud storage rm -r, gsutil rm -r / rb / "
     "rsync -d; az … delete (groups, VMs, accounts, clusters …); doctl, hcloud, linode-cli "
-    "deletes, heroku apps:destroy / pg:reset, fly apps destroy, vercel remove. Passes: reading "
+    "deletes, heroku apps:destroy / pg:reset, fly apps destroy, vercel remove; mc rb / rm -r / "
+    "mirror --remove, azcopy remove / sync --delete-destination. Passes: reading "
     "(describe, list, get, ls), creating, deploying, deleting one object or item (s3 rm of one "
     "key, s3api delete-object, dynamodb delete-item, az storage blob delete), local settings "
     "(gcloud config, aws configure, az tag), --dryrun / --dry-run, --generate-cli-skeleton, help, "
@@ -20,7 +21,7 @@ POLICY = (
 DRY = hasnt(r"(?:--dry-?run|--dryrun)(?:=true)?")
 HELP = hasnt(r"(?:--help|-h|help)")
 # aws: the service, then the operation (`aws --profile p ec2 terminate-instances`).
-ITEM_LEVEL = r"delete-(?:object|item|message|message-batch|tags|attributes|object-tagging|bucket-tagging|alarms|resource-policy|lifecycle-policy|policy-version)"
+ITEM_LEVEL = r"delete-(?:object|item|message|message-batch|tags|attributes|object-tagging|bucket-tagging|alarms)"
 AWS_DELETE = (
     r"(?!"
     + ITEM_LEVEL
@@ -57,9 +58,38 @@ def az_delete(excluded: str) -> str:
         + excluded
         + r")(?=\s|$))(?:\s+(?:"
         + OPTION
-        + r"|[a-z][\w-]*))*?\s+(?:delete|delete-batch|purge)(?=\s|$)"
+        + r"|[a-z][\w-]*))*?\s+(?:delete|delete-batch|purge|untag)(?=\s|$)"
     )
 
+
+MC = program("mc", "mcli")
+OBJECT_CLIENTS = (
+    r"(?:"
+    + MC
+    + HELP
+    + r"(?:"
+    + then("rb")
+    + r"|"
+    + then("rm")
+    + has(r"(?:--recursive|-r|--force|--versions)")
+    + r"|"
+    + then("mirror")
+    + has(r"--remove")
+    + r"|"
+    + then("admin")
+    + then(r"bucket")
+    + then(r"delete|remove")
+    + r")|"
+    + program("azcopy")
+    + HELP
+    + DRY
+    + r"(?:"
+    + then(r"remove|rm")
+    + r"|"
+    + then("sync")
+    + has(r"--delete-destination(?:=|\s+)[\"']?(?:true|prompt)")
+    + r"))"
+)
 
 rules = [
     dict(
@@ -196,6 +226,17 @@ rules = [
                 "az storage blob delete -c data -n file.txt --account-name acct",
                 "az group delete --help",
             ],
+        },
+    ),
+    dict(
+        id="cloud:object-store-delete",
+        regex=OBJECT_CLIENTS,
+        anti_pattern="mc rb, mc rm --recursive/--force, mc mirror --remove, azcopy remove, azcopy sync --delete-destination: delete a bucket, every object under a path, or what the source lacks",
+        correct_pattern="mc ls / azcopy list what would go (azcopy has --dry-run); delete objects by name; ask the person for a bucket",
+        severity="critical",
+        examples={
+            "deny": ["mc rb --force myminio/bucket", "mc rm --recursive --force myminio/data/", "azcopy remove https://acct.blob.core.windows.net/c --recursive"],
+            "allow": ["mc ls myminio/bucket", "mc rm myminio/bucket/file.txt", "azcopy copy ./a https://acct.blob.core.windows.net/c", "azcopy remove https://acct.blob.core.windows.net/c --dry-run"],
         },
     ),
     dict(

@@ -36,7 +36,8 @@ GIT_POLICY = (
     "Denies the git commands that throw away work git cannot give back: uncommitted changes "
     "(reset --hard/--merge, checkout -- PATH / . / -f, switch -f / --discard-changes, restore "
     "without --staged), untracked files (clean -f without -n), commits others pushed (push "
-    "--force, -f or a +refspec; --force-with-lease passes), unmerged branches (branch -D), "
+    "--force, -f or a +refspec; --force-with-lease passes), unmerged branches (branch -D, "
+    "branch -f NAME), "
     "stashes (stash drop/clear) and the history that finds lost commits (reflog expire/delete, "
     "gc --prune=now, filter-branch). Everything else passes: reading, committing, --help, "
     "dry runs (clean -n), the safe forms (branch -d, reset --soft/--mixed, restore --staged, "
@@ -99,14 +100,13 @@ git_pack = [
         + r"(?:"
         + has(r"-[a-zA-Z]*D[a-zA-Z]*")
         + r"|"
-        + has(r"(?:" + short("d") + r"|--delete)")
-        + has(r"(?:" + short("f") + r"|--force)")
+        + has(r"(?:" + short("f", "utm") + r"|--force)")
         + r")",
-        anti_pattern="git branch -D (or --delete --force): deletes a branch even when its commits are merged nowhere",
-        correct_pattern="git branch -d NAME: it refuses while the branch holds unmerged commits; merge or push them first",
+        anti_pattern="git branch -D (or --delete --force, or -f NAME): deletes a branch even when its commits are merged nowhere, or moves it away from them",
+        correct_pattern="git branch -d NAME: it refuses while the branch holds unmerged commits; merge or push them first; make a new branch rather than resetting one",
         severity="high",
         examples={
-            "deny": ["git branch -D old", "git branch --delete --force old", "git branch -d -f old"],
+            "deny": ["git branch -D old", "git branch --delete --force old", "git branch -f feature origin/main"],
             "allow": ["git branch -d merged", "git branch | cut -d ' ' -f 2", "git branch -a"],
         },
     ),
