@@ -52,12 +52,22 @@ def check(databases: Databases, *, repair: bool = False) -> Report:
     _check_wiring(report, location.project_root())
     if databases.scope == "project":
         _check_team_file(report, location.project_root(), path)
+        _suggest_packs(report, databases)
     if repair and os.path.exists(path):
         _repair(report, path)
     _check_database(report, path)
     if databases.scope == "project":
         _check_global(report, databases.user)
     return report
+
+
+def _suggest_packs(report: Report, databases: Databases) -> None:
+    """The packs that fit the project and are not enabled (guard.pack_fit): said, not a problem."""
+    from cortex_hooks.api import packs
+
+    line = packs.fit_line(databases)
+    if line is not None:
+        report.ok("packs that fit", line)
 
 
 def _check_team_file(report: Report, project: str, database: str) -> None:

@@ -161,7 +161,9 @@ def _what_became_of(plan: Plan, *, first: bool) -> list[str]:
 def _last_words(args: argparse.Namespace, outcome: Outcome) -> None:
     """install: the packs; uninstall: the memory it kept or removed."""
     if args.action == "install":
-        lines = pack_lines(outcome.packs)
+        from cortex_hooks.api import databases, packs  # the packs that fit the project (guard.pack_fit)
+
+        lines = pack_lines(outcome.packs) + packs.fit_lines(databases.find(), outcome.packs)
     else:
         lines = purge_cli.lines(args, outcome.kept, outcome.doomed)
     for line in lines:

@@ -21,7 +21,9 @@ POLICY = (
 DRY = hasnt(r"(?:--dry-?run|--dryrun)(?:=true)?")
 HELP = hasnt(r"(?:--help|-h|help)")
 # aws: the service, then the operation (`aws --profile p ec2 terminate-instances`).
-ITEM_LEVEL = r"delete-(?:object|item|message|message-batch|tags|attributes|object-tagging|bucket-tagging|alarms)"
+ITEM_LEVEL = (
+    r"delete-(?:object|item|message|message-batch|tags|attributes|object-tagging|bucket-tagging|alarms)"
+)
 AWS_DELETE = (
     r"(?!"
     + ITEM_LEVEL
@@ -235,8 +237,17 @@ rules = [
         correct_pattern="mc ls / azcopy list what would go (azcopy has --dry-run); delete objects by name; ask the person for a bucket",
         severity="critical",
         examples={
-            "deny": ["mc rb --force myminio/bucket", "mc rm --recursive --force myminio/data/", "azcopy remove https://acct.blob.core.windows.net/c --recursive"],
-            "allow": ["mc ls myminio/bucket", "mc rm myminio/bucket/file.txt", "azcopy copy ./a https://acct.blob.core.windows.net/c", "azcopy remove https://acct.blob.core.windows.net/c --dry-run"],
+            "deny": [
+                "mc rb --force myminio/bucket",
+                "mc rm --recursive --force myminio/data/",
+                "azcopy remove https://acct.blob.core.windows.net/c --recursive",
+            ],
+            "allow": [
+                "mc ls myminio/bucket",
+                "mc rm myminio/bucket/file.txt",
+                "azcopy copy ./a https://acct.blob.core.windows.net/c",
+                "azcopy remove https://acct.blob.core.windows.net/c --dry-run",
+            ],
         },
     ),
     dict(

@@ -106,7 +106,11 @@ git_pack = [
         correct_pattern="git branch -d NAME: it refuses while the branch holds unmerged commits; merge or push them first; make a new branch rather than resetting one",
         severity="high",
         examples={
-            "deny": ["git branch -D old", "git branch --delete --force old", "git branch -f feature origin/main"],
+            "deny": [
+                "git branch -D old",
+                "git branch --delete --force old",
+                "git branch -f feature origin/main",
+            ],
             "allow": ["git branch -d merged", "git branch | cut -d ' ' -f 2", "git branch -a"],
         },
     ),
