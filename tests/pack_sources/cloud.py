@@ -65,12 +65,13 @@ def az_delete(excluded: str) -> str:
 
 
 MC = program("mc", "mcli")
+# minio's mc and azcopy: the programs, then what they do (one clause each, for the prefilter)
 OBJECT_CLIENTS = (
-    r"(?:"
-    + MC
+    program("mc", "mcli", "azcopy")
     + HELP
+    + DRY
     + r"(?:"
-    + then("rb")
+    + then(r"rb|remove")
     + r"|"
     + then("rm")
     + has(r"(?:--recursive|-r|--force|--versions)")
@@ -81,16 +82,10 @@ OBJECT_CLIENTS = (
     + then("admin")
     + then(r"bucket")
     + then(r"delete|remove")
-    + r")|"
-    + program("azcopy")
-    + HELP
-    + DRY
-    + r"(?:"
-    + then(r"remove|rm")
     + r"|"
     + then("sync")
     + has(r"--delete-destination(?:=|\s+)[\"']?(?:true|prompt)")
-    + r"))"
+    + r")"
 )
 
 rules = [
@@ -252,28 +247,32 @@ rules = [
     ),
     dict(
         id="cloud:platform-delete",
-        regex=r"(?:"
-        + program("doctl", "hcloud", "linode-cli", "civo", "scw", "exo", "oci", "ibmcloud", "upcloud")
+        regex=program(
+            "doctl",
+            "hcloud",
+            "linode-cli",
+            "civo",
+            "scw",
+            "exo",
+            "oci",
+            "ibmcloud",
+            "upcloud",
+            "heroku",
+            "fly",
+            "flyctl",
+            "vercel",
+            "netlify",
+            "firebase",
+        )
         + HELP
+        + r"(?!(?:\s+"
+        + OPTION
+        + r")*?\s+(?:auth|config|context|login|logout|env|secrets?|alias|domains?\s+rm)(?=\s|$))"
         + r"(?:\s+(?:"
         + OPTION
-        + r"|[a-z][\w-]*))*?\s+(?:delete|rm|destroy)(?=\s|$)"
-        + r"|"
-        + program("heroku")
-        + HELP
-        + then(r"apps:destroy|apps:delete|destroy|pg:reset|addons:destroy")
-        + r"|"
-        + program("fly", "flyctl")
-        + HELP
-        + r"(?:"
-        + then(r"apps|app|volumes|volume|postgres|pg")
-        + r")?"
-        + then(r"destroy|delete|remove")
-        + r"|"
-        + program("vercel", "netlify", "firebase")
-        + HELP
-        + then(r"remove|rm|sites:delete|projects:delete|firestore:delete|database:remove|hosting:disable")
-        + r")",
+        + r"|[a-z][\w-]*))*?\s+"
+        + r"(?:delete|rm|destroy|remove|apps:destroy|apps:delete|pg:reset|addons:destroy|sites:delete"
+        + r"|projects:delete|firestore:delete|database:remove)(?=\s|$)",
         anti_pattern="doctl/hcloud/linode-cli … delete, heroku apps:destroy or pg:reset, fly apps destroy, vercel remove, firebase firestore:delete: the app, server or data is gone",
         correct_pattern="List and back up first; ask the person to delete it",
         severity="critical",

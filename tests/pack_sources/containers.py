@@ -126,16 +126,12 @@ rules = [
     ),
     dict(
         id="containers:every-container",
-        regex=r"(?:"
-        + ENGINE
+        regex=ENGINE
         + r"(?:"
         + then("container")
         + r")?"
         + then(r"stop|kill|rm|restart|pause")
-        + EVERY_CONTAINER
-        + r"|"
-        + XARGS_ALL
-        + r")",
+        + EVERY_CONTAINER,
         anti_pattern="docker stop/kill/rm $(docker ps -q): acts on every container on the machine, not only this project's",
         correct_pattern="Name the containers (docker stop web db), or filter them: docker ps -q --filter name=myproj; docker compose down for a compose project",
         severity="high",
@@ -143,9 +139,24 @@ rules = [
             "deny": [
                 "docker stop $(docker ps -q)",
                 "docker rm -v $(docker ps -aq)",
-                "docker ps -q | xargs docker kill",
+                "podman kill `podman ps -q`",
             ],
-            "allow": ["docker stop web", "docker ps -q --filter name=web", "docker compose stop"],
+            "allow": [
+                "docker stop web",
+                "docker stop $(docker ps -q --filter name=web)",
+                "docker compose stop",
+            ],
+        },
+    ),
+    dict(
+        id="containers:every-container-piped",
+        regex=XARGS_ALL,
+        anti_pattern="docker ps -q | xargs docker stop (or kill, rm): acts on every container on the machine, not only this project's",
+        correct_pattern="Filter the list (docker ps -q --filter name=myproj | xargs docker stop), or name the containers; docker compose down for a compose project",
+        severity="high",
+        examples={
+            "deny": ["docker ps -q | xargs docker stop", "docker ps -aq | xargs -r docker rm"],
+            "allow": ["docker ps -q --filter name=web | xargs docker stop", "docker ps -q | wc -l"],
         },
     ),
     dict(

@@ -35,21 +35,8 @@ COMMENTS = r"(?:--[^\n]*\n\s*)*"
 # Where a client is given SQL: an option's value, a here-string.
 SQL_OPTION = r"(?:-c|--command|-e|--execute|-q|-Q|--query|-cmd|<<<)(?:\s+|=|(?=[\"']))[\"']?\s*"
 # A heredoc (the reader shows it after the command it feeds, as data): a statement at a line's start.
-IN_HEREDOC = r"[^\n]*\n[\s\S]*?(?<=[\n;])[ \t]*" + COMMENTS
+IN_HEREDOC = r"[^\n]*\n(?:[^\n;]*+[\n;])*?[ \t]*" + COMMENTS  # line by line, not character by character
 RUNNERS = r"(?:(?:sudo|doas|env|nice|time)(?:\s[^\s|]+)*?\s)?"
-
-
-def fed(client: str, statement: str) -> str:
-    """`echo 'STATEMENT' | CLIENT`: the pipeline, as written."""
-    return (
-        r"^(?:echo|printf)(?:\s-[a-zA-Z]+)*\s[\"']?\s*"
-        + STATEMENTS
-        + statement
-        + r"[^|]*\|\s*"
-        + RUNNERS
-        + client
-        + r"(?=\s|$)"
-    )
 
 
 MONGO_DELETE = (
@@ -79,8 +66,6 @@ rules = [
         + r"\s[^\s\"'-][^\s]*\s[\"']?\s*"
         + STATEMENTS
         + DESTRUCTIVE_SQL
-        + r"|"
-        + fed(SQL_CLIENT, DESTRUCTIVE_SQL)
         + r")",
         anti_pattern="DROP TABLE / DATABASE / SCHEMA / COLUMN, TRUNCATE, or DELETE without WHERE sent to a database: the rows are gone for good",
         correct_pattern="Back up first (pg_dump -t TABLE, mysqldump), check with SELECT count(*) what would go, add a WHERE; ask the person before dropping anything",
@@ -91,7 +76,6 @@ rules = [
                 'mysql -u root -e "DROP DATABASE shop"',
                 "sqlite3 app.db 'DELETE FROM sessions;'",
                 "psql app <<'SQL'\nBEGIN;\nTRUNCATE orders;\nCOMMIT;\nSQL",
-                "echo 'DROP TABLE users;' | psql app",
             ],
             "allow": [
                 "psql -c 'SELECT count(*) FROM users'",
@@ -116,14 +100,12 @@ rules = [
         + WORDS
         + r"\s<<<\s[\"']?\s*"
         + FLUSH
-        + r")|"
-        + fed(REDIS, FLUSH)
-        + r")",
+        + r"))",
         anti_pattern="redis FLUSHALL / FLUSHDB: deletes every key of the server (or of the database)",
         correct_pattern="Delete the keys you made, by name or pattern you checked (redis-cli --scan --pattern 'myapp:*'); ask the person first",
         severity="critical",
         examples={
-            "deny": ["redis-cli FLUSHALL", "redis-cli -h cache -n 2 flushdb", "echo FLUSHALL | redis-cli"],
+            "deny": ["redis-cli FLUSHALL", "redis-cli -h cache -n 2 flushdb", "redis-cli <<< FLUSHALL"],
             "allow": [
                 "redis-cli GET session:1",
                 "redis-cli DEL session:1",
@@ -133,13 +115,7 @@ rules = [
     ),
     dict(
         id="databases:mongo-drop",
-        regex=r"(?:"
-        + program("mongosh", "mongo")
-        + r"[\s\S]*?"
-        + MONGO_DELETE
-        + r"|"
-        + fed(r"(?:mongosh|mongo)", r"[^|]*?" + MONGO_DELETE)
-        + r")",
+        regex=program("mongosh", "mongo") + r"[\s\S]*?" + MONGO_DELETE,
         anti_pattern="MongoDB dropDatabase(), drop(), deleteMany({}) or remove({}): deletes a database, a collection or every document in it",
         correct_pattern="mongodump first; count what would go (db.c.countDocuments(FILTER)); delete with a filter; ask the person",
         severity="critical",
@@ -152,6 +128,39 @@ rules = [
             "allow": [
                 "mongosh --eval 'db.users.find().limit(5)'",
                 "mongosh --eval 'db.users.deleteMany({active: false})'",
+            ],
+        },
+    ),
+    dict(
+        id="databases:piped-destroy",
+        regex=r"^(?:echo|printf)(?:\s-[a-zA-Z]+)*\s[\"']?\s*"
+        + STATEMENTS
+        + r"(?:"
+        + DESTRUCTIVE_SQL
+        + r"|"
+        + FLUSH
+        + r"|[^|]*?"
+        + MONGO_DELETE
+        + r")[^|]*\|\s*"
+        + RUNNERS
+        + r"(?:"
+        + SQL_CLIENT
+        + r"|"
+        + REDIS
+        + r"|mongosh|mongo)(?=\s|$)",
+        anti_pattern="echo 'DROP TABLE …' | psql (or FLUSHALL into redis-cli, dropDatabase() into mongosh): the statement piped in deletes data for good",
+        correct_pattern="Back up first, check with a SELECT what would go, add a WHERE; ask the person before dropping anything",
+        severity="critical",
+        examples={
+            "deny": [
+                "echo 'DROP TABLE users;' | psql app",
+                "echo FLUSHALL | redis-cli",
+                "echo 'db.dropDatabase()' | mongosh app",
+            ],
+            "allow": [
+                "echo 'SELECT 1;' | psql app",
+                "echo 'DROP TABLE users;' > down.sql",
+                "echo PING | redis-cli",
             ],
         },
     ),

@@ -111,19 +111,9 @@ rules = [
     ),
     dict(
         id="infrastructure:stack-delete",
-        regex=r"(?:"
-        + program("cdk", "cdktf", "aws-cdk")
+        regex=program("cdk", "cdktf", "aws-cdk", "sam", "serverless", "sls")
         + HELP
-        + then("destroy")
-        + r"|"
-        + program("sam")
-        + HELP
-        + then("delete")
-        + r"|"
-        + program("serverless", "sls")
-        + HELP
-        + then("remove")
-        + r")",
+        + then(r"destroy|delete|remove"),
         anti_pattern="cdk destroy, sam delete, serverless remove: delete the deployed stack and its resources",
         correct_pattern="cdk diff / sam list resources first; ask the person to delete the stack",
         severity="critical",

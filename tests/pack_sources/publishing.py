@@ -30,7 +30,6 @@ TEST_INDEX = (
     r"(?:--repository|-r|--index|--repository-url|--publish-url)(?:=|\s+)"
     r"""["']?(?:testpypi|test-pypi|https?://test\.pypi\.org\S*)"""
 )
-ENGINE = program("docker", "podman", "nerdctl", "buildah")
 # The first word after `push` that is no option: the image, pushed to a local registry or not.
 LOCAL_IMAGE = r"(?=(?:\s+" + OPTION + r")*?\s+" + Q + LOCAL + r")"
 
@@ -72,15 +71,10 @@ rules = [
     ),
     dict(
         id="publishing:python-upload",
-        regex=r"(?:"
-        + program("twine")
-        + then("upload")
-        + r"|^python[0-9.]*(?:\s-\S+)*\s-m\stwine"
-        + then("upload")
-        + r"|"
-        + program("uv", "poetry", "hatch", "flit", "pdm", "maturin")
-        + then(r"publish|upload")
+        regex=r"(?:^python[0-9.]*(?:\s-\S+)*\s-m\stwine|"
+        + program("twine", "uv", "poetry", "hatch", "flit", "pdm", "maturin")
         + r")"
+        + then(r"publish|upload")
         + HELP
         + DRY
         + NOT_LOCAL_REGISTRY
@@ -105,23 +99,12 @@ rules = [
     ),
     dict(
         id="publishing:crate-gem",
-        regex=r"(?:"
-        + program("cargo")
-        + then("publish")
-        + hasnt(r"(?:--dry-run|-n)")
-        + r"|"
-        + program("cargo")
-        + then("yank")
-        + hasnt(r"--undo")
-        + r"|"
-        + program("gem")
-        + then(r"push|yank")
-        + r"|(?:^bundle\sexec\srake|^rake)(?=\s|$)"
-        + then(r"release(?:\[\S*\])?")
-        + r")"
+        regex=program("cargo", "gem")
         + HELP
+        + hasnt(r"(?:--dry-run|-n|--undo)")
+        + then(r"publish|yank|push")
         + NOT_LOCAL_REGISTRY,
-        anti_pattern="cargo publish / yank, gem push / yank, rake release: releases (or withdraws) a version on crates.io or RubyGems for everyone",
+        anti_pattern="cargo publish / yank, gem push / yank: releases (or withdraws) a version on crates.io or RubyGems for everyone",
         correct_pattern="cargo publish --dry-run, gem build; the person publishes",
         severity="high",
         examples={
@@ -129,7 +112,6 @@ rules = [
                 "cargo publish",
                 "cargo yank --version 1.0.1",
                 "gem push pkg/mygem-1.0.gem",
-                "bundle exec rake release",
             ],
             "allow": [
                 "cargo publish --dry-run",
@@ -174,6 +156,8 @@ rules = [
         + r"|"
         + program("anaconda")
         + then("upload")
+        + r"|(?:^bundle\sexec\srake|^rake)(?=\s|$)"
+        + then(r"release(?:\[\S*\])?")
         + r")"
         + HELP,
         anti_pattern="mvn deploy, gradle publish, dotnet nuget push, dart pub publish, mix hex.publish, vsce publish, pod trunk push: releases a version to a public registry",
@@ -196,34 +180,25 @@ rules = [
     ),
     dict(
         id="publishing:image-push",
-        regex=r"(?:"
-        + ENGINE
-        + r"(?:"
-        + then("image")
-        + r"|"
-        + then("manifest")
+        regex=program("docker", "podman", "nerdctl", "buildah", "helm", "crane")
+        + HELP
+        + r"(?:(?:"
+        + then(r"image|manifest")
         + r")?"
         + then("push")
         + r"(?!"
         + LOCAL_IMAGE
-        + r")|"
-        + ENGINE
-        + r"(?:"
+        + r")(?!"
+        + ARGS
+        + r"\s+oci://"
+        + LOCAL
+        + r")|(?:"
         + then("buildx")
         + r")?"
         + then(r"build|bake")
         + has(r"(?:--push(?:=true)?|--output(?:=|\s+)\S*type=registry\S*)")
         + hasnt(r"(?:-t|--tag)(?:=|\s+)" + LOCAL)
-        + r"|"
-        + program("helm", "crane")
-        + then("push")
-        + r"(?!"
-        + ARGS
-        + r"\s+"
-        + LOCAL
-        + r")"
-        + r")"
-        + HELP,
+        + r")",
         anti_pattern="docker push (or build --push, podman push, helm push): publishes an image to a remote registry, where others pull it",
         correct_pattern="Build and run it locally (docker build -t app:dev .); push to a registry on this machine (localhost:5000) to try; the person pushes releases",
         severity="high",
