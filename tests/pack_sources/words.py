@@ -14,29 +14,32 @@ from __future__ import annotations
 T = r"""(?:"[^"]*"|'[^']*'|\$\([^()]*\)|`[^`]*`|[^\s"'|(`])+"""
 Q = r"""["']?"""  # an optional quote around a word
 END = r"""["']?(?=\s|$)"""  # the end of a word
-ARGS = r"(?:\s+" + T + r")*?"  # any words before (in a lookahead)
+# Words are joined by blanks on the command's line: the scans stop at a newline, where a heredoc's
+# body begins (the reader shows it after the command it feeds, as data).
+SP = r"[ \t]+"
+ARGS = r"(?:" + SP + T + r")*?"  # any words before (in a lookahead)
 # Any words, outside a lookahead: the reader joins words with one space, and a fixed blank keeps
 # the repeat from looking ambiguous to the check of nested quantifiers (guard.unmatchable).
-WORDS = r"(?:\s" + T + r")*?"
-OPTS = r"(?:\s+(?!--(?:\s|$))" + T + r")*?"  # any words before, none of them `--`
+WORDS = r"(?:[ \t]" + T + r")*?"
+OPTS = r"(?:" + SP + r"(?!--(?:\s|$))" + T + r")*?"  # any words before, none of them `--`
 
 
 def has(opt: str) -> str:
     """An option somewhere among the arguments before `--` (after it, `-rf` is a file's name)."""
-    return r"(?=" + OPTS + r"\s+" + Q + opt + END + r")"
+    return r"(?=" + OPTS + SP + Q + opt + END + r")"
 
 
 def hasnt(opt: str) -> str:
-    return r"(?!" + OPTS + r"\s+" + Q + opt + END + r")"
+    return r"(?!" + OPTS + SP + Q + opt + END + r")"
 
 
 def any_word(word: str) -> str:
     """A word anywhere among the arguments (an operand, `--` or not)."""
-    return r"(?=" + ARGS + r"\s+" + Q + word + END + r")"
+    return r"(?=" + ARGS + SP + Q + word + END + r")"
 
 
 def no_word(word: str) -> str:
-    return r"(?!" + ARGS + r"\s+" + Q + word + END + r")"
+    return r"(?!" + ARGS + SP + Q + word + END + r")"
 
 
 HELP = hasnt(r"(?:--help|-h|-help|help)")
@@ -52,7 +55,7 @@ def short(letters: str, valued: str = "") -> str:
 
 # An option word, maybe with its value after it (`-n prod`, `--context x`, `--force`): what may
 # stand between a program and its subcommand, or between a subcommand and the word that matters.
-OPTION = r"""["']?-[^\s|]*(?:\s+(?!-)""" + T + r")?"
+OPTION = r"""["']?-[^\s|]*(?:[ \t]+(?!-)""" + T + r")?"
 
 
 def program(*names: str) -> str:
@@ -62,7 +65,7 @@ def program(*names: str) -> str:
 
 def then(word: str) -> str:
     """The next word that is no option (a subcommand, a kind), past options and their values."""
-    return r"(?:\s+" + OPTION + r")*?\s+" + Q + r"(?:" + word + r")" + END
+    return r"(?:" + SP + OPTION + r")*?" + SP + Q + r"(?:" + word + r")" + END
 
 
 def flag(option: str) -> str:
