@@ -3,7 +3,7 @@ databases' own command-line tools and the frameworks' reset commands (issue 37).
 
 from __future__ import annotations
 
-from pack_sources.words import HELP, WORDS, has, hasnt, program, then
+from pack_sources.words import HELP, WORDS, after, has, hasnt, program, then
 
 POLICY = (
     "Denies statements that delete data for good, wherever the command shows them: SQL given to "
@@ -49,7 +49,8 @@ REDIS = r"(?:redis-cli|valkey-cli|keydb-cli)"
 rules = [
     dict(
         id="databases:sql-destroy",
-        regex=r"(?:^"
+        # the client first, outside any alternation: the prefilter then needs its name
+        regex=r"^"
         + SQL_CLIENT
         + r"(?=\s|$)(?:"
         + WORDS
@@ -61,7 +62,8 @@ rules = [
         + r"|"
         + IN_HEREDOC
         + DESTRUCTIVE_SQL
-        + r")|^(?:sqlite3|sqlite|duckdb)"
+        + r"|"
+        + after("sqlite3", "sqlite", "duckdb")  # sqlite3 DB 'SQL': the statement is an argument
         + WORDS
         + r"\s[^\s\"'-][^\s]*\s[\"']?\s*"
         + STATEMENTS
@@ -200,39 +202,27 @@ rules = [
     ),
     dict(
         id="databases:framework-reset",
-        regex=r"(?:"
-        + r"(?:^python[0-9.]*(?:\s-\S+)*\s(?:\S*/)?manage\.py|^manage\.py|^django-admin)(?=\s|$)"
-        + HELP
-        + then(r"flush|reset_db")
-        + r"|"
-        + r"(?:^bundle\sexec\s(?:rails|rake)|^(?:rails|rake))(?=\s|$)"
-        + HELP
-        + then(r"db:drop(?::all)?|db:reset|db:purge|db:schema:load")
-        + r"|"
-        + program("prisma")
+        regex=r"^(?:(?:python[0-9.]*(?:\s-\S+)*\s(?:\S*/)?)?manage\.py|django-admin|bundle\sexec\s(?:rails|rake)"
+        + r"|rails|rake|prisma|php\s(?:\S*/)?artisan|alembic|dotnet)(?=\s|$)"  # the programs first: see sql-destroy
         + HELP
         + r"(?:"
+        + then(
+            r"flush|reset_db|db:drop(?::all)?|db:reset|db:purge|db:schema:load|migrate:fresh|migrate:reset|db:wipe"
+        )
+        + r"|"
         + then("migrate")
         + then("reset")
         + r"|"
         + then("db")
         + then("push")
         + has("--force-reset")
-        + r")|"
-        + r"^php\s(?:\S*/)?artisan(?=\s|$)"
-        + HELP
-        + then(r"migrate:fresh|migrate:reset|db:wipe")
         + r"|"
-        + program("alembic")
-        + HELP
         + then("downgrade")
         + then("base")
         + r"|"
-        + program("dotnet")
         + then("ef")
         + then("database")
         + then("drop")
-        + HELP
         + r")",
         anti_pattern="manage.py flush, rails db:drop / db:reset, prisma migrate reset, artisan migrate:fresh, alembic downgrade base: delete every row or table of the app's database",
         correct_pattern="Run it only against a throwaway database you created (check DATABASE_URL); ask the person before resetting a shared one",

@@ -26,7 +26,7 @@ def tf(*words: str) -> str:
 rules = [
     dict(
         id="infrastructure:terraform-destroy",
-        regex=r"(?:" + tf("destroy") + r"|" + tf("apply") + has(r"-?-destroy(?:=true)?") + r")",
+        regex=tf() + r"(?:" + then("destroy") + r"|" + then("apply") + has(r"-?-destroy(?:=true)?") + r")",
         anti_pattern="terraform destroy (or apply -destroy): destroys every resource of the configuration (databases, buckets, networks) for real",
         correct_pattern="terraform plan -destroy shows what would go; the person runs destroy themselves after reading it",
         severity="critical",
@@ -75,7 +75,7 @@ rules = [
     ),
     dict(
         id="infrastructure:terraform-unlock-workspace",
-        regex=r"(?:" + tf("force-unlock") + r"|" + tf("workspace", r"delete") + r")",
+        regex=tf() + r"(?:" + then("force-unlock") + r"|" + then("workspace") + then("delete") + r")",
         anti_pattern="terraform force-unlock (another run may still be writing the state) or workspace delete (its state goes)",
         correct_pattern="Find out who holds the lock and wait; terraform workspace list/select; ask the person",
         severity="high",

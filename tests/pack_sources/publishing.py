@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pack_sources.words import ARGS, HELP, OPTION, Q, has, hasnt, program, then
+from pack_sources.words import ARGS, HELP, OPTION, Q, after, has, hasnt, program, then
 
 POLICY = (
     "Denies what publishes for everyone and cannot be taken back: npm, pnpm, yarn and bun "
@@ -35,19 +35,35 @@ LOCAL_IMAGE = r"(?=(?:\s+" + OPTION + r")*?\s+" + Q + LOCAL + r")"
 
 rules = [
     dict(
+        id="publishing:maven-gradle",
+        regex=program("mvn", "mvnw", "gradle", "gradlew", "semantic-release")
+        + HELP
+        + r"(?:"
+        + after("mvn", "mvnw")
+        + has(r"(?:deploy|deploy:deploy|release:perform|nexus-staging:release|central-publishing:publish)")
+        + hasnt(r"-Dmaven\.deploy\.skip=true")
+        + r"|"
+        + after("gradle", "gradlew")
+        + has(r"(?:[\w-]*:)*publish(?!ToMavenLocal\b)\w*")
+        + r"|"
+        + after("semantic-release")
+        + DRY
+        + r")",
+        anti_pattern="mvn deploy, gradle publish, semantic-release: releases a version to a public registry (Maven Central, npm …)",
+        correct_pattern="Build and check locally (mvn verify, gradle publishToMavenLocal, semantic-release --dry-run); the person publishes",
+        severity="high",
+        examples={
+            "deny": ["mvn clean deploy", "./gradlew publish", "npx semantic-release"],
+            "allow": ["mvn verify", "./gradlew publishToMavenLocal", "npx semantic-release --dry-run"],
+        },
+    ),
+    dict(
         id="publishing:npm-publish",
-        regex=r"(?:"
-        + program("npm", "pnpm", "bun", "yarn")
+        regex=program("npm", "pnpm", "bun", "yarn", "lerna", "changeset", "changesets")
         + r"(?:"
         + then("npm")
         + r")?"
         + then(r"publish|unpublish")
-        + r"|"
-        + program("lerna", "changeset", "changesets")
-        + then("publish")
-        + r"|"
-        + program("semantic-release")
-        + r")"
         + HELP
         + DRY
         + NOT_LOCAL_REGISTRY,
@@ -123,50 +139,59 @@ rules = [
     ),
     dict(
         id="publishing:jvm-dotnet-other",
-        regex=r"(?:"
-        + program("mvn", "mvnw")
-        + has(r"(?:deploy|deploy:deploy|release:perform|nexus-staging:release|central-publishing:publish)")
-        + hasnt(r"-Dmaven\.deploy\.skip=true")
-        + r"|"
-        + program("gradle", "gradlew")
-        + has(r"(?:[\w-]*:)*publish(?!ToMavenLocal\b)\w*")
-        + r"|"
-        + program("dotnet")
+        regex=program(
+            "dotnet",
+            "nuget",
+            "dart",
+            "flutter",
+            "mix",
+            "vsce",
+            "ovsx",
+            "pod",
+            "anaconda",
+            "rake",
+            "bundle",
+        )  # the programs first, outside any alternation: the prefilter then needs one of them
+        + HELP
+        + r"(?:"
+        + after("dotnet")
         + then("nuget")
         + then("push")
         + r"|"
-        + program("nuget")
+        + after("nuget")
         + then("push")
         + r"|"
-        + program("dart", "flutter")
+        + after("dart", "flutter")
         + then("pub")
         + then("publish")
         + hasnt(r"(?:--dry-run|-n)")
         + r"|"
-        + program("mix")
+        + after("mix")
         + then(r"hex\.publish")
         + DRY
         + r"|"
-        + program("vsce", "ovsx")
+        + after("vsce", "ovsx")
         + then("publish")
         + r"|"
-        + program("pod")
+        + after("pod")
         + then("trunk")
         + then("push")
         + r"|"
-        + program("anaconda")
+        + after("anaconda")
         + then("upload")
-        + r"|(?:^bundle\sexec\srake|^rake)(?=\s|$)"
+        + r"|"
+        + after("rake")
         + then(r"release(?:\[\S*\])?")
-        + r")"
-        + HELP,
-        anti_pattern="mvn deploy, gradle publish, dotnet nuget push, dart pub publish, mix hex.publish, vsce publish, pod trunk push: releases a version to a public registry",
-        correct_pattern="Build and check locally (mvn verify, gradle publishToMavenLocal, dart pub publish --dry-run); the person publishes",
+        + r"|"
+        + after("bundle")
+        + r"\sexec\srake"
+        + then(r"release(?:\[\S*\])?")
+        + r")",
+        anti_pattern="dotnet nuget push, dart pub publish, mix hex.publish, vsce publish, pod trunk push, rake release: releases a version to a public registry",
+        correct_pattern="Build and check locally (dotnet pack, dart pub publish --dry-run, gem build); the person publishes",
         severity="high",
         examples={
             "deny": [
-                "mvn clean deploy",
-                "./gradlew publish",
                 "dotnet nuget push pkg.nupkg --source nuget.org",
                 "dart pub publish --force",
             ],

@@ -75,3 +75,9 @@ def flag(option: str) -> str:
 
 def no_flag(option: str) -> str:
     return hasnt(r"(?:" + option + r")(?:=\S*)?")
+
+
+def after(*names: str) -> str:
+    """Right after one of these program names (a lookbehind of each: `re`, which the prefilter
+    parses patterns with, takes only a fixed width in one)."""
+    return r"(?:" + "|".join(r"(?<=" + name + r")" for name in names) + r")"
