@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pack_sources.words import OPTION, has, hasnt, program, then
+from pack_sources.words import OPTION, has, hasnt, lacks, program, then
 
 POLICY = (
     "Denies what deletes cloud resources or many objects at once: aws s3 rm --recursive, s3 rb "
@@ -18,8 +18,8 @@ POLICY = (
     "and these words as data."
 )
 
-DRY = hasnt(r"(?:--dry-?run|--dryrun)(?:=true)?")
-HELP = hasnt(r"(?:--help|-h|help)")
+DRY = lacks(r"(?:--dry-?run|--dryrun)(?:=true)?")
+HELP = lacks(r"--help|-h|help")
 # aws: the service, then the operation (`aws --profile p ec2 terminate-instances`).
 ITEM_LEVEL = (
     r"delete-(?:object|item|message|message-batch|tags|attributes|object-tagging|bucket-tagging|alarms)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pack_sources.words import has, hasnt, program, then
+from pack_sources.words import has, hasnt, lacks, program, then
 
 POLICY = (
     "Denies what destroys managed infrastructure or applies changes nobody reviewed: terraform "
@@ -15,7 +15,7 @@ POLICY = (
 )
 
 TF = program("terraform", "tofu", "terragrunt")
-HELP = hasnt(r"(?:-help|--help|-h|help)")
+HELP = lacks(r"-help|--help|-h|help")
 RUN_ALL = r"(?:" + then(r"run-all|run") + r")?"  # terragrunt run-all destroy, terragrunt run --all destroy
 
 

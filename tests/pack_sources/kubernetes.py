@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pack_sources.words import END, HELP, OPTION, Q, has, hasnt, program, then
+from pack_sources.words import END, HELP, OPTION, SP, Q, has, lacks, program, then
 
 POLICY = (
     "Denies what deletes from a cluster what it cannot bring back, or stops every workload: "
@@ -16,8 +16,8 @@ POLICY = (
 )
 
 KUBECTL = program("kubectl", "oc", "kubecolor")
-DRY = hasnt(r"--dry-run(?:=(?:client|server))?")  # --dry-run=none runs for real
-HELM_DRY = hasnt(r"--dry-run(?:=\S*)?")
+DRY = lacks(r"--dry-run(?:=(?:client|server))?")  # --dry-run=none runs for real
+HELM_DRY = lacks(r"--dry-run(?:=\S*)?")
 
 
 def kubectl(verb: str) -> str:
@@ -26,11 +26,11 @@ def kubectl(verb: str) -> str:
 
 # The first word after `delete` that is no option: the kind (`pod`, `pods,svc`, `deploy/web`).
 SAFE_KINDS = r"(?:pods?|po|events?|ev|jobs?)(?:\.[\w.]+)?(?:/\S*)?"
-ONLY_SAFE_KIND = r"(?=(?:\s+" + OPTION + r")*?\s+" + Q + SAFE_KINDS + END + r")"
-HAS_KIND = r"(?=(?:\s+" + OPTION + r")*?\s+" + Q + r"[A-Za-z])"
+ONLY_SAFE_KIND = r"(?=(?:" + SP + OPTION + r")*?" + SP + Q + SAFE_KINDS + END + r")"
+HAS_KIND = r"(?=(?:" + SP + OPTION + r")*?" + SP + Q + r"[A-Za-z])"
 
 rules = [
-    dict(
+    dict(  # one rule for every `kubectl delete`: one regex to compile when a call says it
         id="kubernetes:delete",
         regex=kubectl("delete")
         + r"(?:(?!"
@@ -39,8 +39,13 @@ rules = [
         + HAS_KIND
         + r"|"
         + has(r"(?:-[a-zA-Z]*[fk][a-zA-Z]*|--filename|--kustomize|--filename=\S+|--kustomize=\S+)")
+        + r"|"
+        + has(r"(?:--all|-A|--all-namespaces)(?:=true)?")
+        + r"|"
+        + has(r"--force(?:=true)?")
+        + has(r"(?:--grace-period(?:=|\s+)0|--now)")
         + r")",
-        anti_pattern="kubectl delete (a namespace, a deployment, a volume claim, a secret, everything in a manifest): removes it from the cluster, with its data, and nothing brings it back",
+        anti_pattern="kubectl delete (a namespace, a deployment, a volume claim, a secret, everything in a manifest, every pod with --all/-A, or a pod forced with --grace-period=0): removes it from the cluster, with its data, and nothing brings it back",
         correct_pattern="Check what would go first: kubectl delete ... --dry-run=server, kubectl diff -f FILE; ask the person before deleting; deleting one pod (its controller makes another) is fine",
         severity="critical",
         examples={
@@ -49,42 +54,17 @@ rules = [
                 "kubectl -n prod delete deploy/api",
                 "kubectl delete -f k8s/",
                 "kubectl delete pvc data-postgres-0",
+                "kubectl delete pods --all",
+                "kubectl delete pod web-0 --force --grace-period=0",
             ],
             "allow": [
                 "kubectl delete pod web-7d9f-abcde",
                 "kubectl delete namespace staging --dry-run=server",
+                "kubectl delete pods --all --dry-run=client",
+                "kubectl delete pod web-0 --grace-period=30",
                 "kubectl get ns",
                 "kubectl delete --help",
             ],
-        },
-    ),
-    dict(
-        id="kubernetes:delete-all",
-        regex=kubectl("delete") + has(r"(?:--all|-A|--all-namespaces)(?:=true)?"),
-        anti_pattern="kubectl delete --all (or -A): deletes every object of that kind, in the namespace or in all of them",
-        correct_pattern="Name the objects, or select them with a label you checked first (kubectl get pods -l app=web); --dry-run=server shows what would go",
-        severity="critical",
-        examples={
-            "deny": [
-                "kubectl delete pods --all",
-                "kubectl delete pod -A -l app=old",
-                "kubectl delete all --all",
-            ],
-            "allow": ["kubectl get pods --all-namespaces", "kubectl delete pods --all --dry-run=client"],
-        },
-    ),
-    dict(
-        id="kubernetes:delete-force",
-        regex=kubectl("delete") + has(r"--force(?:=true)?") + has(r"(?:--grace-period(?:=|\s+)0|--now)"),
-        anti_pattern="kubectl delete --force --grace-period=0: removes the object at once, without letting it shut down (a stateful pod's data may be left corrupt)",
-        correct_pattern="kubectl delete pod NAME (it waits for a graceful shutdown); find out why a pod hangs (kubectl describe pod NAME)",
-        severity="high",
-        examples={
-            "deny": [
-                "kubectl delete pod web-0 --force --grace-period=0",
-                "kubectl delete po/db-1 --grace-period 0 --force",
-            ],
-            "allow": ["kubectl delete pod web-0", "kubectl delete pod web-0 --grace-period=30"],
         },
     ),
     dict(

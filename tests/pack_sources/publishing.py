@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pack_sources.words import ARGS, HELP, OPTION, Q, after, has, hasnt, program, then
+from pack_sources.words import ARGS, HELP, OPTION, Q, after, has, hasnt, lacks, program, then
 
 POLICY = (
     "Denies what publishes for everyone and cannot be taken back: npm, pnpm, yarn and bun "
@@ -16,7 +16,7 @@ POLICY = (
     "publishToMavenLocal, --help, and these words as data."
 )
 
-DRY = hasnt(r"(?:--dry-run|--dryrun)(?:=true)?")
+DRY = lacks(r"(?:--dry-run|--dryrun)(?:=true)?")
 # A registry on this machine, and the rest of the word (`\x5b` is `[`: the prefilter reads `[:`
 # as the start of a POSIX class and would give up on the whole pattern).
 LOCAL = (

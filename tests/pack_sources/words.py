@@ -42,7 +42,13 @@ def no_word(word: str) -> str:
     return r"(?!" + ARGS + SP + Q + word + END + r")"
 
 
-HELP = hasnt(r"(?:--help|-h|-help|help)")
+def lacks(word: str) -> str:
+    """No such word on the command's line (a quoted one counts too): for --help and --dry-run,
+    where a cheaper scan than `hasnt`'s word by word is close enough, and compiles in less."""
+    return r"(?![^|\n]*?[ \t]" + Q + r"(?:" + word + r")" + END + r")"
+
+
+HELP = lacks(r"--help|-h|-help|help")
 
 
 def short(letters: str, valued: str = "") -> str:
@@ -74,7 +80,7 @@ def flag(option: str) -> str:
 
 
 def no_flag(option: str) -> str:
-    return hasnt(r"(?:" + option + r")(?:=\S*)?")
+    return lacks(r"(?:" + option + r")(?:=\S*)?")
 
 
 def after(*names: str) -> str:
