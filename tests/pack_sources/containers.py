@@ -8,8 +8,9 @@ POLICY = (
     "Denies what deletes a container's data for good or wipes many objects at once: prune "
     "(system, volume, container, image, network, pod), podman system reset, volume rm, rm or "
     "rmi with --force, rm with its volumes (-v), compose down with its volumes (-v) or all its "
-    "images (--rmi all), compose rm -f / -v, and stopping, killing or removing every container "
-    "at once ($(docker ps -q), docker ps -q | xargs docker stop). Passes: building, running, "
+    "images (--rmi all), compose rm -f / -v, stack rm, swarm leave --force, and stopping, "
+    "killing or removing every container or image at once ($(docker ps -q), $(docker images "
+    "-q), docker ps -q | xargs docker stop). Passes: building, running, "
     "reading (ps, logs, inspect, system df), removing one stopped container or an image without "
     "--force, compose down without -v, compose --dry-run, --help, and these words as data. A "
     "compose file's contents are not read: `compose down` is judged on its options alone."
@@ -30,6 +31,9 @@ def engine(*words: str) -> str:
 
 # `docker ps -q`, `podman ps -aq`: every container (no --filter, no name), as the shell lists them
 LIST_ALL = r"(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls)(?:\s+(?:-[a-eg-zA-Z]+|--quiet|--all))*"
+# `$(docker images -q)`: every image
+IMAGES_ALL = r"(?:docker|podman|nerdctl)\s+(?:images|image\s+ls)(?:\s+(?:-[a-eg-zA-Z]+|--quiet|--all))*"
+EVERY_IMAGE = r"(?=" + WORDS + r"\s[^\s|]*(?:\$\(|`)\s*" + IMAGES_ALL + r"\s*[)`])"
 EVERY_CONTAINER = r"(?=" + WORDS + r"\s[^\s|]*(?:\$\(|`)\s*" + LIST_ALL + r"\s*[)`])"
 # `docker ps -q | xargs docker stop`: the pipeline, as written
 XARGS_ALL = (
@@ -127,18 +131,26 @@ rules = [
     dict(
         id="containers:every-container",
         regex=ENGINE
-        + r"(?:"
+        + r"(?:(?:"
         + then("container")
         + r")?"
         + then(r"stop|kill|rm|restart|pause")
-        + EVERY_CONTAINER,
-        anti_pattern="docker stop/kill/rm $(docker ps -q): acts on every container on the machine, not only this project's",
+        + EVERY_CONTAINER
+        + r"|(?:"
+        + then("rmi")
+        + r"|"
+        + then("image")
+        + then(r"rm|remove")
+        + r")"
+        + EVERY_IMAGE
+        + r")",
+        anti_pattern="docker stop/kill/rm $(docker ps -q) or docker rmi $(docker images -q): acts on every container (or image) on the machine, not only this project's",
         correct_pattern="Name the containers (docker stop web db), or filter them: docker ps -q --filter name=myproj; docker compose down for a compose project",
         severity="high",
         examples={
             "deny": [
                 "docker stop $(docker ps -q)",
-                "docker rm -v $(docker ps -aq)",
+                "docker rmi $(docker images -q)",
                 "podman kill `podman ps -q`",
             ],
             "allow": [
@@ -157,6 +169,26 @@ rules = [
         examples={
             "deny": ["docker ps -q | xargs docker stop", "docker ps -aq | xargs -r docker rm"],
             "allow": ["docker ps -q --filter name=web | xargs docker stop", "docker ps -q | wc -l"],
+        },
+    ),
+    dict(
+        id="containers:stack-swarm",
+        regex=ENGINE
+        + HELP
+        + r"(?:"
+        + then("stack")
+        + then(r"rm|remove|down")
+        + r"|"
+        + then("swarm")
+        + then("leave")
+        + has(r"(?:-[a-zA-Z]*f[a-zA-Z]*|--force)")
+        + r")",
+        anti_pattern="docker stack rm (every service of a stack) or docker swarm leave --force (a manager leaves, the swarm's state with it)",
+        correct_pattern="docker stack ps / docker service ls first; scale or update one service; ask the person",
+        severity="high",
+        examples={
+            "deny": ["docker stack rm shop", "docker swarm leave --force"],
+            "allow": ["docker stack ls", "docker stack deploy -c stack.yml shop", "docker swarm leave"],
         },
     ),
     dict(

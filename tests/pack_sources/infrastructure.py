@@ -26,7 +26,13 @@ def tf(*words: str) -> str:
 rules = [
     dict(
         id="infrastructure:terraform-destroy",
-        regex=tf() + r"(?:" + then("destroy") + r"|" + then("apply") + has(r"-?-destroy(?:=true)?") + r")",
+        regex=tf()
+        + r"(?:"
+        + then(r"destroy|destroy-all")
+        + r"|"
+        + then(r"apply|apply-all")
+        + has(r"-?-destroy(?:=true)?")
+        + r")",
         anti_pattern="terraform destroy (or apply -destroy): destroys every resource of the configuration (databases, buckets, networks) for real",
         correct_pattern="terraform plan -destroy shows what would go; the person runs destroy themselves after reading it",
         severity="critical",

@@ -40,7 +40,7 @@ rules = [
         + HELP
         + r"(?:"
         + after("mvn", "mvnw")
-        + has(r"(?:deploy|deploy:deploy|release:perform|nexus-staging:release|central-publishing:publish)")
+        + has(r"(?:deploy(?::[\w-]+)?|release:perform|nexus-staging:release|central-publishing:publish)")
         + hasnt(r"-Dmaven\.deploy\.skip=true")
         + r"|"
         + after("gradle", "gradlew")
@@ -87,7 +87,7 @@ rules = [
     ),
     dict(
         id="publishing:python-upload",
-        regex=r"(?:^python[0-9.]*(?:\s-\S+)*\s-m\stwine|"
+        regex=r"(?:^python[0-9.]*(?:\s-\S+)*\s(?:\S*/)?setup\.py(?=\s)[^|]*?(?=\supload(?:\s|$))|^python[0-9.]*(?:\s-\S+)*\s-m\stwine|"
         + program("twine", "uv", "poetry", "hatch", "flit", "pdm", "maturin")
         + r")"
         + then(r"publish|upload")
