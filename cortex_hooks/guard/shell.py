@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
     Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
+    Spans = tuple[tuple[int, int, int, int], ...]
 
 MAX_DEPTH = 8  # how deep what the shell runs again is read again
 MAX_COMMANDS = 10_000
@@ -40,7 +41,7 @@ class Simple:
     arguments rather than text (guard.shell_words): the words the scanner read, the index of the
     program among them and that of its first wrapper."""
 
-    __slots__ = ("data", "depth", "fed", "order", "parts", "pipeline", "spans", "text", "wrapped")
+    __slots__ = ("_spans", "data", "depth", "fed", "order", "parts", "pipeline", "text", "wrapped")
 
     def __init__(
         self,
@@ -52,7 +53,7 @@ class Simple:
         wrapped: bool = False,
         pipeline: bool = False,
         fed: bool = False,
-        spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        spans: Spans | _Pieces | None = None,
         parts: Parts | None = None,
     ) -> None:
         self.text = text
@@ -62,11 +63,27 @@ class Simple:
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
         self.fed = fed  # the command again, the heredoc it runs (a query, code) after it as data
-        self.spans = spans
+        self._spans = spans  # its pieces and words until asked: only a rewrite asks (10,000 commands)
         self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
+
+    @property
+    def spans(self) -> Spans | None:
+        if isinstance(self._spans, _Pieces):
+            self._spans = _pieces(self._spans.parts, self._spans.words)
+        return self._spans
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
+
+
+class _Pieces:
+    """A canonical text's parts and the words they were written as: its spans, made when asked."""
+
+    __slots__ = ("parts", "words")
+
+    def __init__(self, parts: list[str], words: list[scan.Word]) -> None:
+        self.parts = parts
+        self.words = words
 
 
 class Reading:
@@ -150,7 +167,7 @@ class _Reader:
         wrapped: bool = False,
         pipeline: bool = False,
         fed: bool = False,
-        spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        spans: Spans | _Pieces | None = None,
         parts: Parts | None = None,
     ) -> None:
         self.text_left -= len(text)
@@ -174,7 +191,7 @@ class _Reader:
                 (),
                 depth,
                 anchor if anchor is not None else words[0].start,
-                spans=_pieces(pieces, words) if own else None,
+                spans=_Pieces(pieces, words) if own else None,
                 parts=(command, 0, None),
             )
             command.facts = _PLAIN
@@ -193,12 +210,12 @@ class _Reader:
         indices = _arguments(words, program + 1)
         text, data, pieces = _canonical(words, texts, value, program)
         shown_from = program if program < len(words) else 0
-        spans = _pieces(pieces, words[shown_from:]) if own else None
+        spans = _Pieces(pieces, words[shown_from:]) if own else None
         self.emit(text, data, depth, here, spans=spans, parts=(command, program, wrapper))
         shown = text
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
             text, data, pieces = _canonical(words, texts, value, wrapper)
-            spans = _pieces(pieces, words[wrapper:]) if own else None
+            spans = _Pieces(pieces, words[wrapper:]) if own else None
             self.emit(text, data, depth, here, wrapped=True, spans=spans)
         facts = _Facts(depth, stdin_shell=False, echoed=None)
         if program < len(words):
