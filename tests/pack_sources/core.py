@@ -237,18 +237,18 @@ BEFORE = (
     + r"))"
 )
 AFTER = r"(?:\s+(?:" + REDIR_OP + r"\s+" + T + r"|" + TEMP + r"|" + SEPARATOR + r"))"
-OUTSIDE = (  # a path outside the temporary folders, or one not known before it runs
-    r"(?:"
-    + BEFORE
-    + r"*+\s+(?!"
+# A path outside the temporary folders, or one not known before it runs: past the words that are
+# none (before `--`, options too), an operand that is no redirection, no option and no `--`; or,
+# after `--`, any operand that is no redirection.
+OUTSIDE = (
+    BEFORE
+    + r"*+\s+(?:(?!"
     + REDIR_OP
     + r"|"
     + OPTION_WORD
     + r"|--(?:\s|$))"
     + T
-    + r"|"
-    + BEFORE
-    + r"*+\s+--"
+    + r"|--"
     + AFTER
     + r"*+\s+(?!"
     + REDIR_OP
@@ -258,7 +258,6 @@ OUTSIDE = (  # a path outside the temporary folders, or one not known before it 
 )
 RM_FLAGS = has(r"(?:" + short("rR") + r"|--recursive)") + has(r"(?:" + short("f") + r"|--force)")
 # xargs or parallel give rm paths read from their input, none of them known: unless xargs puts
-# them in place (-I, -i, --replace) or parallel is given its arguments (:::)
 # them in place (-I, -i, --replace) or parallel is given its arguments (:::). Read in the command
 # as written from its first wrapper (`sudo xargs rm -rf`), which the reader also shows.
 RUNNERS = r"(?:sudo|doas|env|command|builtin|exec|nohup|nice|time|timeout|stdbuf|ionice|busybox|toybox|setsid|flock)"
@@ -270,25 +269,30 @@ FED = (
     + ARGS
     + r"\s+(?:-I\S*|-i|--replace(?:=\S*)?|:::)(?=\s|$))"
     + WORDS
-    + r"\srm(?=\s|$)"
+    + r"\s"
 )
 # `find . | rm -rf`, `echo yes | rm -rf`: rm has no path, and is piped what it is meant to delete
 # (it reads none: the command is still meant to delete). Read in the pipeline as written.
-PIPED = (
-    r"\|&?\s*(?:"
-    + RUNNERS
-    + r"(?:\s+-[^\s|]*)*\s+)*rm(?=\s|$)"
+PIPED = r"\|&?\s*(?:" + RUNNERS + r"(?:\s+-[^\s|]*)*\s+)*"
+NO_OPERAND = r"(?:\s+(?:" + REDIRECTION + r"|" + OPTION_WORD + r"))*\s*(?:$|\|)"
+# One `rm` and its flags for the three ways in (what follows depends on which: a conditional group)
+RM = (
+    r"(?:^(?P<own>)|"
+    + FED
+    + r"|(?P<piped>"
+    + PIPED
+    + r"))rm(?=\s|$)"
     + RM_FLAGS
-    + r"(?=(?:\s+(?:"
-    + REDIRECTION
-    + r"|"
-    + OPTION_WORD
-    + r"))*\s*(?:$|\|))"
+    + r"(?(own)(?="
+    + OUTSIDE
+    + r"))(?(piped)(?="
+    + NO_OPERAND
+    + r"))"
 )
 fs_pack = [
     dict(
         id="core.filesystem:rm-recursive-force",
-        regex=r"^rm" + RM_FLAGS + r"(?=" + OUTSIDE + r")|" + FED + RM_FLAGS + r"|" + PIPED,
+        regex=RM,
         anti_pattern="rm -rf outside /tmp, /var/tmp and $TMPDIR: deletes a tree for good, with no prompt and no trash",
         correct_pattern="Remove only what you created, in a temporary folder; elsewhere name the exact files, or move them aside (mv DIR DIR.old) and ask the person",
         severity="critical",
