@@ -62,8 +62,7 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
         frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines"}),
         0,
     ),
-    # GNU parallel runs its command words, joined, through a shell, once per argument (`:::` or
-    # standard input): a command written as one string is read again (`parallel_string`)
+    # GNU parallel: a wrapper, unless its command is one string (guard.shell_strings reads it)
     "parallel": ("aCdEIjJLnNPSs", frozenset(_PARALLEL_VALUED.split()), 0),
     # package runners: `npx cdk destroy`, `uvx twine upload` (`npx -c STRING`: a shell runs it)
     "npx": ("p", frozenset({"--package"}), 0),
@@ -81,9 +80,8 @@ PARALLEL_SEPARATORS = frozenset({":::", "::::", ":::+", "::::+"})
 
 WRAPPERS = frozenset(_WRAPPERS)
 
-# Programs that run a command of words elsewhere: in a container, a pod (issue 37). Per program:
-# its options before the subcommand that take a value, the subcommand's, and those words that
-# lead to `exec`.
+# Programs that run a command of words elsewhere, in a container or a pod (issue 37): per program,
+# the options before its subcommand that take a value, and those of `exec` (see exec_command).
 _EXEC: dict[str, tuple[str, str]] = {
     "docker": (
         "-H --host -c --context --config -l --log-level",

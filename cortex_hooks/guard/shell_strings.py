@@ -1,8 +1,8 @@
 """The strings programs other than the shells hand to a shell to run (issue 37): `eval`'s words,
-`env -S STRING`, what GNU `parallel` runs, the `-c` string of `script`, `flock`, `su` and `runuser`,
-the command `ssh` has the remote shell run,
-and the body of a string that is only `$(cat <<EOF … EOF)`. Each is a stretch of the values of the
-command's words (only ever deleting characters), so the prefilter's loosened texts still hold it."""
+`env -S STRING`, what GNU `parallel` runs, the `-c` string of `script`, `flock`, `su`, `runuser`
+and `npx`, the command `ssh` has the remote shell run, and the body of a string that is only
+`$(cat <<EOF … EOF)`. Each is a stretch of the values of the command's words (only ever deleting
+characters), so the prefilter's loosened texts still hold it."""
 
 from __future__ import annotations
 
