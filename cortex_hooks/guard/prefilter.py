@@ -19,8 +19,9 @@ A Bash command is matched simple command by simple command, as the shell reads i
 then no substring of the raw command, yet the prefilter must decide on the raw command alone
 (reading it costs more than a whole call that matches nothing). It does so on *loosened* texts:
 quotes, backslashes, `$` and whitespace deleted from both the literal and the command. The
-reader only ever deletes those characters, inserts spaces, or cuts a command into stretches, so
-a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
+reader only ever deletes those characters, inserts spaces, or cuts a command into stretches (a
+heredoc shown after the program that runs it is the stretch that follows the program's last
+word), so a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
 of target content and raw carry keys of both kinds: `c` (as written, for every other tool) and
 `b` (loosened, for Bash).
 """
