@@ -207,6 +207,30 @@ def test_bad_input_through_the_installed_hook_never_fails_it(command: str, db: P
         assert '"permissionDecision": "deny"' in result.stdout
 
 
+SQL_ROWS = "INSERT INTO audit (id, note) VALUES (1, 'drop table, only as text');\n" * 16_000  # 1 MB
+PACKS_BAD_INPUT = [  # issue 37's bad input, every pack enabled: (command, denied)
+    ("psql -d app <<'SQL'\n" + SQL_ROWS + "SQL\n", False),
+    ("psql -d app <<'SQL'\n" + SQL_ROWS + "DROP TABLE users;\nSQL\n", True),
+    ("psql -d app -f /srv/unseen/migration.sql", False),  # what the hook cannot see is no guess
+    ("docker compose -f /srv/app/docker-compose.prod.yml down", False),
+    (" | ".join(["grep -v -e skip"] * 10_000), False),
+    (" | ".join([*(["grep -v -e skip"] * 9_999), "xargs rm -rf"]), True),
+]
+
+
+@pytest.mark.parametrize(("command", "denied"), PACKS_BAD_INPUT, ids=lambda value: repr(value)[:30])
+def test_bad_input_with_every_pack_is_decided_by_the_installed_hook(
+    command: str, denied: bool, db: Path
+) -> None:
+    """Decided, never a failure (the time is bench.py's: a 1 MB SQL heredoc, 10,000 pipeline stages)."""
+    for name in packs.names():
+        assert cli("packs", "enable", name).code == 0
+    result = hook(command, db.parent)
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    assert ('"permissionDecision": "deny"' in result.stdout) is denied
+
+
 def test_the_packs_through_the_installed_hook_agree_with_the_evaluator(db: Path) -> None:
     cli_json("packs", "enable", "core")
     for command, bad in (
