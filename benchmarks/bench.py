@@ -59,6 +59,14 @@ HEREDOC_COMMAND = (
     + DENY_COMMAND
 )
 CHAIN_COMMAND = " && ".join([*(f"test -f build/step_{number}.done" for number in range(4_999)), DENY_COMMAND])
+# Issue 37, with every pack enabled: a deny of each new pack's kind, and the bad input of the issue.
+PACKS_DENY_COMMAND = "kubectl delete namespace staging"
+SQL_HEREDOC_COMMAND = (
+    "psql -d app <<'SQL'\n"
+    + "INSERT INTO audit (id, note) VALUES (1, 'a note that says drop table, only as text');\n" * 13_000
+    + "DROP TABLE users;\nSQL\n"
+)
+PIPELINE_COMMAND = " | ".join([*(["grep -v -e skip"] * 9_999), "xargs rm -rf"])
 MEMORY_GOAL_MIB = 50.0
 TIMES, DASH = "\u00d7", "\u2013"
 
@@ -473,6 +481,27 @@ def build_database(venv: str, path: str, count: int, work: str, examples: int = 
     )
     if done.returncode != 0:
         raise SystemExit(f"bench: import of {count} learnings failed: {done.stderr.strip()}")
+
+
+def enable_packs(venv: str, path: str, work: str) -> None:
+    """Every shipped pack enabled in the database at `path` (created when there is none)."""
+    import subprocess
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    cli = os.path.join(venv, "bin", "cortex-hooks")
+    listed = subprocess.run(
+        [cli, "packs", "--json", "--db", path], capture_output=True, text=True, check=True
+    )
+    for item in json.loads(listed.stdout):
+        done = subprocess.run(
+            [cli, "packs", "enable", item["name"], "--db", path],
+            capture_output=True,
+            text=True,
+            env=_env(venv, path, work),
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"bench: packs enable {item['name']} failed: {done.stderr.strip()}")
 
 
 def add_sessions(path: str, count: int) -> None:
@@ -999,6 +1028,42 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             )
         ),
         {
+            "name": "PreToolUse, no match, every pack enabled",
+            "size": "10,000 + every pack",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(NO_MATCH_COMMAND),
+            "db": "10000packs",
+            "goal": ("ratio", 2.5),  # issue 37
+            "expect": "silent",
+        },
+        {
+            "name": "PreToolUse, a pack's deny, every pack enabled",
+            "size": "every pack",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(PACKS_DENY_COMMAND),
+            "db": "packs",
+            "goal": ("ratio", 3.5),  # issue 37
+            "expect": "deny",
+        },
+        {
+            "name": "PreToolUse, a 1 MB SQL heredoc to psql, every pack enabled",
+            "size": "every pack",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(SQL_HEREDOC_COMMAND),
+            "db": "packs",
+            "goal": ("seconds", 0.15),  # issue 37's bad input
+            "expect": "deny",
+        },
+        {
+            "name": "PreToolUse, 10,000 pipeline stages ending in xargs rm -rf, every pack enabled",
+            "size": "every pack",
+            "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
+            "payload": _bash(PIPELINE_COMMAND),
+            "db": "packs",
+            "goal": ("seconds", 0.15),  # issue 37's bad input
+            "expect": "deny",
+        },
+        {
             "name": "PreToolUse, a match that rewrites (checked again)",
             "size": 10_000,
             "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
@@ -1419,6 +1484,13 @@ def prepare(venv: str, work: str) -> None:
         build_database(venv, database, size, work)
     build_database(venv, os.path.join(work, "dbexamples", ".cortex", "cortex.db"), 0, work, EXAMPLED)
     add_sessions(os.path.join(work, "db10000", ".cortex", "cortex.db"), 1_000)
+    print("bench: every pack enabled, alone and beside 10,000 learnings ...", file=sys.stderr)
+    copy_database(
+        os.path.join(work, "db10000", ".cortex", "cortex.db"),
+        os.path.join(work, "db10000packs", ".cortex", "cortex.db"),
+    )
+    for name in ("10000packs", "packs"):
+        enable_packs(venv, os.path.join(work, f"db{name}", ".cortex", "cortex.db"), work)
     print("bench: 100,000 + 10,000 + 1,000 memories ...", file=sys.stderr)
     for name, count, seed in (
         ("memories", 100_000, 7),

@@ -1,17 +1,24 @@
-"""Judgment figures of issue 24: how many safe commands a set of learnings denies, and how many
-destructive ones it catches, on labelled corpora — the raw string (target raw, as before the
-command reader) against the command as the shell reads it (target content, SPEC §13).
+"""Judgment figures (issues 24 and 37): how many safe commands a set of learnings denies, and how
+many destructive ones it catches, on labelled corpora — the raw string (target raw, as before the
+command reader) against the command as the shell reads it (target content, SPEC §13) — and what
+every pack denies of public command collections nobody here labelled.
 
 Run it from a checkout with the package installed (the repo's venv):
 
     .venv/bin/python benchmarks/judgment.py            # the same evaluator as the hook, in-process
     .venv/bin/python benchmarks/judgment.py --hook     # every command through the installed
                                                        # cortex-pre-tool-use (slow: a process each)
+    .venv/bin/python benchmarks/judgment.py --tldr DIR --nl2bash FILE --show
+        # also tldr-pages' examples (a checkout of github.com/tldr-pages/tldr, or its pages/ folder:
+        # common, linux and osx; {{placeholders}} filled with their text) and NL2Bash's one-liners
+        # (data/bash/all.cm of github.com/TellinaTool/nl2bash): per pack, how many it denies, and
+        # with --show which, for a person to judge (neither collection is labelled)
 
 Corpora: dcg's public one (../shared/corpora/dcg beside the checkout, or CORTEX_DCG_CORPUS),
 tests/corpora/agent_commands.toml (commands a coding agent runs, labelled by the careful
-learnings' policy) and the packs' own corpora (tests/corpora/pack_*.toml).
-Learnings: the seven careful ones of the issue (tests/corpora/careful.jsonl) and the core packs.
+learnings' policy) and the packs' own corpora (tests/corpora/pack_*.toml, written from each
+pack's policy). Learnings: the seven careful ones of issue 24 (tests/corpora/careful.jsonl), the
+core packs, each other pack alone, and every pack at once. Nothing fetched is kept in the repo.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,7 +42,9 @@ GOALS = {  # (corpus, learnings, reading): (most safe denied, fewest destructive
     ("dcg", "careful", "content"): (3 / 249, 95 / 101),
     ("agent commands", "careful", "content"): (0.02, None),
     ("dcg", "core packs", "content"): (2 / 249, 99 / 101),
+    ("dcg", "every pack", "content"): (4 / 249, 1.0),  # the 4: dcg's "future packs" cases
 }
+NEW_PACKS = ("containers", "kubernetes", "infrastructure", "databases", "cloud", "publishing")
 
 Case = tuple[str, bool]  # command, destructive
 
@@ -44,16 +54,20 @@ def dcg_folder() -> Path:
 
 
 def cases(path: Path) -> list[Case]:
-    """The labelled commands of a TOML corpus file or folder (dcg's format)."""
+    """The labelled commands of a TOML corpus file or folder: dcg's format (`[[case]]` tables,
+    `command` and `expected`), or ours, `deny = [...]` and `allow = [...]` lists beside them."""
     files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
     found: list[Case] = []
     for name in files:
         with open(name, "rb") as stream:
-            for case in tomllib.load(stream).get("case", []):
-                if "command" in case:
-                    found.append(
-                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
-                    )
+            corpus = tomllib.load(stream)
+        for case in corpus.get("case", []):
+            if "command" in case:
+                found.append(
+                    (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                )
+        found += [(command, True) for command in corpus.get("deny", [])]
+        found += [(command, False) for command in corpus.get("allow", [])]
     return found
 
 
@@ -63,10 +77,81 @@ def careful() -> list[dict[str, Any]]:
     return [record.model_dump() for record in shared.read((CORPORA / "careful.jsonl").read_text(), "careful")]
 
 
-def core_packs() -> list[dict[str, Any]]:
+def pack_learnings(*names: str) -> list[dict[str, Any]]:
+    """The learnings of these packs (a group such as `core` expanded)."""
     from cortex_hooks.guard import packs
 
-    return [record.model_dump() for name in packs.expand("core") for record in packs.load(name)]
+    return [
+        record.model_dump() for given in names for name in packs.expand(given) for record in packs.load(name)
+    ]
+
+
+def core_packs() -> list[dict[str, Any]]:
+    return pack_learnings("core")
+
+
+def every_pack() -> list[dict[str, Any]]:
+    from cortex_hooks.guard import packs
+
+    return pack_learnings(*packs.names())
+
+
+def first_denier(learnings: list[dict[str, Any]], command: str) -> str | None:
+    """The id of the first of these learnings that denies the command (as read), or None."""
+    from cortex_hooks.guard import matching
+    from cortex_hooks.guard.reading import BashCommand
+
+    subject = BashCommand(command)
+    for item in learnings:
+        try:
+            if matching.evaluate(item["regex"], subject, 1.0, 1.0):
+                return str(item["id"])
+        except matching.Unusable:
+            continue
+    return None
+
+
+def tldr_commands(folder: Path) -> list[str]:
+    """tldr-pages' example commands (common, linux, osx), each `{{placeholder}}` replaced by its
+    text (`{{[-v|--verbose]}}` by its first spelling)."""
+    pages = folder / "pages" if (folder / "pages").is_dir() else folder
+    found: list[str] = []
+    for name in sorted(glob.glob(str(pages / "*" / "*.md"))):
+        if Path(name).parent.name not in ("common", "linux", "osx"):
+            continue
+        for line in Path(name).read_text(encoding="utf-8", errors="replace").splitlines():
+            if len(line) > 2 and line.startswith("`") and line.endswith("`"):
+                found.append(re.sub(r"\{\{(.*?)\}\}", _placeholder, line[1:-1]))
+    return found
+
+
+def _placeholder(found: re.Match[str]) -> str:
+    inner = found.group(1)
+    spelled = re.fullmatch(r"\[(.*)\]", inner)
+    return spelled.group(1).split("|")[0] if spelled else inner
+
+
+def nl2bash_commands(path: Path) -> list[str]:
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if line.strip()
+    ]
+
+
+def collection_table(name: str, commands: list[str], show: bool) -> None:
+    """What each pack denies of an unlabelled collection of commands (for a person to judge)."""
+    from cortex_hooks.guard import packs
+
+    print(f"{name}: {len(commands):,} commands, none labelled; denied by each pack (alone):")
+    print("| pack | denied |")
+    print("|---|---|")
+    for pack in packs.names():
+        learnings = pack_learnings(pack)
+        denied = [(command, rule) for command in commands if (rule := first_denier(learnings, command))]
+        print(f"| {pack} | {len(denied):,} ({len(denied) / max(len(commands), 1):.2%}) |")
+        for command, rule in denied if show else []:
+            print(f"    {rule}: {command[:200]!r}")
 
 
 def denied(learnings: list[dict[str, Any]], command: str, target: str) -> bool:
@@ -151,30 +236,38 @@ def _goal(corpus: str, learnings: str, target: str, found: dict[str, Any]) -> tu
     return text, "PASS" if ok else "FAIL", ok
 
 
+def _rows(corpora: dict[str, list[Case]]) -> list[tuple[str, str]]:
+    """The (learnings, corpus) pairs measured: careful and the core packs as in issue 24, each
+    other pack on its own corpus, every pack on every corpus."""
+    rows: list[tuple[str, str]] = [("careful", name) for name in ("dcg", "agent commands") if name in corpora]
+    rows += [("core packs", name) for name in corpora if name in ("dcg", "agent commands") or "core" in name]
+    rows += [(pack, f"pack {pack}") for pack in NEW_PACKS if f"pack {pack}" in corpora]
+    rows += [("every pack", name) for name in corpora]
+    return rows
+
+
 def _table(sets: dict[str, list[dict[str, Any]]], corpora: dict[str, list[Case]], show: bool) -> bool:
     """The in-process figures; whether every goal was met."""
     print("| learnings | corpus | reading | safe denied | destructive denied | goal | result |")
     print("|---|---|---|---|---|---|---|")
     passed = True
-    for name, learnings in sets.items():
-        for corpus_name, corpus in corpora.items():
-            if name == "careful" and corpus_name.startswith("pack"):
-                continue
-            for target in ("raw", "content") if name == "careful" else ("content",):
-                found = score(learnings, corpus, target)
-                goal, verdict, ok = _goal(corpus_name, name, target, found)
-                passed = passed and ok
-                share = found["safe_denied"] / max(found["safe"], 1)
-                reading = "raw string" if target == "raw" else "read (§13)"
-                print(
-                    f"| {name} | {corpus_name} | {reading} "
-                    f"| {found['safe_denied']}/{found['safe']} ({share:.1%}) "
-                    f"| {found['destructive_denied']}/{found['destructive']} | {goal} | {verdict} |"
-                )
-                for command in found["false_positives"] if show else []:
-                    print(f"    safe, denied: {command!r}")
-                for command in found["misses"] if show else []:
-                    print(f"    destructive, allowed: {command!r}")
+    for name, corpus_name in _rows(corpora):
+        learnings, corpus = sets[name], corpora[corpus_name]
+        for target in ("raw", "content") if name == "careful" else ("content",):
+            found = score(learnings, corpus, target)
+            goal, verdict, ok = _goal(corpus_name, name, target, found)
+            passed = passed and ok
+            share = found["safe_denied"] / max(found["safe"], 1)
+            reading = "raw string" if target == "raw" else "read (§13)"
+            print(
+                f"| {name} | {corpus_name} | {reading} "
+                f"| {found['safe_denied']}/{found['safe']} ({share:.1%}) "
+                f"| {found['destructive_denied']}/{found['destructive']} | {goal} | {verdict} |"
+            )
+            for command in found["false_positives"] if show else []:
+                print(f"    safe, denied: {command!r}")
+            for command in found["misses"] if show else []:
+                print(f"    destructive, allowed: {command!r}")
     return passed
 
 
@@ -185,7 +278,8 @@ def _hook_table(sets: dict[str, list[dict[str, Any]]], corpora: dict[str, list[C
     print("| learnings | corpus | safe denied | destructive denied | hook errors | slowest ms |")
     print("|---|---|---|---|---|---|")
     passed = True
-    runs = [("careful", "dcg"), ("careful", "agent commands"), ("core packs", "dcg")]
+    runs = [("careful", "dcg"), ("careful", "agent commands"), ("core packs", "dcg"), ("every pack", "dcg")]
+    runs += [("every pack", f"pack {pack}") for pack in NEW_PACKS]
     for name, corpus_name in runs:
         if corpus_name not in corpora:
             continue
@@ -205,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hook", action="store_true", help="also through the installed hook, a process per command"
     )
-    parser.add_argument("--show", action="store_true", help="list the commands judged wrongly")
+    parser.add_argument("--show", action="store_true", help="list the commands judged wrongly (or denied)")
+    parser.add_argument("--tldr", metavar="DIR", type=Path, help="a tldr-pages checkout, or its pages/")
+    parser.add_argument("--nl2bash", metavar="FILE", type=Path, help="NL2Bash's data/bash/all.cm")
     args = parser.parse_args(argv)
     dcg = dcg_folder()
     corpora = {"agent commands": cases(CORPORA / "agent_commands.toml")}
@@ -214,8 +310,16 @@ def main(argv: list[str] | None = None) -> int:
         corpora = {"dcg": cases(dcg), **corpora}
     else:
         print(f"judgment: dcg's corpus not found at {dcg} (CORTEX_DCG_CORPUS): skipped", file=sys.stderr)
-    sets = {"careful": careful(), "core packs": core_packs()}
+    sets = {"careful": careful(), "core packs": core_packs(), "every pack": every_pack()}
+    sets |= {pack: pack_learnings(pack) for pack in NEW_PACKS}
     passed = _table(sets, corpora, args.show)
+    for name, given, read in (
+        ("tldr-pages", args.tldr, tldr_commands),
+        ("NL2Bash", args.nl2bash, nl2bash_commands),
+    ):
+        if given is not None:
+            print()
+            collection_table(name, read(given), args.show)
     if args.hook:
         print()
         passed = _hook_table(sets, corpora) and passed

@@ -43,6 +43,7 @@ HIDDEN_COMMANDS = frozenset(
     {
         *("update", "unpin", "keep", "archive", "forget", "memories", "decisions", "errors", "todos"),
         *("prune", "lifecycle", "uninstall", "packs", "team", "import", "move", "reflect", "sessions"),
+        "integrity",
     }
 )
 _HIDDEN_BYTES = frozenset(name.encode() for name in HIDDEN_COMMANDS)

@@ -24,15 +24,20 @@ needs_dcg = pytest.mark.skipif(not DCG.is_dir(), reason=f"dcg's corpus is not at
 
 
 def cases(path: Path) -> list[tuple[str, bool]]:
+    """The labelled commands of a TOML corpus file or folder: dcg's format (`[[case]]` tables,
+    `command` and `expected`), or ours, `deny = [...]` and `allow = [...]` lists beside them."""
     files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
-    found = []
+    found: list[tuple[str, bool]] = []
     for name in files:
         with open(name, "rb") as stream:
-            for case in tomllib.load(stream).get("case", []):
-                if "command" in case:
-                    found.append(
-                        (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
-                    )
+            corpus = tomllib.load(stream)
+        for case in corpus.get("case", []):
+            if "command" in case:
+                found.append(
+                    (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
+                )
+        found += [(command, True) for command in corpus.get("deny", [])]
+        found += [(command, False) for command in corpus.get("allow", [])]
     return found
 
 
@@ -92,6 +97,41 @@ def test_core_packs_on_dcg() -> None:
     assert len(found["safe_denied"]) <= 2, found["safe_denied"]
 
 
+def every_pack() -> list[shared.SharedLearning]:
+    return [record for name in packs.names() for record in packs.load(name)]
+
+
+NEW_PACKS = ["containers", "kubernetes", "infrastructure", "databases", "cloud", "publishing"]
+
+
+@pytest.mark.parametrize("name", NEW_PACKS)
+def test_each_pack_on_its_own_corpus(name: str) -> None:
+    """Issue 37: each pack's labelled corpus (written from its policy): every destructive command
+    denied by the pack, no safe one denied by it, nor by any other pack."""
+    corpus = cases(CORPORA / f"pack_{name}.toml")
+    found = figures(packs.load(name), corpus)
+    assert found["destructive"] >= 50
+    assert found["safe"] >= 60
+    assert found["missed"] == []
+    assert found["safe_denied"] == []
+    assert figures(every_pack(), corpus)["safe_denied"] == []
+
+
+@needs_dcg
+def test_every_pack_on_dcg_denies_only_what_dcg_left_for_future_packs() -> None:
+    """With every pack enabled, dcg's 101 destructive commands are still denied, and the only
+    "safe" ones denied are those dcg labels allow for want of a containers or kubernetes pack."""
+    found = figures(every_pack(), cases(DCG))
+    assert found["destructive"] == 101
+    assert found["missed"] == []
+    assert found["safe_denied"] == [
+        "docker system prune",
+        "docker system prune -a",
+        "kubectl delete namespace prod",
+        "kubectl delete all --all",
+    ]
+
+
 @pytest.mark.parametrize("corpus", ["pack_core_git", "pack_core_filesystem", "agent_commands"])
 def test_core_packs_on_their_own_corpora(corpus: str) -> None:
     found = figures(core(), cases(CORPORA / f"{corpus}.toml"))
@@ -104,9 +144,16 @@ def test_a_pack_file_is_valid_and_canonical(name: str) -> None:
     import pack_sources
 
     text = packs.text(name)
-    assert text == pack_sources.build()[name]  # edit tests/pack_sources.py, then run it
-    records = shared.read(text, name)
-    assert shared.dump(records) == text  # keys sorted, lines sorted by id, a final newline
+    assert text == pack_sources.build()[name]  # edit tests/pack_sources/, then `python tests/pack_sources`
+    entries, problems = shared.problems(text, name, pack=name)
+    assert problems == []
+    policy, *rest = entries
+    assert isinstance(policy, shared.PackPolicy)
+    assert policy.pack == name
+    assert policy.policy == packs.policy(name)
+    records = [record for record in rest if isinstance(record, shared.SharedLearning)]
+    assert records == rest
+    assert shared.dump(records, policy) == text  # policy first, keys and lines sorted, a final newline
     assert all(record.id.startswith(name + ":") for record in records)
     assert all(record.action == "block" and record.tool == "Bash" for record in records)
 
@@ -158,6 +205,30 @@ def test_bad_input_through_the_installed_hook_never_fails_it(command: str, db: P
     assert result.stderr == ""
     if "git reset --hard" in command and not command.startswith("echo"):
         assert '"permissionDecision": "deny"' in result.stdout
+
+
+SQL_ROWS = "INSERT INTO audit (id, note) VALUES (1, 'drop table, only as text');\n" * 16_000  # 1 MB
+PACKS_BAD_INPUT = [  # issue 37's bad input, every pack enabled: (command, denied)
+    ("psql -d app <<'SQL'\n" + SQL_ROWS + "SQL\n", False),
+    ("psql -d app <<'SQL'\n" + SQL_ROWS + "DROP TABLE users;\nSQL\n", True),
+    ("psql -d app -f /srv/unseen/migration.sql", False),  # what the hook cannot see is no guess
+    ("docker compose -f /srv/app/docker-compose.prod.yml down", False),
+    (" | ".join(["grep -v -e skip"] * 10_000), False),
+    (" | ".join([*(["grep -v -e skip"] * 9_999), "xargs rm -rf"]), True),
+]
+
+
+@pytest.mark.parametrize(("command", "denied"), PACKS_BAD_INPUT, ids=lambda value: repr(value)[:30])
+def test_bad_input_with_every_pack_is_decided_by_the_installed_hook(
+    command: str, denied: bool, db: Path
+) -> None:
+    """Decided, never a failure (the time is bench.py's: a 1 MB SQL heredoc, 10,000 pipeline stages)."""
+    for name in packs.names():
+        assert cli("packs", "enable", name).code == 0
+    result = hook(command, db.parent)
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    assert ('"permissionDecision": "deny"' in result.stdout) is denied
 
 
 def test_the_packs_through_the_installed_hook_agree_with_the_evaluator(db: Path) -> None:

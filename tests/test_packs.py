@@ -39,7 +39,9 @@ def pack_rows(db: Path) -> dict[str, sqlite3.Row]:
 
 def test_packs_lists_what_ships_and_nothing_is_enabled_by_itself(db: Path) -> None:
     listed = cli_json("packs")
-    assert [item["name"] for item in listed] == ["core.filesystem", "core.git"]
+    assert [item["name"] for item in listed] == packs.names()
+    assert {"core.filesystem", "core.git", "containers", "kubernetes", "infrastructure"} <= set(packs.names())
+    assert {"databases", "cloud", "publishing"} <= set(packs.names())
     assert all(not item["project"] and not item["global"] for item in listed)
     assert not db.exists()  # listing never creates a database
     text = cli("packs").stdout
@@ -55,7 +57,7 @@ def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None
     assert not db.exists()
     cli_json("packs", "enable", "core")
     rows = pack_rows(db)
-    assert set(rows) == {record.id for name in packs.names() for record in packs.load(name)}
+    assert set(rows) == {record.id for name in packs.expand("core") for record in packs.load(name)}
     assert all(
         row["pinned"] == 1 and row["auto_block"] == 1 and row["confidence"] == 70 for row in rows.values()
     )

@@ -331,3 +331,33 @@ def test_parsing_a_pattern_prints_no_warning(pattern: str) -> None:
         found = prefilter.keys(pattern, "content")
     assert found
     assert [str(warning.message) for warning in caught] == []
+
+
+@BOUNDED
+@given(
+    st.lists(
+        st.text(alphabet="ab;,(x", min_size=1, max_size=4), min_size=prefilter.FEW_KEYS + 1, max_size=40
+    ),
+    st.lists(st.text(alphabet="ab;,(x\n", max_size=12), min_size=1, max_size=8),
+    st.integers(1, 200),
+)
+def test_many_keys_over_a_long_text_are_found_exactly_as_one_by_one(
+    literals: list[str], pieces: list[str], times: int
+) -> None:
+    """Issue 37: with many keys, a long text is looked in through its distinct stretches between a
+    character no key holds (a megabyte of repeated rows shrinks to a few); the keys found are
+    exactly those a search of the whole text finds."""
+    keys = sorted({"c=" + literal for literal in literals} | {"c~" + literal.lower() for literal in literals})
+    text = "".join(pieces) * times
+    text = text + "x" * max(0, prefilter.DEDUPE_ABOVE + 1 - len(text)) + "".join(pieces)
+    whole = [key for key in keys if (key[2:] in text.lower() if key[1] == "~" else key[2:] in text)]
+    assert prefilter.present_keys(keys, [text]) == whole
+
+
+def test_a_megabyte_of_repeated_rows_is_looked_in_as_a_few_stretches() -> None:
+    row = "INSERT INTO audit (id, note) VALUES (1, 'a note');\n"
+    keys = [f"c=k{number:03d}" for number in range(40)] + ["c=audi", "c~note"]
+    assert prefilter.present_keys(keys, [row * 20_000]) == ["c=audi", "c~note"]
+    assert len(prefilter._distinct(row * 20_000, keys)) < 200
+    # the stretches keep their separator: joined without it, "a" and "b" would make an "ab"
+    assert prefilter.present_keys([*keys, "c=ab", "c=b\na"], ["a;b\n" * 20_000]) == ["c=b\na"]

@@ -55,10 +55,10 @@ def simple(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def command(draw: st.DrawFn) -> str:
+def command(draw: st.DrawFn) -> str:  # noqa: PLR0912 (one shape per branch)
     """A command line: simple commands joined and nested the ways the reader unpicks."""
     parts = draw(st.lists(simple(), min_size=1, max_size=3))
-    shape = draw(st.integers(0, 9))
+    shape = draw(st.integers(0, 16))
     first = parts[0]
     if shape == 1:
         return f"bash -c '{first}'"
@@ -76,6 +76,20 @@ def command(draw: st.DrawFn) -> str:
         return f"echo '{first}' | sh"
     if shape == 8:
         return f"python3 -c \"import os; os.system('{first}')\""
+    # issue 37: strings parallel, env -S and flock -c run; what a query client or an interpreter
+    # reads from a heredoc (shown after its command); a string that is only `$(cat <<EOF … EOF)`
+    if shape == 9:
+        return f"parallel -j 2 {first} ::: a b"
+    if shape == 10:
+        return f"parallel '{first}' ::: a && parallel ::: '{parts[-1]}'"
+    if shape == 11:
+        return f"env -S '{first}' x; flock /tmp/l -c '{parts[-1]}'"
+    if shape == 12:
+        return f"psql -d app <<'SQL' | {parts[-1]}\n{first}\nSQL"
+    if shape == 13:
+        return f"python3 - <<EOF\nos.system('{first}')\nEOF"
+    if shape == 14:
+        return f'bash -c "$(cat <<EOF\n{first}\nEOF\n)"'
     return draw(st.sampled_from([" && ", " | ", "; ", "\n", " || "])).join(parts)
 
 
@@ -92,6 +106,8 @@ def reader_matches(pattern: str, text: str) -> bool:
 @example("sudo   git\t'reset' \\\n --hard", None)
 @example("bash -c 'git  reset --hard'", None)
 @example("echo $'rm' -rf", None)
+@example("psql -d app <<'SQL' | ls\ngit reset --hard\nSQL", None)
+@example("python3 - <<EOF\nos.system('git reset --hard')\nEOF", None)
 def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
     text: str, data: st.DataObject | None
 ) -> None:

@@ -73,6 +73,32 @@ def data_of(command: str) -> list[str]:
         ("rm -rf x 2>/dev/null", ["rm -rf x 2> /dev/null"]),
         (">log 2>&1 git push -f", ["git push -f"]),
         ("VAR='rm -rf /'", ["VAR='rm -rf /'"]),
+        # issue 37: wrappers that hid their command
+        ("parallel -j4 --halt now,fail=1 rm -rf {} ::: a b", ["rm -rf {} ::: a b"]),
+        ("parallel 'rm -rf {}' ::: a", ["parallel 'rm -rf {}' ::: a", "rm -rf {} ::: a"]),
+        ("find . -name x | parallel rm -rf", ["find . -name x", "rm -rf"]),
+        ("parallel ::: 'git gc' ls", ["parallel ::: 'git gc' ls", "git gc", "ls"]),
+        ("busybox rm -rf x", ["rm -rf x"]),
+        ("busybox sh -c 'rm -rf x'", ["sh -c 'rm -rf x'", "rm -rf x"]),
+        ("env -P /usr/bin git gc", ["git gc"]),
+        ("env - PATH=/bin git gc", ["git gc"]),
+        ("env -S 'git gc --prune=now' x", ["env -S 'git gc --prune=now' x", "git gc --prune=now x"]),
+        ("env --split-string='git gc'", ["env --split-string='git gc'", "git gc"]),
+        ("setsid -f git gc", ["git gc"]),
+        ("flock -n -w 5 /tmp/lock git gc", ["git gc"]),
+        ("flock /tmp/lock -c 'git gc'", ["flock /tmp/lock -c 'git gc'", "git gc"]),
+        ("script -qc 'git gc' /dev/null", ["script -qc 'git gc' /dev/null", "git gc"]),
+        ("su -lc 'git gc' bob", ["su -lc 'git gc' bob", "git gc"]),
+        # issue 37: code an interpreter reads from a heredoc, a string made of a heredoc
+        ("python3 <<EOF\nimport os\nos.system('git gc')\nEOF", ["python3 << EOF", "git gc"]),
+        ("node - <<'JS'\nrequire('child_process').execSync('git gc')\nJS", ["node - << 'JS'", "git gc"]),
+        ("python3 script.py <<EOF\nos.system('git gc')\nEOF", ["python3 script.py << EOF"]),  # its data
+        ('bash -c "$(cat <<E\ngit gc\nE\n)"', ['bash -c "$(cat <<E\ngit gc\nE\n)"', "git gc", "cat << E"]),
+        (
+            "eval \"$(cat <<'E'\ngit gc\nE\n)\"",
+            ["eval \"$(cat <<'E'\ngit gc\nE\n)\"", "git gc", "cat << 'E'"],
+        ),
+        ("echo \"os.system('git gc')\" | python3", ["echo \"os.system('git gc')\"", "python3", "git gc"]),
         ("", []),
         ("   \n\t ", []),
     ],
@@ -94,6 +120,20 @@ def test_what_a_command_is_read_as(command: str, expected: list[str]) -> None:
 )
 def test_what_is_data(command: str, data: list[str]) -> None:
     assert data_of(command) == data
+
+
+def test_a_query_or_code_read_from_a_heredoc_is_shown_after_its_program_as_data() -> None:
+    """`psql <<EOF … EOF`: the body is what psql runs, so a rule anchored at the program may
+    reach into it; a match that begins inside it is still no match."""
+    command = "sudo -u pg psql -d app <<'SQL' | tee out\nDROP TABLE users;\nSQL\nls"
+    fed = [simple for simple in shell.read(command).commands if simple.fed]
+    assert [simple.text for simple in fed] == ["psql -d app << 'SQL' | tee out\nDROP TABLE users;\n"]
+    assert [fed[0].text[low:high] for low, high in fed[0].data] == [" | tee out\nDROP TABLE users;\n"]
+    assert "psql -d app << 'SQL'" in read(command)
+    assert denies(r"^psql\b[\s\S]*\bDROP\s+TABLE", command)
+    assert not denies(r"DROP\s+TABLE", command)
+    assert not denies(r"^cat\b[\s\S]*\bDROP\s+TABLE", command.replace("sudo -u pg psql", "cat"))
+    assert not [simple for simple in shell.read("cat <<EOF\nDROP TABLE x;\nEOF").commands if simple.fed]
 
 
 def test_a_pipeline_and_a_wrapped_command_are_also_matched_as_written() -> None:
@@ -226,8 +266,28 @@ def test_data_is_never_a_command_and_wrappers_never_hide_one(command: str) -> No
         f"bash -c {quoted}",
         f"cd d && {command}",
         f"({command})",
+        # issue 37
+        f"busybox {command}",
+        f"busybox sh -c {quoted}",
+        f"env -P /usr/bin {command}",
+        f"env - {command}",
+        f"env -S {quoted}",
+        f"setsid {command}",
+        f"flock -n /tmp/lock {command}",
+        f"flock /tmp/lock -c {quoted}",
+        f"script -qc {quoted} /dev/null",
+        f"parallel -j 2 {command} ::: 1",
+        f"parallel {quoted} ::: 1",
+        f"parallel ::: {quoted}",
+        f'bash -c "$(cat <<EOF\n{command}\nEOF\n)"',
     ):
         assert packs_deny(run), run
+    if "\\" not in command:  # inline code's strings are read as written, its escapes not undone
+        for run in (
+            f"python3 <<'EOF'\nimport os\nos.system({command!r})\nEOF",
+            f"python3 - <<EOF\nimport subprocess\nsubprocess.run({command!r}, shell=True)\nEOF",
+        ):
+            assert packs_deny(run), run
 
 
 def _imported_by_the_hook(command: str, db: Any) -> list[str]:

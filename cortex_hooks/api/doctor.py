@@ -52,6 +52,7 @@ def check(databases: Databases, *, repair: bool = False) -> Report:
     _check_wiring(report, location.project_root())
     if databases.scope == "project":
         _check_team_file(report, location.project_root(), path)
+        _suggest_packs(report, databases)
     if repair and os.path.exists(path):
         _repair(report, path)
     _check_database(report, path)
@@ -78,6 +79,14 @@ def _check_keeper(report: Report, path: str) -> None:
     )
     for event in keeper.events(folder, last=5):
         report.ok("keeper", f"{event.get('at', '?')} put back: {event.get('what', '')}")
+
+def _suggest_packs(report: Report, databases: Databases) -> None:
+    """The packs that fit the project and are not enabled (guard.pack_fit): said, not a problem."""
+    from cortex_hooks.api import packs
+
+    line = packs.fit_line(databases)
+    if line is not None:
+        report.ok("packs that fit", line)
 
 
 def _check_team_file(report: Report, project: str, database: str) -> None:

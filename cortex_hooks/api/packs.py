@@ -133,3 +133,22 @@ def mute(databases: Databases, slug: str, *, muted: bool = True) -> dict[str, An
         if not store.set_muted(connection, slug, muted, clock.iso(clock.now())):
             raise missing
     return {"slug": slug, "muted": muted, "scope": databases.scope}
+
+
+def fit_lines(databases: Databases, also: list[dict[str, Any]] | None = None) -> list[str]:
+    """fit_line's line, as the lines install ends with."""
+    line = fit_line(databases, also)
+    return [] if line is None else [line]
+
+
+def fit_line(databases: Databases, also: list[dict[str, Any]] | None = None) -> str | None:
+    """What install and doctor say of the packs that fit the project and are enabled in neither
+    scope (nor by `also`, the summaries of an install's --packs), or None (guard.pack_fit)."""
+    from cortex_hooks import location
+    from cortex_hooks.guard import pack_fit
+
+    fits = pack_fit.fitting(location.project_root())
+    if not fits:
+        return None
+    enabled = {name for name, state in states(databases).items() if state["project"] or state["global"]}
+    return pack_fit.suggestion(fits, enabled | {summary["pack"] for summary in also or []})

@@ -15,7 +15,7 @@ def split(command: str) -> list[str]:
     return [
         simple.text
         for simple in reading.commands
-        if simple.depth == 0 and not (simple.wrapped or simple.pipeline)
+        if simple.depth == 0 and not (simple.wrapped or simple.pipeline or simple.fed)
     ]
 
 

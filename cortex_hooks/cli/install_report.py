@@ -178,7 +178,11 @@ def _what_became_of(plan: Plan, *, first: bool) -> list[str]:
 def _last_words(args: argparse.Namespace, outcome: Outcome) -> None:
     """install: what protects the scope now; uninstall: the memory it kept or removed."""
     if args.action == "install":
+        from cortex_hooks.api import databases, packs  # the packs that fit the project (guard.pack_fit)
+
         lines = [protected(outcome.packs, dry_run=args.dry_run)] if outcome.packs else []
+        enabled = [{"pack": name} for name in outcome.packs.on] if outcome.packs else []
+        lines += packs.fit_lines(databases.find(), enabled)
     else:
         lines = purge_cli.lines(args, outcome.kept, outcome.doomed)
     for line in lines:

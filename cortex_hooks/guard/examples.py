@@ -1,7 +1,8 @@
 """A rule's examples (SPEC §20): the calls it must catch (`deny`) and the calls it must let through
-(`allow`), validated; each made into the tool call a hook would see; and the proof, through the
-one judge and the very rules the hook reads (prefilter included), that a rule fires on the first
-and not on the second. A rule that silently never fires is the guard defect users report most.
+(`allow`) — validated by guard.shared_rules.examples, the one rule for every source — each made
+into the tool call a hook would see; and the proof, through the one judge and the very rules the
+hook reads (prefilter included), that a rule fires on the first and not on the second. A rule
+that silently never fires is the guard defect users report most.
 
 An example is the text the rule's target reads of one call of its tool: a Bash command (target
 content or raw), the text written (content, for Write, Edit, MultiEdit, NotebookEdit), a file's
@@ -16,6 +17,7 @@ import json
 
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.shared_rules import EXAMPLE_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,9 +25,6 @@ if TYPE_CHECKING:
 
     from cortex_hooks.guard.judge import Rules
 
-KINDS = ("deny", "allow")
-MAX_EXAMPLE = 65_536  # characters of one example
-MAX_EXAMPLES = 100  # of each kind, per rule
 # The tools an example is made for, in this order: the first one the tool matcher accepts.
 FIRST_TOOLS = (
     "Bash",
@@ -43,44 +42,6 @@ FIRST_TOOLS = (
     "PowerShell",
 )
 _WRITTEN = {"Write": "content", "Edit": "new_string", "NotebookEdit": "new_source"}
-
-
-def checked(value: object) -> dict[str, list[str]] | None:
-    """Examples as given (a mapping of `deny` and `allow` to lists of strings), or ValueError
-    naming what is wrong (`deny.2: …`); None (or an empty mapping) is no examples."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise ValueError('must be an object {"deny": [...], "allow": [...]}')
-    unknown = sorted(set(value) - set(KINDS))
-    if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r}: examples are deny and allow lists")
-    found: dict[str, list[str]] = {}
-    for kind in KINDS:
-        listed = value.get(kind, [])
-        if not isinstance(listed, list):
-            raise ValueError(f"{kind}: must be a list of strings")
-        if len(listed) > MAX_EXAMPLES:
-            raise ValueError(f"{kind}: at most {MAX_EXAMPLES} examples")
-        for number, example in enumerate(listed):
-            problem = _problem(example)
-            if problem is not None:
-                raise ValueError(f"{kind}.{number}: {problem}")
-        if listed:
-            found[kind] = list(listed)
-    return found or None
-
-
-def _problem(example: object) -> str | None:
-    if not isinstance(example, str):
-        return f"an example must be a string, not {type(example).__name__}"
-    if not example.strip():
-        return "an example must not be empty"
-    if len(example) > MAX_EXAMPLE:
-        return f"an example is at most {MAX_EXAMPLE:,} characters (this one has {len(example):,})"
-    if "\x00" in example:
-        return "an example must not hold a NUL character"
-    return None
 
 
 def stored(value: object) -> object:
@@ -162,7 +123,7 @@ def proved(rules: Rules, rule: Any, scope: str, name: str) -> list[Failure]:
         problem = f"its tool matcher {rule['tool']!r} names no tool an example can be a call of"
         return [Failure(name, None, problem)]
     failures = []
-    for kind in KINDS:
+    for kind in EXAMPLE_KINDS:
         for example in examples.get(kind, []):
             from cortex_hooks.guard.judge import judge
 

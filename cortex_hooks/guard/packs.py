@@ -68,7 +68,17 @@ def load(name: str) -> list[SharedLearning]:
     """A pack's learnings, validated by the shared format's model."""
     from cortex_hooks.guard import shared
 
-    return shared.read(text(name), f"pack {name}")
+    return shared.read(text(name), f"pack {name}", pack=name)
+
+
+def policy(name: str) -> str:
+    """A pack's policy, in words: the first line of its file (validated with the rest)."""
+    from cortex_hooks.guard import shared
+
+    records, said = shared.problems(text(name), f"pack {name}", pack=name)
+    if said:
+        raise CortexError(said[0], USAGE)
+    return next(record.policy for record in records if isinstance(record, shared.PackPolicy))
 
 
 def declared(record: SharedLearning) -> dict[str, object]:

@@ -19,8 +19,9 @@ A Bash command is matched simple command by simple command, as the shell reads i
 then no substring of the raw command, yet the prefilter must decide on the raw command alone
 (reading it costs more than a whole call that matches nothing). It does so on *loosened* texts:
 quotes, backslashes, `$` and whitespace deleted from both the literal and the command. The
-reader only ever deletes those characters, inserts spaces, or cuts a command into stretches, so
-a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
+reader only ever deletes those characters, inserts spaces, or cuts a command into stretches (a
+heredoc shown after the program that runs it is the stretch that follows the program's last
+word), so a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
 of target content and raw carry keys of both kinds: `c` (as written, for every other tool) and
 `b` (loosened, for Bash).
 """
@@ -155,7 +156,13 @@ def text_keys(letter: str, fragments: Sequence[str]) -> list[str]:
 
 def present_keys(keys: Iterable[str], fragments: Sequence[str]) -> list[str]:
     """The keys that occur in the texts (`present`), each text lowered once for all the folded
-    keys rather than once per key: over a long text that is most of the work."""
+    keys rather than once per key: over a long text that is most of the work. Many keys over a
+    long text are looked for in its distinct stretches only (`_distinct`)."""
+    keys = list(keys)
+    if len(keys) > FEW_KEYS:
+        fragments = [
+            _distinct(fragment, keys) if len(fragment) > DEDUPE_ABOVE else fragment for fragment in fragments
+        ]
     lowered: list[str] | None = None
     found = []
     for key in keys:
@@ -168,6 +175,24 @@ def present_keys(keys: Iterable[str], fragments: Sequence[str]) -> list[str]:
         elif any(key[2:] in fragment for fragment in fragments):
             found.append(key)
     return found
+
+
+FEW_KEYS = 16  # fewer keys are looked for in the whole text: cutting it costs more than they do
+DEDUPE_ABOVE = 64 * 1024
+_SEPARATORS = ",;()[]{}<>|&!?*#@%^+"
+
+
+def _distinct(text: str, keys: list[str]) -> str:
+    """A text that holds exactly the keys this one holds: its stretches between one character no
+    key holds, each once (a megabyte of generated rows is a few distinct stretches). A key never
+    spans that character, so it lies in a stretch, and the stretches are joined by it again."""
+    usable = [char for char in _SEPARATORS if not any(char in key[2:] for key in keys)]
+    if not usable:
+        return text
+    separator = max(usable, key=text.count)
+    if text.count(separator) < 64:
+        return text
+    return separator.join(set(text.split(separator)))
 
 
 def present(key: str, fragments: Iterable[str]) -> bool:

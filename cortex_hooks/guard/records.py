@@ -19,7 +19,7 @@ from cortex_hooks import confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard import actions, examples, matching, unmatchable
+from cortex_hooks.guard import actions, examples, matching, shared_rules, unmatchable
 from cortex_hooks.guard.shared_rules import checked_rewrite
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -84,7 +84,7 @@ class LearningFields(BaseModel):
     @field_validator("examples", mode="before")
     @classmethod
     def _examples(cls, value: object) -> object:
-        return examples.checked(value)
+        return shared_rules.examples(value)
 
     @field_validator("context")
     @classmethod

@@ -27,7 +27,7 @@ SAFE = frozenset(
     {
         *("add", "list", "show", "pin", "restore", "remember", "index-code", "link", "recall", "embed"),
         *("surface", "consolidate", "stats", "snapshot", "export", "explain", "doctor", "mcp", "capture"),
-        *("proposals", "accept", "reject", "report", "install", "sessions list", "replay", "integrity"),
+        *("proposals", "accept", "reject", "report", "install", "sessions list", "replay"),
         *("reflect decay", "reflect similar", "packs list", "packs show", "packs enable", "packs unmute"),
         "packs check",
         *("team list", "team check", "team add", "team unmute"),

@@ -3,8 +3,9 @@
 A file of JSON lines, one learning per line, keys sorted, lines sorted by `id`, a final newline;
 declarative fields only (no counters, no times): `id` (a slug, `core.git:reset-hard`), `tool`,
 `target`, `regex`, `anti_pattern`, `correct_pattern`, `action`, `severity`, `rewrite`, `context`,
-`examples` (the calls the rule must catch and let through, SPEC §20).
-The team file may also hold memories (`"kind": "memory"`: `id`, `type`, `content`, `tags`).
+and `examples` (`{"deny": [...], "allow": [...]}`: commands the rule must deny and must let
+through, SPEC §20). The team file may also hold memories (`"kind": "memory"`: `id`, `type`,
+`content`, `tags`); a pack's file begins with its policy (`"kind": "policy"`: `pack`, `policy`).
 `entry` reads one line; `problems` every problem of a whole file, each naming its line; `read`
 validates a whole file and refuses it on its first problem; `dump` writes records in the one
 canonical form, so a file written by hand and checked stays stable.
@@ -23,13 +24,13 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from cortex_hooks import validation
 from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
-from cortex_hooks.guard import examples
 from cortex_hooks.guard import shared_rules as rules
 from cortex_hooks.guard.records import Action
 from cortex_hooks.memory import given
@@ -53,18 +54,18 @@ class SharedLearning(BaseModel):
     severity: Literal["low", "medium", "high", "critical"] = "medium"
     rewrite: str | None = None  # a replacement for the match (SPEC §16, guard.rewrite)
     context: str | None = None
-    examples: dict[str, list[str]] | None = None  # calls it must catch and let through (SPEC §20)
+    examples: dict[str, list[str]] | None = None  # commands it must deny and let through (SPEC §20)
 
     _encodable = field_validator("*")(encodable)
-
-    @field_validator("examples", mode="before")
-    @classmethod
-    def _examples(cls, value: object) -> object:
-        return examples.checked(value)
 
     _slug = field_validator("id")(rules.slug)
     _compiles = field_validator("regex")(rules.regex)  # compiles, and never exponential on benign text
     _matcher = field_validator("tool")(rules.tool)
+
+    @field_validator("examples", mode="before")
+    @classmethod
+    def _examples(cls, value: object, info: ValidationInfo) -> dict[str, list[str]] | None:
+        return rules.examples(value, str(info.data.get("id", ""))[:80])
 
     @field_validator("rewrite")
     @classmethod
@@ -91,6 +92,24 @@ class SharedMemory(BaseModel):
     _slug = field_validator("id")(rules.slug)
 
 
+class PackPolicy(BaseModel):
+    """The first line of a pack's file: its policy, in words (what it denies, what it lets
+    through, what it cannot know); validated by guard.shared_rules.policy, as the hooks read it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    kind: Literal["policy"]
+    pack: str
+    policy: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, dict):
+            return value
+        return rules.policy(value, (info.context or {}).get("pack"))
+
+
 Entry = SharedLearning | SharedMemory
 CONFLICT_MARKERS = rules.CONFLICT_MARKERS
 
@@ -106,11 +125,28 @@ def entry(line: str, *, memories: bool = False) -> Entry:
         raise ValueError(validation.explain(error, most=5, whole="line")) from None
 
 
-def problems(text: str, name: str, *, memories: bool = False) -> tuple[list[Entry], list[str]]:
+def policy_line(line: str, pack: str) -> PackPolicy:
+    """A pack file's first line, validated as the policy of `pack`; ValueError saying what is wrong."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        raise ValueError("not JSON: a pack's file begins with its policy line") from None
+    if not isinstance(value, dict) or value.get("kind") != "policy":
+        raise ValueError('kind: a pack\'s file begins with its policy ({"kind": "policy", …})')
+    try:
+        return PackPolicy.model_validate(value, context={"pack": pack})
+    except ValidationError as error:
+        raise ValueError(validation.explain(error, most=5, whole="line")) from None
+
+
+def problems(
+    text: str, name: str, *, memories: bool = False, pack: str | None = None
+) -> tuple[list[Entry | PackPolicy], list[str]]:
     """Every valid entry of a file, and every problem of it, each naming its line (`NAME line N:
     …`): lines that do not validate, an id given twice (the first line holding it is kept), and
-    the format's own rules (keys and lines sorted, a final newline)."""
-    found: list[Entry] = []
+    the format's own rules (keys and lines sorted, a final newline). A pack's file (`pack`: its
+    name) begins with its policy line, given first."""
+    found: list[Entry | PackPolicy] = []
     said: list[str] = []
     first: dict[str, int] = {}
     lines = text.split("\n")
@@ -120,6 +156,12 @@ def problems(text: str, name: str, *, memories: bool = False) -> tuple[list[Entr
         where = f"{name} line {number}"
         if not _keys_sorted(line):
             said.append(f"{where}: keys are not sorted")
+        if pack is not None and number == 1:
+            try:
+                found.append(policy_line(line, pack))
+            except ValueError as error:
+                said.append(f"{where}: {error}")
+            continue
         try:
             record = entry(line, memories=memories)
         except ValueError as error:
@@ -130,7 +172,7 @@ def problems(text: str, name: str, *, memories: bool = False) -> tuple[list[Entr
             continue
         first[record.id] = number
         found.append(record)
-    ids = [record.id for record in found]
+    ids = [record.id for record in found if not isinstance(record, PackPolicy)]
     if ids != sorted(ids):
         said.append(f"{name}: lines are not sorted by id")
     return found, said
@@ -144,27 +186,23 @@ def _keys_sorted(line: str) -> bool:
     return not isinstance(value, dict) or list(value) == sorted(value)
 
 
-def read(text: str, name: str) -> list[SharedLearning]:
+def read(text: str, name: str, *, pack: str | None = None) -> list[SharedLearning]:
     """Every learning of a file in the shared format; CortexError naming the first problem
-    (`NAME line N: field: message`), the format's own rules included."""
-    records, said = problems(text, name)
+    (`NAME line N: field: message`), the format's own rules included (a pack's file: `pack`)."""
+    records, said = problems(text, name, pack=pack)
     if said:
         ordered = sorted(said, key=lambda problem: " line " not in problem)  # a line's before the file's
         raise CortexError(ordered[0], USAGE)
     return [record for record in records if isinstance(record, SharedLearning)]
 
 
-def _canonical(values: dict[str, object]) -> dict[str, object]:
-    if "examples" in values and values["examples"] is None:
-        del values["examples"]
-    return values
-
-
-def dump(records: list[SharedLearning] | list[Entry]) -> str:
-    """Records in the canonical form: sorted by id, keys sorted, a final newline; a rule without
-    examples is written without the key (a file written before examples existed stays as it was)."""
-    lines = [
-        json.dumps(_canonical(record.model_dump(mode="json")), sort_keys=True, ensure_ascii=False)
-        for record in sorted(records, key=lambda record: record.id)
-    ]
+def dump(records: list[SharedLearning] | list[Entry], policy: PackPolicy | None = None) -> str:
+    """Records in the canonical form: a pack's policy first, then sorted by id, keys sorted, a
+    final newline; a learning without examples is written without the key (as before they were)."""
+    lines = [json.dumps(policy.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)] if policy else []
+    for record in sorted(records, key=lambda record: record.id):
+        value = record.model_dump(mode="json")
+        if isinstance(record, SharedLearning) and record.examples is None:
+            del value["examples"]
+        lines.append(json.dumps(value, sort_keys=True, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)

@@ -15,7 +15,7 @@ from typing import Any
 
 from cortex_hooks import checks
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import examples, matching
+from cortex_hooks.guard import matching
 from cortex_hooks.memory import given
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*:[a-z0-9][a-z0-9-]*")
@@ -29,11 +29,14 @@ LEARNING_DEFAULTS: dict[str, Any] = {
     "severity": "medium",
     "rewrite": None,
     "context": None,
-    "examples": None,
 }
 LEARNING_REQUIRED = ("id", "regex", "anti_pattern", "correct_pattern")
 MEMORY_DEFAULTS: dict[str, Any] = {"type": given.DEFAULT_TYPE, "tags": []}
 MEMORY_REQUIRED = ("id", "kind", "content")
+EXAMPLE_KINDS = ("deny", "allow")  # what a rule's examples say it does with each (SPEC §20)
+MAX_EXAMPLE_BYTES = 64 * 1024  # one example, in UTF-8: a command, not a file
+MAX_EXAMPLES = 100  # of each kind, per rule
+MAX_POLICY = 4_000  # characters of a pack's policy
 
 
 def slug(value: str) -> str:
@@ -84,6 +87,63 @@ def checked_rewrite(template: str | None, fields: dict[str, object]) -> str | No
     return template
 
 
+def examples(value: object, rule: str = "") -> dict[str, list[str]] | None:
+    """A rule's examples (`{"deny": [...], "allow": [...]}`, either kind may be left out), or
+    ValueError naming the rule (`rule`, its id) and the offending example: each a string, no NUL,
+    at most MAX_EXAMPLE_BYTES in UTF-8, at most MAX_EXAMPLES of each kind."""
+    if value is None:
+        return None
+    of = f" of rule {rule}" if rule else ""
+    if not isinstance(value, dict) or not value:
+        raise ValueError(f'must be an object such as {{"deny": [...], "allow": [...]}}{of}')
+    found: dict[str, list[str]] = {}
+    for kind, items in value.items():
+        if kind not in EXAMPLE_KINDS:
+            raise ValueError(f"{str(kind)[:40]!r}{of} is no kind of example (deny or allow)")
+        if not isinstance(items, list):
+            raise ValueError(f"{kind}{of} must be a list of commands")
+        if len(items) > MAX_EXAMPLES:
+            raise ValueError(f"{kind}{of} holds {len(items):,} examples (at most {MAX_EXAMPLES})")
+        for number, item in enumerate(items):
+            where = f"{kind}[{number}]{of}"
+            if not isinstance(item, str):
+                raise ValueError(f"{where} is not a string")
+            if "\x00" in item:
+                raise ValueError(f"{where} holds a NUL character")
+            if not checks.text(checks.encodable(item)).strip():
+                raise ValueError(f"{where} is blank")
+            if len(item) > MAX_EXAMPLE_BYTES // 4 and len(item.encode("utf-8")) > MAX_EXAMPLE_BYTES:
+                raise ValueError(f"{where} is over {MAX_EXAMPLE_BYTES // 1024} KiB")
+        found[kind] = list(items)
+    return found
+
+
+def policy(value: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    """A pack's policy line (`{"kind": "policy", "pack": NAME, "policy": TEXT}`, the first line
+    of a pack file): what the pack denies and lets through, in words; `name`: the pack's."""
+    problems = [f"{field}: Field required" for field in ("kind", "pack", "policy") if field not in value]
+    problems += [
+        f"{field}: Extra inputs are not permitted"
+        for field in value
+        if field not in ("kind", "pack", "policy")
+    ]
+    pack, text = value.get("pack"), value.get("policy")
+    if "pack" in value and (not isinstance(pack, str) or not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", pack)):
+        problems.append("pack: must be a pack's name (lower case, digits, `.`, `_`, `-`)")
+    elif name is not None and pack is not None and pack != name:
+        problems.append(f"pack: names {pack!r}, but this is the file of {name!r}")
+    if "policy" in value:
+        if not isinstance(text, str) or not text.strip():
+            problems.append("policy: must be the pack's policy, in words")
+        elif len(text) > MAX_POLICY:
+            problems.append(f"policy: must be at most {MAX_POLICY:,} characters, got {len(text):,}")
+        else:
+            checks.encodable(text)
+    if problems:
+        raise ValueError("; ".join(problems[:5]))
+    return {"kind": "policy", "pack": pack, "policy": text}
+
+
 def _one_of(choices: tuple[str, ...]) -> Any:
     def rule(value: str) -> str:
         if value not in choices:
@@ -124,12 +184,11 @@ def learning(value: dict[str, Any]) -> dict[str, Any]:
         for name in value
         if name not in _LEARNING_RULES and name != "examples"
     ]
-    found = {**LEARNING_DEFAULTS}
-    if "examples" in value:  # not a text: the one rule of examples (SPEC §20)
-        try:
-            found["examples"] = examples.checked(value["examples"])
-        except ValueError as error:
-            problems.append(f"examples: {error}")
+    found = {**LEARNING_DEFAULTS, "examples": None}
+    try:
+        found["examples"] = examples(value.get("examples"), str(value.get("id", ""))[:80])
+    except ValueError as error:
+        problems.append(f"examples: {error}")
     for name, (rule, nullable) in _LEARNING_RULES.items():
         if name not in value:
             continue
@@ -206,6 +265,8 @@ def parsed(line: str, *, memories: bool = False) -> tuple[str, dict[str, Any]]:
         return "memory", value
     if kind == "learning":
         return "learning", {key: item for key, item in value.items() if key != "kind"}
+    if kind == "policy":
+        raise ValueError("kind: a pack's policy stands only on the first line of a pack's file")
     raise ValueError(f"kind: must be {'learning or memory' if memories else 'learning'}, got {kind!r}")
 
 

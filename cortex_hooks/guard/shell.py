@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from cortex_hooks.guard import shell_programs as programs
 from cortex_hooks.guard import shell_scan as scan
+from cortex_hooks.guard import shell_strings as strings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
     Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
+    Spans = tuple[tuple[int, int, int, int], ...]
 
 MAX_DEPTH = 8  # how deep what the shell runs again is read again
 MAX_COMMANDS = 10_000
@@ -39,7 +41,7 @@ class Simple:
     arguments rather than text (guard.shell_words): the words the scanner read, the index of the
     program among them and that of its first wrapper."""
 
-    __slots__ = ("data", "depth", "order", "parts", "pipeline", "spans", "text", "wrapped")
+    __slots__ = ("_spans", "data", "depth", "fed", "order", "parts", "pipeline", "text", "wrapped")
 
     def __init__(
         self,
@@ -50,7 +52,8 @@ class Simple:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
-        spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        fed: bool = False,
+        spans: Spans | _Pieces | None = None,
         parts: Parts | None = None,
     ) -> None:
         self.text = text
@@ -59,11 +62,28 @@ class Simple:
         self.order = order
         self.wrapped = wrapped  # the same command again, as written from its first wrapper
         self.pipeline = pipeline  # a whole pipeline as written (several simple commands)
-        self.spans = spans
+        self.fed = fed  # the command again, the heredoc it runs (a query, code) after it as data
+        self._spans = spans  # its pieces and words until asked: only a rewrite asks (10,000 commands)
         self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
+
+    @property
+    def spans(self) -> Spans | None:
+        if isinstance(self._spans, _Pieces):
+            self._spans = _pieces(self._spans.parts, self._spans.words)
+        return self._spans
 
     def __repr__(self) -> str:
         return f"Simple({self.text!r}, data={self.data!r})"
+
+
+class _Pieces:
+    """A canonical text's parts and the words they were written as: its spans, made when asked."""
+
+    __slots__ = ("parts", "words")
+
+    def __init__(self, parts: list[str], words: list[scan.Word]) -> None:
+        self.parts = parts
+        self.words = words
 
 
 class Reading:
@@ -76,9 +96,10 @@ class Reading:
         self.raw = raw
 
     def texts(self) -> list[str]:
-        """The canonical text of each simple command (not their forms with wrappers, nor the
-        pipelines they make)."""
-        return [command.text for command in self.commands if not (command.wrapped or command.pipeline)]
+        """The canonical text of each simple command (not their forms with wrappers, the
+        pipelines they make, nor a command shown with the heredoc it runs)."""
+        shown = (command for command in self.commands if not (command.wrapped or command.pipeline))
+        return [command.text for command in shown if not command.fed]
 
 
 def read(command: str) -> Reading:
@@ -102,12 +123,19 @@ _last: list[tuple[str, Reading]] = []
 
 
 class _Facts:
-    __slots__ = ("depth", "echoed", "stdin_shell")
+    __slots__ = ("cat", "code", "depth", "echoed", "fed", "feeds", "parts", "stdin_shell")
 
-    def __init__(self, depth: int, stdin_shell: bool, echoed: str | None) -> None:
+    def __init__(
+        self, depth: int, stdin_shell: bool, echoed: str | None, *, code: bool = False, fed: str | None = None
+    ) -> None:
         self.depth = depth
         self.stdin_shell = stdin_shell  # a shell whose commands come from its standard input
         self.echoed = echoed  # what an `echo`/`printf` writes, for a shell it pipes into
+        self.code = code  # an interpreter whose code comes from its standard input
+        self.fed = fed  # the canonical text of a program that runs its standard input (code, a query)
+        self.parts: Parts | None = None  # and its words, for the form shown with its heredoc
+        self.cat = False  # a `cat` of its standard input alone (`cat <<EOF | psql`)
+        self.feeds: tuple[_Facts, scan.Command] | None = None  # the command a `cat` pipes into
 
 
 class _Reader:
@@ -138,7 +166,8 @@ class _Reader:
         *,
         wrapped: bool = False,
         pipeline: bool = False,
-        spans: tuple[tuple[int, int, int, int], ...] | None = None,
+        fed: bool = False,
+        spans: Spans | _Pieces | None = None,
         parts: Parts | None = None,
     ) -> None:
         self.text_left -= len(text)
@@ -146,9 +175,8 @@ class _Reader:
             raise scan.Exhausted
         self.sequence += 1
         order = (anchor, depth, self.sequence)
-        self.found.append(
-            Simple(text, data, depth, order, wrapped=wrapped, pipeline=pipeline, spans=spans, parts=parts)
-        )
+        forms = {"wrapped": wrapped, "pipeline": pipeline, "fed": fed}
+        self.found.append(Simple(text, data, depth, order, **forms, spans=spans, parts=parts))
 
     def finished(self, command: scan.Command, depth: int, anchor: int | None) -> None:
         """A simple command ended: its canonical text, and what it runs again."""
@@ -163,7 +191,7 @@ class _Reader:
                 (),
                 depth,
                 anchor if anchor is not None else words[0].start,
-                spans=_pieces(pieces, words) if own else None,
+                spans=_Pieces(pieces, words) if own else None,
                 parts=(command, 0, None),
             )
             command.facts = _PLAIN
@@ -182,53 +210,101 @@ class _Reader:
         indices = _arguments(words, program + 1)
         text, data, pieces = _canonical(words, texts, value, program)
         shown_from = program if program < len(words) else 0
-        spans = _pieces(pieces, words[shown_from:]) if own else None
+        spans = _Pieces(pieces, words[shown_from:]) if own else None
         self.emit(text, data, depth, here, spans=spans, parts=(command, program, wrapper))
+        shown = text
         if wrapper is not None:  # also as written from its first wrapper: `sudo pip …` still matches
             text, data, pieces = _canonical(words, texts, value, wrapper)
-            spans = _pieces(pieces, words[wrapper:]) if own else None
+            spans = _Pieces(pieces, words[wrapper:]) if own else None
             self.emit(text, data, depth, here, wrapped=True, spans=spans)
-        stdin_shell, echoed = False, None
+        facts = _Facts(depth, stdin_shell=False, echoed=None)
         if program < len(words):
             name = programs.basename(value(program))
-            stdin_shell, echoed = self._runs_again(command, name, indices, value, depth=depth, here=here)
-        command.facts = _Facts(depth, stdin_shell, echoed)
+            facts = self._runs_again(command, name, indices, value, depth=depth, here=here)
+            if facts.code or name in programs.QUERY_CLIENTS:
+                facts.fed = shown
+                facts.parts = (command, program, wrapper)
+        command.facts = facts
         piped = command.piped_from
-        if stdin_shell and piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
+        if piped is not None and isinstance(piped.facts, _Facts) and piped.facts.cat:
+            piped.facts.feeds = (facts, command)  # its heredoc, read later, is this command's input
+        if piped is not None and isinstance(piped.facts, _Facts) and piped.facts.echoed:
             text = piped.facts.echoed
-            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            if facts.stdin_shell:
+                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            elif facts.code:
+                self._shell_outs(text, depth, here)
 
     def _runs_again(
         self, command: scan.Command, name: str, indices: list[int], value: _Value, *, depth: int, here: int
-    ) -> tuple[bool, str | None]:
-        """Read again what this command has the shell run; (reads stdin as a shell, echoed text)."""
+    ) -> _Facts:
+        """Read again what this command has the shell run; what it does with its standard input."""
+        facts = _Facts(depth, stdin_shell=False, echoed=None)
         if name in programs.SHELLS:
-            operand, stdin_shell = programs.shell_operand(value, indices)
-            if operand is not None:
-                text = value(operand)
-                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
-            for index, word in enumerate(command.words[:-1]):
-                if word.kind == scan.HERESTRING and stdin_shell:
-                    text = value(index + 1)
-                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
-            return stdin_shell, None
-        if name == "eval":
-            text = " ".join(value(index) for index in indices)
-            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            facts.stdin_shell = self._shell(command, indices, value, depth, here)
         elif name == "find":
             self._find_exec(command, indices, value, depth, here)
         elif programs.is_interpreter(name):
-            code = programs.code_argument(value, indices)
-            if code is not None:
-                for text in programs.shell_outs(value(code)):
-                    self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+            facts.code = self._inline_code(command, indices, value, depth, here)
+        elif name == "cat":
+            facts.cat = all(value(index) == "-" for index in indices)
+        elif name in programs.EXEC_RUNNERS:  # `docker exec C CMD …`, `kubectl exec P -- CMD …`
+            first = programs.exec_command(name, value, indices)
+            if first is not None:
+                self._inner(command, indices[first:], depth, here)
         elif name in ("echo", "printf"):
-            words = [value(index) for index in indices]
-            if name == "echo":
-                while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
-                    words.pop(0)
-            return False, " ".join(words) if words else None
-        return False, None
+            facts.echoed = _echoed(name, [value(index) for index in indices])
+        else:  # `eval ARGS`, `env -S STRING`, `parallel 'CMD'`, `flock FILE -c STRING` …
+            for string in strings.strings_run(name, value, indices):
+                self._string(string, depth, here)
+        return facts
+
+    def _shell(self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int) -> bool:
+        """A shell's `-c` string and here-strings, read; whether it reads commands from its input."""
+        operand, stdin_shell = programs.shell_operand(value, indices)
+        if operand is not None:
+            self._string(value(operand), depth, here)
+        for index, word in enumerate(command.words[:-1]):
+            if word.kind == scan.HERESTRING and stdin_shell:
+                text = value(index + 1)
+                self.read(text, 0, len(text), depth=depth + 1, anchor=here)
+        return stdin_shell
+
+    def _inner(self, command: scan.Command, indices: list[int], depth: int, here: int) -> None:
+        """Some of a command's words that make a simple command of their own, read as one."""
+        if indices and depth + 1 <= MAX_DEPTH:
+            inner = scan.Command(command.source)
+            inner.words = [command.words[index] for index in indices]
+            self.finished(inner, depth + 1, here)
+
+    def _inline_code(
+        self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
+    ) -> bool:
+        """An interpreter's inline code (`-c CODE`, a here-string): the strings it hands to a
+        shell, read; whether it reads its code from its standard input (a heredoc)."""
+        code = programs.code_argument(value, indices)
+        if code is not None:
+            text = value(code)
+            body = strings.cat_heredoc(text)
+            self._shell_outs(text[body[0] : body[1]] if body else text, depth, here)
+            return False
+        if not programs.reads_code(value, indices):
+            return False
+        for index, word in enumerate(command.words[:-1]):
+            if word.kind == scan.HERESTRING:
+                self._shell_outs(value(index + 1), depth, here)
+        return True
+
+    def _string(self, text: str, depth: int, here: int) -> None:
+        """A string the shell runs; when it is only `$(cat <<EOF … EOF)`, the body it substitutes."""
+        body = strings.cat_heredoc(text)
+        start, end = body if body is not None else (0, len(text))
+        self.read(text, start, end, depth=depth + 1, anchor=here)
+
+    def _shell_outs(self, code: str, depth: int, here: int) -> None:
+        """The strings inline code hands to a shell, read as commands."""
+        for text in programs.shell_outs(code):
+            self.read(text, 0, len(text), depth=depth + 1, anchor=here)
 
     def _find_exec(
         self, command: scan.Command, indices: list[int], value: _Value, depth: int, here: int
@@ -241,29 +317,52 @@ class _Reader:
                 last = first
                 while last < len(indices) and value(indices[last]) not in (";", "+"):
                     last += 1
-                if first < last:
-                    inner = scan.Command(command.source)
-                    inner.words = [command.words[index] for index in indices[first:last]]
-                    if depth + 1 <= MAX_DEPTH:
-                        self.finished(inner, depth + 1, here)
+                self._inner(command, indices[first:last], depth, here)
                 position = last
             position += 1
 
     def heredoc(self, command: scan.Command, start: int, end: int, quoted: bool, depth: int) -> None:
-        """A heredoc's body: commands when fed to a shell; else data, except the substitutions
-        an unquoted body still runs (`$( )`, backticks)."""
+        """A heredoc's body: commands when fed to a shell; the code or query of a program that
+        runs its standard input (shown after that program's command, as data; inline code's shell
+        calls read) — `cat <<EOF | psql` feeds psql; else data, except the substitutions an
+        unquoted body still runs (`$( )`, backticks)."""
         facts = command.facts
         anchor = command.words[0].start if command.words else start
+        if isinstance(facts, _Facts) and facts.feeds is not None:
+            facts, command = facts.feeds
         if isinstance(facts, _Facts) and facts.stdin_shell:
             self.read(command.source, start, end, depth=facts.depth + 1, anchor=anchor)
-        elif not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
+            return
+        if isinstance(facts, _Facts) and facts.fed is not None and command.words[-1].end <= start:
+            # the command's text, then the command as written from its last word to the body's
+            # end: a stretch of the command, so the prefilter's loosened texts still hold it
+            tail = command.source[command.words[-1].end : end]
+            data = ((len(facts.fed), len(facts.fed) + len(tail)),)
+            self.emit(facts.fed + tail, data, facts.depth, anchor, fed=True, parts=facts.parts)
+            if facts.code:
+                self._shell_outs(command.source[start:end], facts.depth, anchor)
+        if not quoted and ("$(" in command.source[start:end] or "`" in command.source[start:end]):
             self.read(command.source, start, end, depth=depth, anchor=anchor, body=True)
 
 
 _PLAIN = _Facts(0, stdin_shell=False, echoed=None)
 _SPECIAL = frozenset(
-    programs.RESERVED | programs.SHELLS | programs.WRAPPERS | {"eval", "find", "echo", "printf"}
+    programs.RESERVED
+    | programs.SHELLS
+    | programs.WRAPPERS
+    | programs.STRING_RUNNERS
+    | programs.EXEC_RUNNERS
+    | programs.QUERY_CLIENTS
+    | {"find", "echo", "printf", "cat"}
 )
+
+
+def _echoed(name: str, words: list[str]) -> str | None:
+    """What `echo` or `printf` writes, roughly: its words (echo's options dropped)."""
+    if name == "echo":
+        while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            words.pop(0)
+    return " ".join(words) if words else None
 
 
 def _plain(words: list[scan.Word], texts: list[str]) -> bool:

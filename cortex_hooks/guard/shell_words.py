@@ -113,8 +113,14 @@ def invocation(simple: Simple) -> Invocation | None:
     return Invocation(named, args, redirects, wrappers, stdin, source=source)
 
 
+# What may make a word more than its text: quotes, escapes, expansions, globs, braces, a tilde.
+_NOT_PLAIN = frozenset("'\"\\$`*?[{}~")
+
+
 def _arg(source: str, word: scan.Word) -> Arg:
     text = source[word.start : word.end]
+    if not word.quoted and _NOT_PLAIN.isdisjoint(text):  # the common case, at once
+        return Arg(text)
     expands = globbed = False
     braces: list[int] = []  # where an unquoted `{` opened: `{a,b}` and `{1..3}` expand
     position = word.start
