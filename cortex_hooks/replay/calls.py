@@ -18,6 +18,7 @@ parsed only when it holds one of them: replaying one proposal reads only the cal
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -27,6 +28,10 @@ from cortex_hooks.guard import matching, prefilter
 
 MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
 _TOOL_USE = b'"tool_use"'
+_TOOL_RESULT = b'"tool_result"'
+# A result's id and error flag as written (compact JSON, or with json.dumps' spaces)
+_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+_ERROR = re.compile(rb'"is_error"\s*:\s*true')
 _BLOCK = b'"type":"tool_use"'  # one per call, in the compact JSON Claude Code writes
 _STAMP = b'"timestamp":"'
 # JSON escapes as guard.prefilter.loosen treats what they stand for: a quote, a backslash and
@@ -37,7 +42,8 @@ _LOOSENED = b"'\"\\$ \t\n\r\x0b\x0c\x00"
 
 class Call(NamedTuple):
     """One tool call: its tool and input, when and in which session it was asked, the folder the
-    agent worked in (the line's `cwd`: the built-in protection's base), and where it was read."""
+    agent worked in (the line's `cwd`: the built-in protection's base), and where it was read
+    (the line's number, and its byte offset); its id (`tool_use` id, what its result names)."""
 
     tool: str
     input: dict[str, Any]
@@ -46,6 +52,19 @@ class Call(NamedTuple):
     path: str
     line: int
     cwd: str | None = None
+    id: str = ""
+    offset: int = 0
+
+
+class Result(NamedTuple):
+    """A tool call's result (read with `results`): the id of the call it answers, whether it is
+    an error, the head of its text (of an error only: what a refusal says), where it was read."""
+
+    id: str
+    error: bool
+    text: str
+    line: int
+    offset: int
 
 
 class Grams:
@@ -109,39 +128,38 @@ class Left:
     """What a reading left out: its problems (path, what), and the calls it passed over unread
     (their lines hold none of the grams; counted by their `tool_use` blocks, in the window)."""
 
-    __slots__ = ("passed", "problems")
+    __slots__ = ("ended", "passed", "problems")
 
     def __init__(self) -> None:
         self.problems: list[tuple[str, str]] = []
         self.passed = 0
+        self.ended = False  # the reading came to the file's end (no deadline, no line cut off)
 
 
-def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, left: Left) -> Iterator[Call]:
+def read(
+    path: str,
+    *,
+    deadline: float,
+    since: str | None,
+    grams: Grams | None,
+    left: Left,
+    start: int = 0,
+    results: bool = False,
+) -> Iterator[Call | Result]:
     """The tool calls of the transcript at `path` (at or after `since`, an ISO instant), one by
-    one, read until the end or the deadline (monotonic clock); what was left out is said in
-    `left`. OSError when the file cannot be opened (raised at the first call asked for)."""
-    problems = left.problems
-    unreadable = overlong = 0
-    number = 0
+    one, from byte `start` (a line's start), read until the end or the deadline (monotonic
+    clock); what was left out is said in `left`. With `results`, each call's result too, in the
+    order they were written (what became of each call: SPEC §23). OSError when the file cannot
+    be opened (raised at the first item asked for)."""
+    unreadable = 0
     with regular_file.open_regular(path) as stream:
-        while True:
-            if time.monotonic() >= deadline:
-                problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
-                break
-            line = stream.readline(MAX_LINE + 1)
-            if not line:
-                break
-            number += 1
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                overlong += 1
-                if not _skip_rest(stream, deadline):
-                    problems.append((path, f"line {number:,} is over {MAX_LINE >> 20} MiB and was cut short"))
-                    break
-                continue
-            if not line.endswith(b"\n") and not _complete(line):
-                problems.append((path, f"line {number:,}, its last, is cut off mid-way: not read"))
-                break
+        if start:
+            stream.seek(start)
+        ended = [False]
+        for number, at, line in _lines(stream, path, deadline, start, problems=left.problems, ended=ended):
             if _TOOL_USE not in line:
+                if results and _TOOL_RESULT in line:
+                    yield from _results(line, number, at)
                 continue
             if grams is not None and not grams.held(line):
                 if since is None or _stamp(line) >= since.encode():
@@ -152,9 +170,43 @@ def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, 
             except (ValueError, RecursionError):
                 unreadable += 1
                 continue
-            yield from _calls(record, since, path, number)
+            yield from _calls(record, since, path, number, at)
+        left.ended = ended[0]
     if unreadable:
-        problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
+        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
+
+
+def _lines(
+    stream: Any, path: str, deadline: float, start: int, *, problems: list[tuple[str, str]], ended: list[bool]
+) -> Iterator[tuple[int, int, bytes]]:
+    """Each whole line from byte `start` on, with its number (from 1, counted from `start`) and
+    its byte offset, until the end (`ended`) or the deadline; a line over MAX_LINE is passed over
+    and counted, a last line cut off mid-way is not read (each said in `problems`)."""
+    overlong = number = 0
+    position = start
+    while True:
+        if time.monotonic() >= deadline:
+            problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+            break
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            ended[0] = True
+            break
+        number += 1
+        at = position
+        position += len(line)
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            overlong += 1
+            skipped = _skip_rest(stream, deadline)
+            if skipped is None:
+                problems.append((path, f"line {number:,} is over {MAX_LINE >> 20} MiB and was cut short"))
+                break
+            position += skipped
+            continue
+        if not line.endswith(b"\n") and not _complete(line):
+            problems.append((path, f"line {number:,}, its last, is cut off mid-way: not read"))
+            break
+        yield number, at, line
     if overlong:
         problems.append(
             (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
@@ -180,38 +232,85 @@ def _stamp(line: bytes) -> bytes:
     return line[start : line.find(b'"', start)]
 
 
-def _skip_rest(stream: Any, deadline: float) -> bool:
-    """Pass over the rest of an over-long line; False when the file ended or the deadline came
-    before its end."""
+def _skip_rest(stream: Any, deadline: float) -> int | None:
+    """Pass over the rest of an over-long line: the bytes passed over; None when the file ended
+    or the deadline came before its end."""
+    skipped = 0
     while time.monotonic() < deadline:
         chunk = stream.readline(MAX_LINE)
         if not chunk:
-            return False
+            return None
+        skipped += len(chunk)
         if chunk.endswith(b"\n"):
-            return True
-    return False
+            return skipped
+    return None
 
 
-def _calls(record: Any, since: str | None, path: str, number: int) -> list[Call]:
+def _results(line: bytes, number: int, at: int) -> list[Result]:
+    """The results a line holds. Most are a success and the largest lines of a transcript (a
+    file read, a command's output): their ids are read from the bytes, never parsed; an error's
+    line is parsed for its text (a refusal says who refused)."""
+    if _ERROR.search(line) is None:
+        return [
+            Result(found.group(1).decode("utf-8", "replace"), False, "", number, at)
+            for found in _RESULT_ID.finditer(line)
+        ]
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return []
+    message = record.get("message") if isinstance(record, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    found = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        call_id = block.get("tool_use_id")
+        if isinstance(call_id, str):
+            error = block.get("is_error") is True
+            found.append(
+                Result(call_id, error, _text(block.get("content"))[:2000] if error else "", number, at)
+            )
+    return found
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def _calls(record: Any, since: str | None, path: str, number: int, at: int = 0) -> list[Call]:
     if not isinstance(record, dict) or record.get("type") != "assistant":
         return []
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return []
-    at = record.get("timestamp")
-    at = at if isinstance(at, str) else ""
-    if since is not None and at < since:
+    stamp = record.get("timestamp")
+    stamp = stamp if isinstance(stamp, str) else ""
+    if since is not None and stamp < since:
         return []
     session = record.get("sessionId")
     session = session if isinstance(session, str) else ""
     cwd = record.get("cwd")
     cwd = cwd if isinstance(cwd, str) else None
     return [
-        Call(block["name"], block["input"], at, session, path, number, cwd)
+        Call(block["name"], block["input"], stamp, session, path, number, cwd, _id(block), at)
         for block in content
         if isinstance(block, dict)
         and block.get("type") == "tool_use"
         and isinstance(block.get("name"), str)
         and isinstance(block.get("input"), dict)
     ]
+
+
+def _id(block: dict[str, Any]) -> str:
+    call_id = block.get("id")
+    return call_id if isinstance(call_id, str) else ""

@@ -664,6 +664,40 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         "ALTER TABLE scope_month ADD COLUMN protections INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE learning ADD COLUMN examples TEXT",
     ),
+    # 22: a lesson that works, shown (SPEC §23). `outcome`: each deny, ask and rewrite of a
+    # learning, as PreToolUse wrote it (its session, the tool call's id, the jobs of the call,
+    # where its transcript stood), until what the agent did next decides it: followed, retried
+    # or asked (NULL: not known yet). `settled`: decided from the transcript, final; a retry
+    # PreToolUse saw (the learning matched again) is provisional until then. The history counts
+    # each outcome on the day of its catch (`followed`, `retried`, `asked`: the person answered).
+    (
+        """CREATE TABLE outcome (
+            id INTEGER PRIMARY KEY,
+            learning_id INTEGER NOT NULL,
+            session_id TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            answer TEXT NOT NULL CHECK (answer IN ('deny', 'ask', 'rewrite')),
+            at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            call TEXT NOT NULL,
+            jobs TEXT NOT NULL DEFAULT '[]',
+            transcript TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,
+            read INTEGER NOT NULL DEFAULT 0,
+            result TEXT CHECK (result IN ('followed', 'retried', 'asked')),
+            settled INTEGER NOT NULL DEFAULT 0,
+            decided_at TEXT,
+            next_tool TEXT,
+            next_call TEXT
+        )""",
+        "CREATE INDEX outcome_open ON outcome (session_id) WHERE settled = 0",
+        "CREATE INDEX outcome_of ON outcome (learning_id, result, id)",
+        *(
+            f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+            for table in ("learning_day", "learning_month", "scope_day", "scope_month")
+            for column in ("followed", "retried", "asked")
+        ),
+    ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 

@@ -1,0 +1,417 @@
+"""What the agent did after a deny, ask or rewrite (SPEC §23), pure: the job of a call, the correct
+way a learning names, and a catch's outcome from the calls that came after it. SessionEnd (from the
+transcript, upkeep.outcomes) and replay (replay.tally) both decide through `decide`.
+
+The definitions (docs/guide/outcomes.md says them to the person):
+- A call's **job**: for each simple command of a Bash call, as the guard reads it (wrappers such
+  as `sudo` or `env` removed), its program and its first argument that does not begin with `-`
+  (`git push --force origin main` → `git push`; `make check` → `make check`; `rm -rf build` →
+  `rm build`); a Write, Edit, MultiEdit or NotebookEdit call writes its file (`write PATH`), a Read
+  reads it (`read PATH`); any other tool's job is its name. The job of a catch is that of the
+  simple command the learning matched (of every simple command when it matched none alone).
+- A learning's **correct way**: the first command in backticks in its correct pattern
+  (`` DO: `make test` ``); a call does it when one of its simple commands begins with those words
+  (`<…>`, `{…}`, `X…` in capitals stand for any one word, `...` for the rest).
+- A catch's **outcome**, once the agent has read the answer (the caught call's result):
+  an ask the person answered (the call ran, or they refused it) is **asked**, a rewrite that ran is
+  **followed**; otherwise the calls the agent made after it, in order, and the first that decides:
+  **retried** when the learning matches the call again, or the call does the same job and was
+  refused (another rule, the built-in protection, the client, the person); **followed** when the
+  call does the correct way, or — for a learning without one — does the same job and ran. None:
+  unknown, and a resumed session may still decide it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cortex_hooks.guard import matching, prefilter
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from cortex_hooks.guard.call import Call
+    from cortex_hooks.guard.shell import Simple
+
+RESULTS = ("followed", "retried", "asked")
+CAUGHT = ("deny", "ask", "rewrite")  # the answers whose outcome is worked out
+
+# What became of a call, read from its tool result.
+RAN = "ran"
+REFUSED = "refused"  # by a rule: a hook (ours or another's), the client's permission rules
+DECLINED = "declined"  # by the person, in the permission prompt
+
+WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+_PATHS = ("file_path", "notebook_path")
+# The head of a refused call's result: Claude Code puts a hook's deny reason there as it is, the
+# person's "no" and its own permission rules in its own words (2.1.197 and later).
+_DECLINED = ("The user doesn't want to proceed", "The user doesn't want to take this action")
+_REFUSED = (
+    "cortex-hooks blocked this tool call",  # guard.verdict_texts.BLOCKED
+    "cortex-hooks asks the user before this tool call",  # an ask where no one can answer (claude -p)
+    "cortex-hooks corrected this",  # a corrected command refused again (guard.verdict_texts.rechecked)
+    "Permission to use",
+    "denied by your permission settings",
+    "hook error",
+    "blocked by hook",
+    "denied this tool",
+)
+_SPAN = re.compile(r"`([^`\n]{1,300})`")
+_ANY_WORD = re.compile(r"\A(?:<[^>]*>|\{[^}]*\}|[A-Z][A-Z0-9_]*(?:…|\.\.\.)?|…)\Z")
+_REST = ("...", "…")
+_WORD = re.compile(r"\A[a-z][a-z0-9_-]*\Z")
+
+
+def result_of(error: bool, text: str) -> str:
+    """What became of a call from its result: ran (an error of its own included: it ran), refused
+    by a rule, or declined by the person."""
+    if not error:
+        return RAN
+    head = text[:2000]
+    if head.lstrip().startswith(_DECLINED):
+        return DECLINED
+    return REFUSED if any(marker in head for marker in _REFUSED) else RAN
+
+
+# ---------------------------------------------------------------------------------------------
+# The job of a call, and a learning's correct way
+
+
+def jobs(call: Call, index: int | None = None) -> frozenset[str]:
+    """The jobs of a call (see the module); `index`: of this simple command alone (the one a
+    learning matched, guard.call.Call.where), when it reads as one."""
+    command = call.command
+    if command is not None:
+        from cortex_hooks.guard import shell
+
+        reading = shell.read(command)
+        if index is not None and 0 <= index < len(reading.commands):
+            job = _job(reading.commands[index])
+            if job is not None:
+                return frozenset((job,))
+        return frozenset(job for simple in _plain(reading.commands) if (job := _job(simple)) is not None)
+    path = next(
+        (value for field in _PATHS if isinstance(value := call.input.get(field), str) and value), None
+    )
+    if path is not None and call.tool in WRITES:
+        return frozenset((f"write {path}",))
+    if path is not None and call.tool == "Read":
+        return frozenset((f"read {path}",))
+    return frozenset((call.tool,))
+
+
+def caught_jobs(call: Call, regex: str, target: str, timeouts: tuple[float, float]) -> frozenset[str]:
+    """The jobs of a caught call: of the simple command the learning's regex matched (the hook
+    and replay both ask here)."""
+    try:
+        index = call.where(regex, target, timeouts)
+    except matching.Unusable:
+        index = None
+    return jobs(call, index)
+
+
+def form(correct_pattern: str) -> tuple[str, ...] | None:
+    """The correct way a learning names: the words of the first command in backticks in its
+    correct pattern (a lone word only when it is a plain program name: `pnpm`, not `package.json`
+    nor `--force-with-lease`); None when it names none."""
+    for span in _SPAN.findall(correct_pattern):
+        from cortex_hooks.guard import shell
+
+        simples = _plain(shell.read(span.strip()).commands)
+        words = _words(simples[0]) if simples else []
+        if not words or words[0].startswith("-") or _ANY_WORD.match(words[0]):
+            continue
+        if len(words) == 1 and not _WORD.match(words[0]):
+            continue
+        return tuple(words)
+    return None
+
+
+def does(way: Sequence[str], call: Call) -> bool:
+    """Whether one of the call's simple commands begins with the words of a correct way."""
+    command = call.command
+    if command is None or way[0] not in command:
+        return False
+    from cortex_hooks.guard import shell
+
+    return any(_begins(_words(simple), way) for simple in _plain(shell.read(command).commands))
+
+
+def _begins(words: list[str], way: Sequence[str]) -> bool:
+    for number, wanted in enumerate(way):
+        if wanted in _REST:
+            return True
+        if number >= len(words):
+            return False
+        if words[number] != wanted and not (number and _ANY_WORD.match(wanted)):
+            return False
+    return True
+
+
+def _plain(simples: list[Simple]) -> list[Simple]:
+    """The simple commands themselves, not their forms with wrappers nor the pipelines they make."""
+    return [simple for simple in simples if not (simple.wrapped or simple.pipeline)]
+
+
+def _words(simple: Simple) -> list[str]:
+    """A simple command's words as the shell will use them: the program's base name, then each
+    argument's value."""
+    from cortex_hooks.guard import shell_words
+
+    invocation = shell_words.invocation(simple)
+    if invocation is not None:
+        return [invocation.program, *invocation.values()] if invocation.program else []
+    words = simple.text.split()
+    if words:
+        words[0] = words[0].rsplit("/", 1)[-1]
+    return words
+
+
+def _job(simple: Simple) -> str | None:
+    words = _words(simple)
+    if not words:
+        return None
+    argument = next((word for word in words[1:] if not word.startswith("-")), None)
+    return f"{words[0]} {argument}" if argument else words[0]
+
+
+def _mentions(jobs: frozenset[str], call: Call) -> bool:
+    """Whether the call may do one of these jobs: a program's name, or the file's path, is in it
+    (a plain substring test before the command is read)."""
+    command = call.command
+    if command is not None:
+        return any(job.split(" ", 1)[0] in command for job in jobs)
+    return True  # another tool: its jobs cost nothing to know
+
+
+# ---------------------------------------------------------------------------------------------
+# A catch and its outcome
+
+
+class Rule:
+    """The caught learning as its outcome reads it: its regex, tool matcher and target (and the
+    regex timeouts of its scope) to see it match again, and its correct way (`form`)."""
+
+    __slots__ = ("form", "literals", "regex", "target", "timeouts", "tool")
+
+    def __init__(
+        self,
+        regex: str | None,
+        tool: str,
+        target: str,
+        correct_pattern: str,
+        timeouts: tuple[float, float] = (1.0, 1.0),
+    ) -> None:
+        self.regex = regex
+        self.tool = tool
+        self.target = target
+        self.timeouts = timeouts
+        self.literals = prefilter.literals(regex) if regex else None
+        self.form = form(correct_pattern)
+
+    def repeats(self, call: Call) -> bool:
+        """Whether the learning matches this call (as the judge's matching reads it); a regex that
+        cannot decide says no."""
+        if not self.regex or not matching.tool_accepts(self.tool, call.tool):
+            return False
+        letter, fragments = prefilter.lookup(self.target, call.tool, call.texts(self.target))
+        if not prefilter.satisfied(self.literals, fragments, loose=letter == prefilter.LOOSE):
+            return False
+        try:
+            return call.where(self.regex, self.target, self.timeouts) is not None
+        except matching.Unusable:
+            return False
+
+
+class Catch:
+    """A deny, ask or rewrite of one learning (`rule`): its answer, the caught call's id and
+    jobs, from which byte of the session its own result is looked for (`start`), and the caller's
+    `key` for it (a row's id, a learning's)."""
+
+    __slots__ = ("answer", "call_id", "jobs", "key", "rule", "start")
+
+    def __init__(
+        self,
+        answer: str,
+        call_id: str,
+        jobs: frozenset[str],
+        rule: Rule,
+        *,
+        start: int = 0,
+        key: object = None,
+    ) -> None:
+        self.answer = answer
+        self.call_id = call_id
+        self.jobs = jobs
+        self.rule = rule
+        self.start = start
+        self.key = key
+
+
+class Seen:
+    """One event of a session as the outcomes read it, in order: a call (`call`, with its `id`)
+    or a call's result (`result`: ran, refused or declined), each with the byte it was read at."""
+
+    __slots__ = ("call", "id", "offset", "result", "source")
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        call: Call | None = None,
+        result: str | None = None,
+        offset: int = 0,
+        source: object = None,
+    ) -> None:
+        self.id = id
+        self.call = call
+        self.result = result
+        self.offset = offset
+        self.source = source  # the caller's own record of the event (replay: the transcript's line)
+
+
+Decision = tuple[str, "Seen | None"]  # the outcome, and the call that decided it (None: its own result)
+
+
+class _Later:
+    """A call after a catch that may decide it (the learning matches it again, it does the same
+    job, or the correct way), and what became of it (None: not read yet)."""
+
+    __slots__ = ("event", "follows", "repeats", "result", "same")
+
+    def __init__(self, event: Seen, repeats: bool, same: bool, follows: bool) -> None:
+        self.event = event
+        self.repeats = repeats  # the learning matches it again
+        self.same = same  # it does the caught call's job
+        self.follows = follows  # once it ran: the correct way (or, without one, the same job)
+        self.result: str | None = None
+
+
+class _Open:
+    """A catch not decided yet: whether the agent has read its answer (`armed`), and the calls
+    after it that may decide it, in order, the first waiting for its result."""
+
+    __slots__ = ("armed", "catch", "done", "queue")
+
+    def __init__(self, catch: Catch) -> None:
+        self.catch = catch
+        self.armed = False
+        self.done = False
+        self.queue: list[_Later] = []
+
+
+class Watch:
+    """The open catches of one session, decided as its events go by, in the order they were
+    written (see the module for the rules): a catch's own result arms it (or decides an ask or a
+    rewrite); after it, the first call that decides it. Only the calls that may decide an open
+    catch are kept: a transcript of any size is read in little memory."""
+
+    def __init__(self) -> None:
+        self._open: list[_Open] = []
+        self._results: dict[str, list[_Later]] = {}  # the latest call of each id, awaiting its result
+        self.decided: list[tuple[Catch, Decision]] = []
+
+    @property
+    def open(self) -> list[Catch]:
+        return [waiting.catch for waiting in self._open]
+
+    def add(self, catch: Catch) -> None:
+        self._open.append(_Open(catch))
+
+    def see(self, event: Seen) -> None:
+        if event.call is not None:
+            self._call(event)
+        elif event.result is not None:
+            self._result(event)
+
+    def _call(self, event: Seen) -> None:
+        call = event.call
+        assert call is not None
+        later: list[_Later] = []
+        for waiting in self._open:
+            if not waiting.armed:
+                continue
+            catch = waiting.catch
+            repeats = catch.rule.repeats(call)
+            same = not repeats and _mentions(catch.jobs, call) and not catch.jobs.isdisjoint(jobs(call))
+            way = catch.rule.form
+            correct = not repeats and way is not None and does(way, call)
+            if repeats or same or correct:
+                item = _Later(event, repeats, same, correct or (way is None and same))
+                waiting.queue.append(item)
+                later.append(item)
+        self._results[event.id] = later  # an id seen again (a resumed mock session's) answers the latest
+        self._advance()
+
+    def _result(self, event: Seen) -> None:
+        for item in self._results.pop(event.id, []):
+            item.result = event.result
+        for waiting in self._open:
+            if (
+                not waiting.armed
+                and event.id == waiting.catch.call_id
+                and event.offset >= waiting.catch.start
+            ):
+                waiting.armed = True
+                own = _own(waiting.catch.answer, event.result)
+                if own is not None:
+                    waiting.done = True
+                    self.decided.append((waiting.catch, own))
+        self._advance()
+
+    def _advance(self) -> None:
+        kept = []
+        for waiting in self._open:
+            if waiting.done:
+                continue
+            found = _first(waiting.queue) if waiting.armed else None
+            if found is None:
+                kept.append(waiting)
+            else:
+                self.decided.append((waiting.catch, found))
+        self._open = kept
+
+
+def _own(answer: str, result: str | None) -> Decision | None:
+    """What the caught call's own result decides: an ask the person answered, a rewrite that ran."""
+    if result == RAN and answer == "ask":
+        return "asked", None
+    if result == RAN and answer == "rewrite":
+        return "followed", None
+    if result == DECLINED and answer in ("ask", "rewrite"):
+        return "asked", None
+    return None
+
+
+def _first(queue: list[_Later]) -> Decision | None:
+    """The decision of the first call that decides (dropping, from the front, those that did not);
+    None while the first that may decide waits for its result."""
+    while queue:
+        head = queue[0]
+        if head.repeats:
+            return "retried", head.event
+        if head.result is None:
+            return None
+        if head.result in (REFUSED, DECLINED):
+            if head.same:
+                return "retried", head.event
+        elif head.follows:
+            return "followed", head.event
+        queue.pop(0)
+    return None
+
+
+def decide(catch: Catch, own: str | None, later: Iterable[tuple[Call, str | None]]) -> Decision | None:
+    """One catch's outcome from what became of the caught call (`own`; None: not read yet) and the
+    calls after it, each with what became of it (None: not read yet); None while nothing decides
+    it. (A Watch fed these events in this order.)"""
+    watch = Watch()
+    watch.add(catch)
+    if own is not None:
+        watch.see(Seen(catch.call_id, result=own, offset=catch.start))
+    for number, (call, result) in enumerate(later):
+        watch.see(Seen(f"later {number}", call=call))
+        if result is not None:
+            watch.see(Seen(f"later {number}", result=result))
+    return watch.decided[0][1] if watch.decided else None

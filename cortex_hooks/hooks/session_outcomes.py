@@ -1,0 +1,144 @@
+"""What the agent did after each deny, ask and rewrite of a session (SPEC §23), worked out at its
+end from its transcript: the catches PreToolUse left open, read from where the transcript stood at
+the first of them (replay.calls: the calls and their results), decided by guard.outcomes, settled
+in one transaction per database. Then, while time is left, the open catches of other sessions
+whose transcript grew since it was last read: a session whose end Claude Code never sent, or
+whose end ran out of time, or one still running beside this one.
+
+Nothing is lost and nothing counted twice: a catch is decided by the first call that decides it,
+so a transcript read in part decides only what it can and leaves the rest open for a later read
+(a resumed session's end, the next session's); a settled catch is never read again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+
+from cortex_hooks import location
+from cortex_hooks.guard import outcomes as rules
+from cortex_hooks.guard.call import Call
+from cortex_hooks.hooks import kept_call
+from cortex_hooks.replay import calls
+from cortex_hooks.store import outcomes as store
+from cortex_hooks.store.transaction import Transaction, locked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.scopes import Scope
+
+OPEN_DAYS = store.OPEN_DAYS
+
+
+def settle(
+    scopes: list[Scope], session: str, transcript: str | None, *, deadline: float, now: str
+) -> list[str]:
+    """This session's open catches worked out from its transcript, then other sessions' while
+    time is left (monotonic `deadline`); notes for stderr."""
+    notes: list[str] = []
+    readable = [scope for scope in scopes if scope.connection is not None]
+    _session(readable, session, transcript, deadline=deadline, now=now, notes=notes)
+    others: dict[str, str] = {}
+    for scope in readable:
+        for waiting, path in store.waiting_sessions(scope.connection, session):
+            others.setdefault(waiting, path)
+    for waiting, path in others.items():
+        if time.monotonic() >= deadline:
+            break
+        _session(readable, waiting, path, deadline=deadline, now=now, notes=notes)
+    return notes
+
+
+def _session(
+    scopes: list[Scope], session: str, transcript: str | None, *, deadline: float, now: str, notes: list[str]
+) -> None:
+    loaded = [(scope, row) for scope in scopes for row in store.open_catches(scope.connection, session)]
+    if not loaded:
+        return
+    path = transcript or next((row["transcript"] for _, row in loaded if row["transcript"]), None)
+    if path is None:
+        return  # no transcript to read: the catches stay open (a retry PreToolUse saw stands)
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return  # gone, or not yet written: the catches stay open for a later read
+    if all(row["read"] == size and row["transcript"] == path for _, row in loaded):
+        return  # read to its end before, and not grown since: nothing new can decide them
+    catches = []
+    for index, (scope, row) in enumerate(loaded):
+        config = location.config_for(scope.path)
+        rule = rules.Rule(
+            row["regex"],
+            str(row["rule_tool"]),
+            str(row["target"]),
+            str(row["correct_pattern"]),
+            (config.regex_timeout, config.regex_timeout_per_mib),
+        )
+        start = row["offset"] if row["transcript"] == path and row["offset"] <= size else 0
+        jobs = frozenset(json.loads(row["jobs"]))
+        catches.append(rules.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index))
+    watch = rules.Watch()
+    for catch in catches:
+        watch.add(catch)
+    left = calls.Left()
+    try:
+        _read(watch, path, min(catch.start for catch in catches), deadline, left)
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        notes.append(f"outcomes of session {session} not worked out: transcript not read ({reason})")
+        return
+    _write(loaded, watch, size if left.ended else None, now, notes)
+
+
+def _read(watch: rules.Watch, path: str, start: int, deadline: float, left: calls.Left) -> None:
+    """The transcript's calls and results from `start`, seen by the watch, until every catch is
+    decided, the file ends or the deadline comes."""
+    for item in calls.read(
+        path, deadline=deadline, since=None, grams=None, left=left, start=start, results=True
+    ):
+        if isinstance(item, calls.Result):
+            result = rules.result_of(item.error, item.text)
+            watch.see(rules.Seen(item.id, result=result, offset=item.offset))
+        else:
+            watch.see(rules.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset))
+        if not watch.open:
+            return
+
+
+def _write(
+    loaded: list[tuple[Scope, sqlite3.Row]], watch: rules.Watch, size: int | None, now: str, notes: list[str]
+) -> None:
+    """The decisions, each in its database's transaction; with `size` (the transcript was read to
+    its end), the catches still open marked as read to it; old undecided catches dropped."""
+    decided = {catch.key: found for catch, found in watch.decided}
+    expired = _days_before(now, OPEN_DAYS)
+    for scope in dict.fromkeys(scope for scope, _ in loaded):
+        mine = [(index, row) for index, (owner, row) in enumerate(loaded) if owner is scope]
+        try:
+            with Transaction(scope.connection):
+                for index, row in mine:
+                    if index in decided:
+                        result, event = decided[index]
+                        call = event.call if event is not None else None
+                        shown = (call.tool, kept_call.text(call.every_text())) if call is not None else None
+                        store.settle(scope.connection, row["id"], result, now=now, next_call=shown)
+                if size is not None:
+                    store.read_to(
+                        scope.connection, [row["id"] for index, row in mine if index not in decided], size
+                    )
+                store.expire(scope.connection, expired)
+        except sqlite3.OperationalError as error:
+            if not locked(error):
+                raise
+            # another process holds the lock: the catches stay open, and are read again next time
+            notes.append(f"{scope.name} database busy: outcomes kept for a later session end")
+
+
+def _days_before(now: str, days: int) -> str:
+    from datetime import timedelta
+
+    from cortex_hooks import clock
+
+    return clock.iso(clock.parse(now) - timedelta(days=days))
