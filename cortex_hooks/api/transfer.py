@@ -61,7 +61,7 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
 
         from_file = {kind: team.rows_of(connection, kind) for kind in ("learning", "memory")}
         document["learnings"] = [
-            learning.model_dump(mode="json")
+            learning.model_dump(mode="json", exclude={"outcomes"})  # history, as the counts per day
             for learning in readable(learning_store.select(connection, "all"), notes)
             if learning.id not in from_file["learning"]
         ]

@@ -278,10 +278,11 @@ class _Later:
     """A call after a catch that may decide it (the learning matches it again, it does the same
     job, or the correct way), and what became of it (None: not read yet)."""
 
-    __slots__ = ("event", "follows", "repeats", "result", "same")
+    __slots__ = ("event", "follows", "owner", "repeats", "result", "same")
 
-    def __init__(self, event: Seen, repeats: bool, same: bool, follows: bool) -> None:
+    def __init__(self, event: Seen, owner: _Open, repeats: bool, same: bool, follows: bool) -> None:
         self.event = event
+        self.owner = owner
         self.repeats = repeats  # the learning matches it again
         self.same = same  # it does the caught call's job
         self.follows = follows  # once it ran: the correct way (or, without one, the same job)
@@ -308,16 +309,28 @@ class Watch:
     catch are kept: a transcript of any size is read in little memory."""
 
     def __init__(self) -> None:
-        self._open: list[_Open] = []
+        self._unarmed: dict[str, list[_Open]] = {}  # by the caught call's id: awaiting its own result
+        self._armed: list[_Open] = []
         self._results: dict[str, list[_Later]] = {}  # the latest call of each id, awaiting its result
         self.decided: list[tuple[Catch, Decision]] = []
 
     @property
     def open(self) -> list[Catch]:
-        return [waiting.catch for waiting in self._open]
+        waiting = [one for ones in self._unarmed.values() for one in ones] + self._armed
+        return [one.catch for one in waiting]
+
+    @property
+    def idle(self) -> bool:
+        """Whether no catch is open: nothing more can be decided."""
+        return not self._unarmed and not self._armed
+
+    def awaits(self, call_id: str) -> bool:
+        """Whether the result of a call of this id can decide something: a caught call's own, or
+        a call an open catch waits on."""
+        return call_id in self._unarmed or call_id in self._results
 
     def add(self, catch: Catch) -> None:
-        self._open.append(_Open(catch))
+        self._unarmed.setdefault(catch.call_id, []).append(_Open(catch))
 
     def see(self, event: Seen) -> None:
         if event.call is not None:
@@ -329,48 +342,60 @@ class Watch:
         call = event.call
         assert call is not None
         later: list[_Later] = []
-        for waiting in self._open:
-            if not waiting.armed:
-                continue
+        repeated: dict[int, bool] = {}  # by rule: the catches of one learning ask once per call
+        done: list[frozenset[str]] = []  # the call's own jobs, read once
+        touched = []
+        for waiting in self._armed:
             catch = waiting.catch
-            repeats = catch.rule.repeats(call)
-            same = not repeats and _mentions(catch.jobs, call) and not catch.jobs.isdisjoint(jobs(call))
+            repeats = repeated.get(id(catch.rule))
+            if repeats is None:
+                repeats = repeated[id(catch.rule)] = catch.rule.repeats(call)
+            same = False
+            if not repeats and _mentions(catch.jobs, call):
+                if not done:
+                    done.append(jobs(call))
+                same = not catch.jobs.isdisjoint(done[0])
             way = catch.rule.form
             correct = not repeats and way is not None and does(way, call)
             if repeats or same or correct:
-                item = _Later(event, repeats, same, correct or (way is None and same))
+                item = _Later(event, waiting, repeats, same, correct or (way is None and same))
                 waiting.queue.append(item)
                 later.append(item)
-        self._results[event.id] = later  # an id seen again (a resumed mock session's) answers the latest
-        self._advance()
+                touched.append(waiting)
+        if later:
+            self._results[event.id] = later  # an id seen again (a resumed mock session's): the latest
+        else:
+            self._results.pop(event.id, None)
+        self._advance(touched)
 
     def _result(self, event: Seen) -> None:
+        touched = []
         for item in self._results.pop(event.id, []):
             item.result = event.result
-        for waiting in self._open:
-            if (
-                not waiting.armed
-                and event.id == waiting.catch.call_id
-                and event.offset >= waiting.catch.start
-            ):
-                waiting.armed = True
-                own = _own(waiting.catch.answer, event.result)
-                if own is not None:
-                    waiting.done = True
-                    self.decided.append((waiting.catch, own))
-        self._advance()
-
-    def _advance(self) -> None:
-        kept = []
-        for waiting in self._open:
-            if waiting.done:
-                continue
-            found = _first(waiting.queue) if waiting.armed else None
-            if found is None:
-                kept.append(waiting)
+            touched.append(item.owner)
+        unarmed = self._unarmed.get(event.id, [])
+        for waiting in [one for one in unarmed if event.offset >= one.catch.start]:
+            unarmed.remove(waiting)
+            own = _own(waiting.catch.answer, event.result)
+            if own is not None:
+                self.decided.append((waiting.catch, own))
             else:
+                waiting.armed = True
+                self._armed.append(waiting)
+        if not unarmed:
+            self._unarmed.pop(event.id, None)
+        self._advance(touched)
+
+    def _advance(self, touched: list[_Open]) -> None:
+        """The catches these events touched, decided where their first deciding call now decides."""
+        decided = False
+        for waiting in dict.fromkeys(touched):
+            found = _first(waiting.queue)
+            if found is not None:
+                waiting.done = decided = True
                 self.decided.append((waiting.catch, found))
-        self._open = kept
+        if decided:
+            self._armed = [waiting for waiting in self._armed if not waiting.done]
 
 
 def _own(answer: str, result: str | None) -> Decision | None:

@@ -84,7 +84,7 @@ def _session(
         watch.add(catch)
     left = calls.Left()
     try:
-        _read(watch, path, min(catch.start for catch in catches), deadline, left)
+        _read(watch, path, min(catch.start for catch in catches), deadline, left, grams=_grams(catches))
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         notes.append(f"outcomes of session {session} not worked out: transcript not read ({reason})")
@@ -92,18 +92,51 @@ def _session(
     _write(loaded, watch, size if left.ended else None, now, notes)
 
 
-def _read(watch: rules.Watch, path: str, start: int, deadline: float, left: calls.Left) -> None:
+def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
+    """What a transcript line must hold for a call in it to matter to these catches: one of the
+    learnings' prefilter grams (it may match again), or the name of a program of their jobs or of
+    their correct way (it may do the same job, or the correct way). None when every line must be
+    read: a learning of other tools than Bash, a catch of a file's job."""
+    from cortex_hooks.guard import prefilter
+
+    learned = {
+        (rule.tool, rule.target, tuple(prefilter.keys(rule.regex, rule.target)))
+        for rule in (catch.rule for catch in catches)
+    }
+    grams = calls.grams([(tool, target, list(keys)) for tool, target, keys in learned])
+    if grams is None:
+        return None
+    named: set[str] = set()
+    for catch in catches:
+        for job in catch.jobs:
+            if job.startswith(("write ", "read ")):
+                return None
+            named.add(job.split(" ", 1)[0])
+        if catch.rule.form is not None:
+            named.add(catch.rule.form[0])
+    needles = {prefilter.loosen(name).encode() for name in named if prefilter.loosen(name)}
+    return calls.Grams(sorted(set(grams.exact) | needles), grams.folded, commands=True)
+
+
+def _read(
+    watch: rules.Watch, path: str, start: int, deadline: float, left: calls.Left, *, grams: calls.Grams | None
+) -> None:
     """The transcript's calls and results from `start`, seen by the watch, until every catch is
-    decided, the file ends or the deadline comes."""
-    for item in calls.read(
-        path, deadline=deadline, since=None, grams=None, left=left, start=start, results=True
-    ):
+    decided, the file ends or the deadline comes; a line without any of the `grams` holds no call
+    that matters to them (only the results in it are read)."""
+    if grams is None:
+        found = calls.read(
+            path, deadline=deadline, since=None, grams=None, left=left, start=start, results=watch.awaits
+        )
+    else:  # only the calls whose commands may matter: the file searched a block at a time
+        found = calls.scan(path, deadline=deadline, grams=grams, wanted=watch.awaits, left=left, start=start)
+    for item in found:
         if isinstance(item, calls.Result):
             result = rules.result_of(item.error, item.text)
             watch.see(rules.Seen(item.id, result=result, offset=item.offset))
         else:
             watch.see(rules.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset))
-        if not watch.open:
+        if watch.idle:
             return
 
 
