@@ -11,14 +11,18 @@ The definitions (docs/guide/outcomes.md says them to the person):
   simple command the learning matched (of every simple command when it matched none alone).
 - A learning's **correct way**: the first command in backticks in its correct pattern
   (`` DO: `make test` ``); a call does it when one of its simple commands begins with those words
-  (`<…>`, `{…}`, `X…` in capitals stand for any one word, `...` for the rest).
+  (`<…>`, `{…}`, a word in capitals stand for any one word, `...` for the rest; a word may be
+  given a value: `--force-with-lease=main`), or — when it names another program than the one
+  caught (`npm install` caught, `` `pnpm install` `` the correct way) — runs that program. For a
+  learning of the file tools, the first file in backticks (`` `.env.example` ``): a call does it
+  when it writes or reads that file.
 - A catch's **outcome**, once the agent has read the answer (the caught call's result):
   an ask the person answered (the call ran, or they refused it) is **asked**, a rewrite that ran is
   **followed**; otherwise the calls the agent made after it, in order, and the first that decides:
   **retried** when the learning matches the call again, or the call does the same job and was
   refused (another rule, the built-in protection, the client, the person); **followed** when the
-  call does the correct way, or — for a learning without one — does the same job and ran. None:
-  unknown, and a resumed session may still decide it.
+  call does the correct way and was not refused, or — for a learning that names none — does the
+  same job and was not refused. None: unknown, and a resumed session may still decide it.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ _SPAN = re.compile(r"`([^`\n]{1,300})`")
 _ANY_WORD = re.compile(r"\A(?:<[^>]*>|\{[^}]*\}|[A-Z][A-Z0-9_]*(?:…|\.\.\.)?|…)\Z")
 _REST = ("...", "…")
 _WORD = re.compile(r"\A[a-z][a-z0-9_-]*\Z")
+_FILE = re.compile(r"\A[\w.~/-]*[./][\w.~/-]*\Z")  # a lone word with a dot or a slash: a file
 
 
 def result_of(error: bool, text: str) -> str:
@@ -111,31 +116,67 @@ def caught_jobs(call: Call, regex: str, target: str, timeouts: tuple[float, floa
     return jobs(call, index)
 
 
-def form(correct_pattern: str) -> tuple[str, ...] | None:
-    """The correct way a learning names: the words of the first command in backticks in its
-    correct pattern (a lone word only when it is a plain program name: `pnpm`, not `package.json`
-    nor `--force-with-lease`); None when it names none."""
-    for span in _SPAN.findall(correct_pattern):
+class Way:
+    """The correct way a learning names: the first span in backticks of its correct pattern that
+    reads as a command (its words: `make test`; a lone word only when it is a plain program name,
+    `pnpm`, not `package.json` nor `--force-with-lease`), and the first that names a file (a lone
+    word with a dot or a slash: `.env.example`), for a learning of the file tools."""
+
+    __slots__ = ("file", "words")
+
+    def __init__(self, words: tuple[str, ...] | None, file: str | None) -> None:
+        self.words = words
+        self.file = file
+
+    @classmethod
+    def of(cls, correct_pattern: str) -> Way:
+        words: tuple[str, ...] | None = None
+        file = None
+        for found in _SPAN.findall(correct_pattern):
+            span = found.strip()
+            if file is None and _FILE.match(span):
+                file = span
+            if words is None:
+                words = _command_words(span)
+        return cls(words, file)
+
+    def done_by(self, call: Call, caught: frozenset[str]) -> bool:
+        """Whether the call does it: writes or reads that file; or one of its simple commands
+        runs the program named, when it is another program than the one caught (a program swap:
+        `npm install` caught, `pnpm …` is the correct way), else begins with its words (each may
+        be given a value: `--force-with-lease=main`)."""
+        if self.file is not None and call.command is None:
+            path = next((value for field in _PATHS if isinstance(value := call.input.get(field), str)), "")
+            named = self.file[2:] if self.file.startswith("./") else self.file
+            return bool(path) and (path == named or path.endswith("/" + named))
+        way, command = self.words, call.command
+        if way is None or command is None or way[0] not in command:
+            return False
         from cortex_hooks.guard import shell
 
-        simples = _plain(shell.read(span.strip()).commands)
-        words = _words(simples[0]) if simples else []
-        if not words or words[0].startswith("-") or _ANY_WORD.match(words[0]):
-            continue
-        if len(words) == 1 and not _WORD.match(words[0]):
-            continue
-        return tuple(words)
-    return None
-
-
-def does(way: Sequence[str], call: Call) -> bool:
-    """Whether one of the call's simple commands begins with the words of a correct way."""
-    command = call.command
-    if command is None or way[0] not in command:
+        swapped = all(job.split(" ", 1)[0] != way[0] for job in caught)
+        for simple in _plain(shell.read(command).commands):
+            words = _words(simple)
+            if words and words[0] == way[0] and (swapped or _begins(words, way)):
+                return True
         return False
+
+
+def form(correct_pattern: str) -> tuple[str, ...] | None:
+    """The command words of a learning's correct way (see Way), or None."""
+    return Way.of(correct_pattern).words
+
+
+def _command_words(span: str) -> tuple[str, ...] | None:
     from cortex_hooks.guard import shell
 
-    return any(_begins(_words(simple), way) for simple in _plain(shell.read(command).commands))
+    simples = _plain(shell.read(span).commands)
+    words = _words(simples[0]) if simples else []
+    if not words or words[0].startswith("-") or _ANY_WORD.match(words[0]):
+        return None
+    if len(words) == 1 and not _WORD.match(words[0]):
+        return None
+    return tuple(words)
 
 
 def _begins(words: list[str], way: Sequence[str]) -> bool:
@@ -144,7 +185,12 @@ def _begins(words: list[str], way: Sequence[str]) -> bool:
             return True
         if number >= len(words):
             return False
-        if words[number] != wanted and not (number and _ANY_WORD.match(wanted)):
+        given = words[number]
+        if (
+            given != wanted
+            and not given.startswith(wanted + "=")
+            and not (number and _ANY_WORD.match(wanted))
+        ):
             return False
     return True
 
@@ -191,9 +237,9 @@ def _mentions(jobs: frozenset[str], call: Call) -> bool:
 
 class Rule:
     """The caught learning as its outcome reads it: its regex, tool matcher and target (and the
-    regex timeouts of its scope) to see it match again, and its correct way (`form`)."""
+    regex timeouts of its scope) to see it match again, and its correct way (`way`)."""
 
-    __slots__ = ("form", "literals", "regex", "target", "timeouts", "tool")
+    __slots__ = ("literals", "regex", "target", "timeouts", "tool", "way")
 
     def __init__(
         self,
@@ -208,7 +254,7 @@ class Rule:
         self.target = target
         self.timeouts = timeouts
         self.literals = prefilter.literals(regex) if regex else None
-        self.form = form(correct_pattern)
+        self.way = Way.of(correct_pattern)
 
     def repeats(self, call: Call) -> bool:
         """Whether the learning matches this call (as the judge's matching reads it); a regex that
@@ -229,7 +275,7 @@ class Catch:
     jobs, from which byte of the session its own result is looked for (`start`), and the caller's
     `key` for it (a row's id, a learning's)."""
 
-    __slots__ = ("answer", "call_id", "jobs", "key", "rule", "start")
+    __slots__ = ("answer", "call_id", "jobs", "key", "named", "rule", "start")
 
     def __init__(
         self,
@@ -247,6 +293,9 @@ class Catch:
         self.rule = rule
         self.start = start
         self.key = key
+        files = any(job.startswith(("write ", "read ")) for job in jobs)
+        # whether the learning names a correct way for this catch: a file for a file's job, else a command
+        self.named = (rule.way.file if files else rule.way.words) is not None
 
 
 class Seen:
@@ -355,10 +404,10 @@ class Watch:
                 if not done:
                     done.append(jobs(call))
                 same = not catch.jobs.isdisjoint(done[0])
-            way = catch.rule.form
-            correct = not repeats and way is not None and does(way, call)
+            named = catch.named
+            correct = not repeats and named and catch.rule.way.done_by(call, catch.jobs)
             if repeats or same or correct:
-                item = _Later(event, waiting, repeats, same, correct or (way is None and same))
+                item = _Later(event, waiting, repeats, same, correct or (not named and same))
                 waiting.queue.append(item)
                 later.append(item)
                 touched.append(waiting)
@@ -390,6 +439,8 @@ class Watch:
         """The catches these events touched, decided where their first deciding call now decides."""
         decided = False
         for waiting in dict.fromkeys(touched):
+            if waiting.done:  # a result of a call it was decided by, or came after
+                continue
             found = _first(waiting.queue)
             if found is not None:
                 waiting.done = decided = True

@@ -112,8 +112,8 @@ def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
             if job.startswith(("write ", "read ")):
                 return None
             named.add(job.split(" ", 1)[0])
-        if catch.rule.form is not None:
-            named.add(catch.rule.form[0])
+        if catch.rule.way.words is not None:
+            named.add(catch.rule.way.words[0])
     needles = {prefilter.loosen(name).encode() for name in named if prefilter.loosen(name)}
     return calls.Grams(sorted(set(grams.exact) | needles), grams.folded, commands=True)
 

@@ -41,13 +41,14 @@ def retried_again(
     call: tuple[str, str],
     now: str,
 ) -> int:
-    """The open catches of these learnings in this session, as retried by this call (`call`: its
+    """The open denies of these learnings in this session, as retried by this call (`call`: its
     tool and redacted text; they matched it again; its own catches are recorded after this):
     provisional, until the session's transcript settles them (a call that matched nothing may have
-    come first). How many."""
+    come first). Not an ask or a rewrite: the person may have answered it, the rewrite may have
+    run. How many."""
     marked = connection.execute(
         """UPDATE outcome SET result = 'retried', decided_at = :now, next_tool = :tool, next_call = :call
-           WHERE session_id = :session AND settled = 0 AND result IS NULL
+           WHERE session_id = :session AND settled = 0 AND result IS NULL AND answer = 'deny'
                AND learning_id IN (SELECT value FROM json_each(:ids))
            RETURNING learning_id, at""",
         {
