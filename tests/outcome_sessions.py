@@ -12,6 +12,7 @@ import json
 import sqlite3
 import tomllib
 import uuid
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -122,9 +123,11 @@ def play(
     env: dict[str, str],
     home: Path,
     now: str = "2026-11-28T10:00:00Z",
+    *,
+    before_end: Callable[[], None] | None = None,
 ) -> Played:
     """One session of the corpus through the installed hooks; its SessionEnd sent (and one before
-    each resume)."""
+    each resume), `before_end` done right before the last."""
     session_id = str(uuid.uuid4())
     transcript = Transcript(
         home / ".claude" / "projects" / "-home-dev-proj" / f"{session_id}.jsonl", session_id, now
@@ -164,6 +167,8 @@ def play(
         )  # cut: the line being written when it stopped
         if cut:
             break
+    if before_end is not None:
+        before_end()
     end(session_id, transcript.path, clock)
     return played
 

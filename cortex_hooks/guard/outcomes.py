@@ -231,6 +231,51 @@ def _mentions(jobs: frozenset[str], call: Call) -> bool:
     return True  # another tool: its jobs cost nothing to know
 
 
+def intended(
+    regex: str, target: str, caught: str, followed: str, timeouts: tuple[float, float]
+) -> str | None:
+    """The rewrite a learning would need to turn the caught command into the one the agent ran
+    instead (its own retry shows the intended command: capture proposes it, SPEC §23): when each
+    is one simple command and they differ only within the learning's match — `git push --force
+    origin main` then `git push --force-with-lease origin main`: the rewrite `git push
+    --force-with-lease`. None when it cannot be said so, or the rewrite would match its own
+    learning again."""
+    from cortex_hooks.errors import CortexError
+    from cortex_hooks.guard import rewrite, shell
+    from cortex_hooks.guard.call import Call
+
+    if target not in rewrite.TARGETS or caught == followed:
+        return None
+    if len(shell.read(caught).texts()) != 1 or len(shell.read(followed).texts()) != 1:
+        return None  # a correction among other commands would carry them into the rewrite
+    call = Call(matching.READ_TOOL, {"command": caught})
+    try:
+        index = call.where(regex, target, timeouts)
+    except matching.Unusable:
+        return None
+    if index is None:
+        return None
+    subject = call.subject(target)
+    marked = rewrite.correct(regex, _MARK, caught, subject, index=index, timeouts=timeouts).command
+    if marked is None or marked.count(_MARK) != 1:
+        return None
+    before, after = marked.split(_MARK)
+    if not (followed.startswith(before) and followed.endswith(after)) or len(followed) < len(before) + len(
+        after
+    ):
+        return None
+    template = followed[len(before) : len(followed) - len(after)].replace("\\", "\\\\")
+    try:
+        rewrite.check(regex, template, target)
+    except CortexError:
+        return None
+    done = rewrite.correct(regex, template, caught, subject, index=index, timeouts=timeouts).command
+    return template if done == followed else None
+
+
+_MARK = "\x00"  # where a rewrite would go: no command holds it
+
+
 # ---------------------------------------------------------------------------------------------
 # A catch and its outcome
 

@@ -89,7 +89,7 @@ def _session(
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         notes.append(f"outcomes of session {session} not worked out: transcript not read ({reason})")
         return
-    _write(loaded, watch, size if left.ended else None, now, notes)
+    _write(scopes, loaded, watch, size=size if left.ended else None, now=now, notes=notes)
 
 
 def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
@@ -141,12 +141,19 @@ def _read(
 
 
 def _write(
-    loaded: list[tuple[Scope, sqlite3.Row]], watch: rules.Watch, size: int | None, now: str, notes: list[str]
+    scopes: list[Scope],
+    loaded: list[tuple[Scope, sqlite3.Row]],
+    watch: rules.Watch,
+    *,
+    size: int | None,
+    now: str,
+    notes: list[str],
 ) -> None:
     """The decisions, each in its database's transaction; with `size` (the transcript was read to
     its end), the catches still open marked as read to it; old undecided catches dropped."""
     decided = {catch.key: found for catch, found in watch.decided}
     expired = _days_before(now, OPEN_DAYS)
+    shown: list[tuple[Scope, sqlite3.Row, str]] = []  # followed with a command: its rewrite, perhaps
     for scope in dict.fromkeys(scope for scope, _ in loaded):
         mine = [(index, row) for index, (owner, row) in enumerate(loaded) if owner is scope]
         try:
@@ -155,8 +162,16 @@ def _write(
                     if index in decided:
                         result, event = decided[index]
                         call = event.call if event is not None else None
-                        shown = (call.tool, kept_call.text(call.every_text())) if call is not None else None
-                        store.settle(scope.connection, row["id"], result, now=now, next_call=shown)
+                        kept = (call.tool, kept_call.text(call.every_text())) if call is not None else None
+                        settled = store.settle(scope.connection, row["id"], result, now=now, next_call=kept)
+                        command = call.command if call is not None else None
+                        if (
+                            settled
+                            and result == "followed"
+                            and command is not None
+                            and row["answer"] != "rewrite"
+                        ):
+                            shown.append((scope, row, command))
                 if size is not None:
                     store.read_to(
                         scope.connection, [row["id"] for index, row in mine if index not in decided], size
@@ -167,6 +182,62 @@ def _write(
                 raise
             # another process holds the lock: the catches stay open, and are read again next time
             notes.append(f"{scope.name} database busy: outcomes kept for a later session end")
+    if shown:
+        _rewrites(scopes, shown, session=loaded[0][1]["session_id"], now=now, notes=notes)
+
+
+def _rewrites(
+    scopes: list[Scope],
+    shown: list[tuple[Scope, sqlite3.Row, str]],
+    *,
+    session: str,
+    now: str,
+    notes: list[str],
+) -> None:
+    """Capture's proposals of the rewrites the agent's own retries show (SPEC §23), into the
+    project's database when capture is on there: never a failed session end."""
+    from cortex_hooks.scopes import project_scope
+
+    project = project_scope(scopes)
+    if project is None:
+        return
+    from cortex_hooks.capture import rewrites, switch
+
+    if not switch.enabled(project.path):
+        return
+    proposed = 0
+    try:
+        with Transaction(project.connection):
+            for scope, row, command in shown:
+                config = location.config_for(scope.path)
+                learning = {
+                    "id": row["learning_id"],
+                    "regex": row["regex"],
+                    "tool": row["rule_tool"],
+                    "target": row["target"],
+                    "rewrite": row["rule_rewrite"],
+                    "anti_pattern": row["anti_pattern"],
+                    "correct_pattern": row["correct_pattern"],
+                }
+                found = rewrites.propose(
+                    project.connection,
+                    learning,
+                    scope.name,
+                    caught=str(row["call"]),
+                    followed=command,
+                    session=session,
+                    now=now,
+                    timeouts=(config.regex_timeout, config.regex_timeout_per_mib),
+                )
+                proposed += found is not None
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        return  # busy: the agent's retry shows it again another time
+    if proposed:
+        notes.append(
+            f"capture: {proposed} rewrite{'' if proposed == 1 else 's'} proposed (cortex-hooks proposals)"
+        )
 
 
 def _days_before(now: str, days: int) -> str:

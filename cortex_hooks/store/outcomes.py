@@ -64,7 +64,8 @@ def retried_again(
     return len(marked)
 
 
-_OPEN = """SELECT o.*, l.regex, l.tool AS rule_tool, l.target, l.correct_pattern
+_OPEN = """SELECT o.*, l.regex, l.tool AS rule_tool, l.target, l.correct_pattern, l.anti_pattern,
+               l.rewrite AS rule_rewrite
            FROM outcome AS o JOIN learning AS l ON l.id = o.learning_id"""
 
 
@@ -133,10 +134,26 @@ def settle(
 
 
 def _count(connection: sqlite3.Connection, learning_id: int, at: str, column: str, delta: int) -> None:
-    """One outcome more (or, moved, one less) on its catch's day, for the learning and its scope.
-    (A catch is decided within OPEN_DAYS: its day is never one folded into a month yet, and a day
-    row made again for one would be folded with it.)"""
+    """One outcome more (or, moved, one less) on its catch's day, for the learning and its scope;
+    and, of a catch made since the learning was last changed, in its count since then (one made
+    before a change counts for the old wording only). (A catch is decided within OPEN_DAYS: its
+    day is never one folded into a month yet, and a day row made again for one would be folded
+    with it.)"""
     assert column in RESULTS, column
+    if column != "asked":
+        since = {"id": learning_id, "at": at, "delta": delta}
+        connection.execute(  # the count starts again when the learning was changed since
+            """INSERT INTO outcome_since (learning_id, since)
+               SELECT id, updated_at FROM learning WHERE id = :id
+               ON CONFLICT (learning_id) DO UPDATE SET followed = 0, retried = 0, since = excluded.since
+                   WHERE since IS NOT excluded.since""",
+            since,
+        )
+        connection.execute(
+            f"""UPDATE outcome_since SET {column} = max({column} + :delta, 0)
+                WHERE learning_id = :id AND since <= :at""",
+            since,
+        )
     values = {"id": learning_id, "day": history.day_of(at), "delta": delta}
     connection.execute(
         f"""INSERT INTO learning_day (learning_id, day, {column}) VALUES (:id, :day, max(:delta, 0))
@@ -190,19 +207,29 @@ def totals(connection: sqlite3.Connection, ids: list[int] | None = None) -> dict
     }
 
 
-def since(
-    connection: sqlite3.Connection, ids: list[int], day: Mapping[int, str]
-) -> dict[int, dict[str, int]]:
-    """Per learning, its followed and retried counts from its own `day` on (the day its correct
-    way was last written: what the review weighs)."""
+UNCLEAR_AFTER = 2  # retries since the last change, at least, before a learning is called unclear
+
+
+def unclear(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Row], int]:
+    """The active learnings the agent retried more often than it followed since they were last
+    changed (at least UNCLEAR_AFTER times), the most retried first, with their latest retried
+    catch (its call and the call it was retried with, redacted); at most `limit` of them, and
+    how many there are."""
+    unclear = """FROM outcome_since AS s JOIN learning AS l ON l.id = s.learning_id
+                 WHERE s.since = l.updated_at AND l.archived_at IS NULL AND NOT l.muted
+                     AND s.retried > s.followed AND s.retried >= :least"""
+    parameters = {"least": UNCLEAR_AFTER, "limit": limit}
+    total: int = connection.execute(f"SELECT count(*) {unclear}", parameters).fetchone()[0]
     rows = connection.execute(
-        """SELECT d.learning_id, sum(d.followed), sum(d.retried)
-           FROM learning_day AS d JOIN json_each(:days) AS j ON j.key = CAST(d.learning_id AS TEXT)
-           WHERE d.learning_id IN (SELECT value FROM json_each(:ids)) AND d.day >= j.value
-           GROUP BY d.learning_id""",
-        {"ids": json.dumps(ids), "days": json.dumps({str(key): value for key, value in day.items()})},
+        f"""SELECT l.id, l.anti_pattern, l.correct_pattern, s.followed, s.retried,
+                (SELECT o.call FROM outcome AS o WHERE o.learning_id = l.id AND o.result = 'retried'
+                 ORDER BY o.id DESC LIMIT 1) AS retried_call,
+                (SELECT o.next_call FROM outcome AS o WHERE o.learning_id = l.id AND o.result = 'retried'
+                 ORDER BY o.id DESC LIMIT 1) AS retried_with
+            {unclear} ORDER BY s.retried - s.followed DESC, s.retried DESC, l.id LIMIT :limit""",
+        parameters,
     ).fetchall()
-    return {row[0]: {"followed": row[1] or 0, "retried": row[2] or 0} for row in rows}
+    return rows, total
 
 
 def last(connection: sqlite3.Connection, ids: list[int], result: str = "retried") -> dict[int, sqlite3.Row]:

@@ -132,6 +132,16 @@ def _allow_remembered_signal(connection: sqlite3.Connection) -> None:
     )
 
 
+def _allow_followed_signal(connection: sqlite3.Connection) -> None:
+    """Rebuild `proposal` with `followed` among the signals its CHECK allows (version 22)."""
+    _widen_check(
+        connection,
+        "proposal",
+        "'repeated-failure', 'model', 'remembered'))",
+        "'repeated-failure', 'model', 'remembered', 'followed'))",
+    )
+
+
 def _widen_check(connection: sqlite3.Connection, table: str, old: str, new: str) -> None:
     """Rebuild a table with a CHECK widened (SQLite cannot alter a CHECK): the table as it stands —
     whatever columns earlier versions added — copied whole, with its indexes and triggers made
@@ -151,7 +161,9 @@ def _widen_check(connection: sqlite3.Connection, table: str, old: str, new: str)
     ]
     columns = ", ".join(f'"{row[1]}"' for row in connection.execute(f"PRAGMA table_info({table})"))
     widened = sql.replace(old, new)
-    connection.execute(widened.replace(f"CREATE TABLE {table}", f"CREATE TABLE {table}_widened", 1))
+    # a table rebuilt before is named in quotes (`ALTER TABLE … RENAME` writes "proposal")
+    widened = re.sub(rf'\ACREATE TABLE\s+(?:"{table}"|{table}\b)', f"CREATE TABLE {table}_widened", widened)
+    connection.execute(widened)
     connection.execute(f"INSERT INTO {table}_widened ({columns}) SELECT {columns} FROM {table}")
     connection.execute(f"DROP TABLE {table}")
     connection.execute(f"ALTER TABLE {table}_widened RENAME TO {table}")
@@ -691,12 +703,23 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
             next_call TEXT
         )""",
         "CREATE INDEX outcome_open ON outcome (session_id) WHERE settled = 0",
+        # since a learning was last changed (its `updated_at`: a reworded correct way, a `keep`):
+        # how often the agent followed and retried it, what SessionStart's review weighs
+        """CREATE TABLE outcome_since (
+            learning_id INTEGER PRIMARY KEY,
+            since TEXT NOT NULL,
+            followed INTEGER NOT NULL DEFAULT 0,
+            retried INTEGER NOT NULL DEFAULT 0
+        )""",
         "CREATE INDEX outcome_of ON outcome (learning_id, result, id)",
         *(
             f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
             for table in ("learning_day", "learning_month", "scope_day", "scope_month")
             for column in ("followed", "retried", "asked")
         ),
+        # capture's rewrite a learning could have, shown by the call the agent ran after its deny
+        # (signal `followed`; the proposal names the learning it is for from the start)
+        _allow_followed_signal,
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
