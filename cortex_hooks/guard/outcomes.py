@@ -61,11 +61,12 @@ _REFUSED = (
     "blocked by hook",
     "denied this tool",
 )
-_SPAN = re.compile(r"`([^`\n]{1,300})`")
-_ANY_WORD = re.compile(r"\A(?:<[^>]*>|\{[^}]*\}|[A-Z][A-Z0-9_]*(?:…|\.\.\.)?|…)\Z")
+# patterns, compiled by `re` on first use: never on the hook's path (PreToolUse reads jobs only)
+_SPAN = r"`([^`\n]{1,300})`"
+_ANY_WORD = r"\A(?:<[^>]*>|\{[^}]*\}|[A-Z][A-Z0-9_]*(?:…|\.\.\.)?|…)\Z"
 _REST = ("...", "…")
-_WORD = re.compile(r"\A[a-z][a-z0-9_-]*\Z")
-_FILE = re.compile(r"\A[\w.~/-]*[./][\w.~/-]*\Z")  # a lone word with a dot or a slash: a file
+_WORD = r"\A[a-z][a-z0-9_-]*\Z"
+_FILE = r"\A[\w.~/-]*[./][\w.~/-]*\Z"  # a lone word with a dot or a slash: a file
 
 
 def result_of(error: bool, text: str) -> str:
@@ -132,9 +133,9 @@ class Way:
     def of(cls, correct_pattern: str) -> Way:
         words: tuple[str, ...] | None = None
         file = None
-        for found in _SPAN.findall(correct_pattern):
+        for found in re.findall(_SPAN, correct_pattern):
             span = found.strip()
-            if file is None and _FILE.match(span):
+            if file is None and re.match(_FILE, span):
                 file = span
             if words is None:
                 words = _command_words(span)
@@ -172,9 +173,9 @@ def _command_words(span: str) -> tuple[str, ...] | None:
 
     simples = _plain(shell.read(span).commands)
     words = _words(simples[0]) if simples else []
-    if not words or words[0].startswith("-") or _ANY_WORD.match(words[0]):
+    if not words or words[0].startswith("-") or re.match(_ANY_WORD, words[0]):
         return None
-    if len(words) == 1 and not _WORD.match(words[0]):
+    if len(words) == 1 and not re.match(_WORD, words[0]):
         return None
     return tuple(words)
 
@@ -189,7 +190,7 @@ def _begins(words: list[str], way: Sequence[str]) -> bool:
         if (
             given != wanted
             and not given.startswith(wanted + "=")
-            and not (number and _ANY_WORD.match(wanted))
+            and not (number and re.match(_ANY_WORD, wanted))
         ):
             return False
     return True

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from contextlib import ExitStack
-from typing import Any
 
 from cortex_hooks import clock
 from cortex_hooks.guard import outcomes as guard_outcomes
@@ -26,6 +25,8 @@ from cortex_hooks.store.transaction import Transaction, locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cortex_hooks.guard.call import Call, Origin
     from cortex_hooks.guard.hits import Hit
     from cortex_hooks.judging.in_force import InForce

@@ -42,7 +42,11 @@ def settle(
     _session(readable, session, transcript, deadline=deadline, now=now, notes=notes)
     others: dict[str, str] = {}
     for scope in readable:
-        for waiting, path in store.waiting_sessions(scope.connection, session):
+        waiting_here = store.waiting_sessions(scope.connection, session)
+        if waiting_here:  # catches no session will decide now are dropped first: not read again
+            _expire(scope, now, notes)
+            waiting_here = store.waiting_sessions(scope.connection, session)
+        for waiting, path in waiting_here:
             others.setdefault(waiting, path)
     for waiting, path in others.items():
         if time.monotonic() >= deadline:
@@ -238,6 +242,16 @@ def _rewrites(
         notes.append(
             f"capture: {proposed} rewrite{'' if proposed == 1 else 's'} proposed (cortex-hooks proposals)"
         )
+
+
+def _expire(scope: Scope, now: str, notes: list[str]) -> None:
+    try:
+        with Transaction(scope.connection):
+            store.expire(scope.connection, _days_before(now, OPEN_DAYS))
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        notes.append(f"{scope.name} database busy: old open outcomes dropped another time")
 
 
 def _days_before(now: str, days: int) -> str:

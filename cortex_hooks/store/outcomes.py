@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 from cortex_hooks.store import history
+
+TYPE_CHECKING = False  # typing costs a deny more than this whole module (see hooks.pre_tool_use)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 KEPT = 3  # settled rows kept per learning and outcome: the latest examples (the counts are history's)
 OPEN_DAYS = 90  # an undecided catch is kept this long for a resumed session to decide
