@@ -42,6 +42,9 @@ def test_the_job_of_a_catch_is_that_of_the_simple_command_it_matched() -> None:
     index = call.where(r"^make check\b", "content", TIMEOUTS)
     assert outcomes.jobs(call, index) == {"make check"}
     assert outcomes.caught_jobs(call, r"^make check\b", "content", TIMEOUTS) == {"make check"}
+    # a match in the form with its wrapper: the command it wraps; the raw string: every command
+    assert outcomes.caught_jobs(bash("sudo git push -f"), r"^sudo git", "content", TIMEOUTS) == {"git push"}
+    assert outcomes.caught_jobs(call, r"make check", "raw", TIMEOUTS) == {"cd web", "make check"}
 
 
 @pytest.mark.parametrize(

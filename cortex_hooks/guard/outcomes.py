@@ -1,6 +1,6 @@
 """What the agent did after a deny, ask or rewrite (SPEC §23), pure: the job of a call, the correct
 way a learning names, and a catch's outcome from the calls that came after it. SessionEnd (from the
-transcript, upkeep.outcomes) and replay (replay.tally) both decide through `decide`.
+transcript, hooks.session_outcomes) and replay (replay.run) both decide through one `Watch`.
 
 The definitions (docs/guide/outcomes.md says them to the person):
 - A call's **job**: for each simple command of a Bash call, as the guard reads it (wrappers such
@@ -92,8 +92,9 @@ def jobs(call: Call, index: int | None = None) -> frozenset[str]:
         from cortex_hooks.guard import shell
 
         reading = shell.read(command)
-        if index is not None and 0 <= index < len(reading.commands):
-            job = _job(reading.commands[index])
+        chosen = reading.commands[index] if index is not None and 0 <= index < len(reading.commands) else None
+        if chosen is not None and not (chosen.wrapped or chosen.pipeline):  # a form with its wrapper: all
+            job = _job(chosen)
             if job is not None:
                 return frozenset((job,))
         return frozenset(job for simple in _plain(reading.commands) if (job := _job(simple)) is not None)
@@ -108,12 +109,15 @@ def jobs(call: Call, index: int | None = None) -> frozenset[str]:
 
 
 def caught_jobs(call: Call, regex: str, target: str, timeouts: tuple[float, float]) -> frozenset[str]:
-    """The jobs of a caught call: of the simple command the learning's regex matched (the hook
-    and replay both ask here)."""
-    try:
-        index = call.where(regex, target, timeouts)
-    except matching.Unusable:
-        index = None
+    """The jobs of a caught call: of the simple command the learning's regex matched (a learning
+    of target content; one that reads the raw string matched no simple command alone): the hook
+    and replay both ask here."""
+    index = None
+    if target == "content":
+        try:
+            index = call.where(regex, target, timeouts)
+        except matching.Unusable:
+            index = None
     return jobs(call, index)
 
 
