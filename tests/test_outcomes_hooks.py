@@ -312,3 +312,34 @@ def test_a_database_of_the_version_before_keeps_its_history_and_proposals(tmp_pa
                    updated_at) VALUES ('f2', 'followed', 'a', 'b', '2026-11-02T00:00:00Z',
                    '2026-11-02T00:00:00Z')"""
         )
+
+
+def test_stats_and_the_mcp_tools_show_each_learning_followed_and_retried(
+    db: Path, tmp_path: Path, ids: dict[str, int]
+) -> None:
+    home = tmp_path / "home"
+    clock = {**env(db, tmp_path), "CORTEX_NOW": "2026-11-28T10:00:00Z"}
+    play(
+        {"steps": [{"call": "make check"}, {"call": "make check V=1"}, {"call": "make test"}]},
+        ids,
+        clock,
+        home,
+    )
+    stats = cli_json("stats", env=clock)["history"]
+    assert (stats["learnings"]["followed"], stats["learnings"]["retried"]) == (1, 1)
+    (retried,) = stats["retried"]
+    assert (retried["id"], retried["followed"], retried["retried"]) == (ids["make"], 1, 1)
+    assert retried["last_retried"]["call"] == "make check"
+    assert retried["last_retried"]["retried_with"] == "make check V=1"
+    from cortex_hooks.mcp import tools
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CORTEX_NOW", clock["CORTEX_NOW"])
+        said, failed = tools.call("cortex_get_access_stats", {})
+        listed, failed_too = tools.call("cortex_list_learnings", {})
+    assert not failed
+    assert not failed_too
+    assert f"#{ids['make']:<5} retried 1, followed 1; last: `make check` then `make check V=1`" in said
+    assert "CAUGHT FOL/RET" in listed
+    (line,) = [line for line in listed.splitlines() if line.strip().startswith(f"{ids['make']} ")]
+    assert line.split()[2:4] == ["2", "1/1"]

@@ -235,6 +235,19 @@ def unclear(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Ro
     return rows, total
 
 
+def most_retried(connection: sqlite3.Connection, since: str, limit: int) -> list[sqlite3.Row]:
+    """The learnings retried most since `since` (a day), with their followed and retried counts in
+    that window and their anti-pattern."""
+    return connection.execute(
+        """SELECT l.id, l.anti_pattern, h.followed, h.retried
+           FROM (SELECT learning_id, sum(followed) AS followed, sum(retried) AS retried FROM learning_day
+                 WHERE day >= :since GROUP BY learning_id HAVING sum(retried) > 0) AS h
+               JOIN learning AS l ON l.id = h.learning_id
+           ORDER BY h.retried - h.followed DESC, h.retried DESC, l.id LIMIT :limit""",
+        {"since": since, "limit": limit},
+    ).fetchall()
+
+
 def last(connection: sqlite3.Connection, ids: list[int], result: str = "retried") -> dict[int, sqlite3.Row]:
     """Each learning's latest catch of this outcome with the call that decided it (redacted)."""
     assert result in RESULTS, result

@@ -41,6 +41,19 @@ def _history(window: dict[str, Any]) -> str:
     if window["built_in"]["denies"]:
         denied = window["built_in"]["denies"]
         lines.append(f"The built-in protection denied {denied} calls that would weaken the guard.")
+    if window["retried"]:  # SPEC §23: what the agent tried again after a deny, ask or rewrite
+        lines.append("Learnings the agent retried after a catch:")
+    for row in window["retried"]:
+        last = row["last_retried"]
+        example = ""
+        if last is not None:
+            example = f"; last: `{clean(last['call'], one_line=True)[:60]}`"
+            if last["retried_with"]:
+                example += f" then `{clean(last['retried_with'], one_line=True)[:60]}`"
+        lines.append(
+            f"  #{row['id']:<5} retried {row['retried']}, followed {row['followed']}{example}  "
+            f"{clean(row['anti_pattern'], one_line=True)[:60]}"
+        )
     if window["most_matched"]:
         lines.append("Most matched learnings:")
     for row in window["most_matched"]:
