@@ -343,3 +343,35 @@ def test_stats_and_the_mcp_tools_show_each_learning_followed_and_retried(
     assert "CAUGHT FOL/RET" in listed
     (line,) = [line for line in listed.splitlines() if line.strip().startswith(f"{ids['make']} ")]
     assert line.split()[2:4] == ["2", "1/1"]
+
+
+def test_the_report_shows_each_learning_followed_and_retried_and_draws_them_per_day(
+    db: Path, tmp_path: Path, ids: dict[str, int]
+) -> None:
+    home = tmp_path / "home"
+    clock = {**env(db, tmp_path), "CORTEX_NOW": "2026-11-28T10:00:00Z"}
+    play(
+        {"steps": [{"call": "make check"}, {"call": "make check V=1"}, {"call": "make test"}]},
+        ids,
+        clock,
+        home,
+    )
+    out = tmp_path / "report.html"
+    assert cli("report", "--out", str(out), env=clock).code == 0
+    page = out.read_text()
+    assert "the agent followed the correct way 1 times and retried the anti-pattern 1 times" in page
+    assert 'caught</th><th scope="col" class=num>followed</th><th scope="col" class=num>retried</th>' in page
+    assert "<b>last retried</b>" in page
+    assert "<code>make check</code> → then <code>make check V=1</code>" in page
+    from cortex_hooks.report import charts, values
+
+    days = (values.Day("2026-11-28", {"followed": 1, "retried": 1, "asked": 0}),)
+    spec = charts.outcomes(days, "2026-11-22", "2026-11-28")
+    assert spec is not None
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["followed", "retried"]
+    assert (
+        charts.outcomes(
+            (values.Day("2026-11-28", {"followed": 0, "retried": 0, "asked": 0}),), "2026-11-22", "2026-11-28"
+        )
+        is None
+    )
