@@ -639,13 +639,18 @@ def add_catches(venv: str, database: str, transcript: str, work: str) -> None:
         capture_output=True, text=True, check=True, env=_env(venv, database, work),
     )  # fmt: skip
     learning = json.loads(added.stdout)["id"]
-    with sqlite3.connect(database) as connection:
+    from contextlib import closing
+
+    # closed, and its WAL written back: a fresh case's runs restore the main file alone (_restore)
+    with closing(sqlite3.connect(database)) as connection, connection:
         connection.executemany(
             """INSERT INTO outcome (learning_id, session_id, call_id, answer, at, tool, call, jobs,
                    transcript, offset) VALUES (?, ?, ?, 'deny', '2026-11-21T23:06:19Z', 'Bash',
                    'git push --force', '["git push"]', ?, 0)""",
             [(learning, OUTCOMES_SESSION, f"toolu_{turn:08d}", transcript) for turn in range(1, 21)],
         )
+    with closing(sqlite3.connect(database)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def copy_database(source: str, target: str) -> None:
