@@ -191,7 +191,7 @@ def read(
         left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 
 
-BLOCK = 4 << 20  # bytes read at a time by `scan`
+BLOCK = 1 << 20  # bytes read at a time by `scan` (a hook's memory: a few of them at once)
 
 
 def scan(
@@ -230,7 +230,7 @@ def scan(
                     continue
                 skipping, base, number = False, base + end + 1, number + 1
                 chunk = chunk[end + 1 :]
-            data = carry + chunk
+            data = carry + chunk if carry else chunk
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 carry = data
