@@ -375,3 +375,34 @@ def test_the_report_shows_each_learning_followed_and_retried_and_draws_them_per_
         )
         is None
     )
+
+
+def test_two_calls_at_once_are_no_retry_of_each_other(db: Path, tmp_path: Path, ids: dict[str, int]) -> None:
+    """The agent sends two calls in one message: the second is no reaction to the first's deny
+    (it was made before that answer). PreToolUse counts it a retry for the moment; the transcript,
+    read whole at the session's end, undoes that."""
+    folder = tmp_path / "home" / ".claude" / "projects" / "-home-dev-proj"
+    transcript = Transcript(folder / "both.jsonl", "both", "2026-11-28T10:00:00Z")
+    clock = {**env(db, tmp_path), "CORTEX_NOW": "2026-11-28T10:00:00Z"}
+    calls = [("toolu_a", "make check"), ("toolu_b", "make check V=1")]
+    source = transcript.assistant(
+        [
+            {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+            for call_id, command in calls
+        ]
+    )
+    reasons = []
+    for call_id, command in calls:
+        decided = run(
+            "cortex-pre-tool-use",
+            stdin=payload("pre_tool_use.bash", session_id="both", transcript_path=str(transcript.path),
+                          tool_input={"command": command}, tool_use_id=call_id),
+            env=clock,
+        )  # fmt: skip
+        reasons.append(decided.json()["hookSpecificOutput"]["permissionDecisionReason"])
+    assert counts(db)[ids["make"]] == (2, 0, 1, 0)  # the second counted as a retry, for now
+    for (call_id, _), reason in zip(calls, reasons, strict=True):
+        transcript.result(call_id, source, reason, True)
+    end("both", transcript.path, clock)
+    assert outcomes(str(db)) == {(ids["make"], "toolu_a"): "unknown", (ids["make"], "toolu_b"): "unknown"}
+    assert counts(db)[ids["make"]] == (2, 0, 0, 0)

@@ -419,6 +419,11 @@ class Watch:
         return [one.catch for one in waiting]
 
     @property
+    def armed(self) -> list[Catch]:
+        """The open catches whose own result was read: what came after it decided nothing yet."""
+        return [waiting.catch for waiting in self._armed if not waiting.done]
+
+    @property
     def idle(self) -> bool:
         """Whether no catch is open: nothing more can be decided."""
         return not self._unarmed and not self._armed

@@ -156,6 +156,8 @@ def _write(
     """The decisions, each in its database's transaction; with `size` (the transcript was read to
     its end), the catches still open marked as read to it; old undecided catches dropped."""
     decided = {catch.key: found for catch, found in watch.decided}
+    # read whole, an answered deny that nothing after it decided was retried by no call
+    undone = {catch.key for catch in watch.armed} if size is not None else set()
     expired = _days_before(now, OPEN_DAYS)
     shown: list[tuple[Scope, sqlite3.Row, str]] = []  # followed with a command: its rewrite, perhaps
     for scope in dict.fromkeys(scope for scope, _ in loaded):
@@ -176,6 +178,9 @@ def _write(
                             and row["answer"] != "rewrite"
                         ):
                             shown.append((scope, row, command))
+                for index, row in mine:
+                    if index in undone:
+                        store.unsettle(scope.connection, row["id"])
                 if size is not None:
                     store.read_to(
                         scope.connection, [row["id"] for index, row in mine if index not in decided], size

@@ -136,6 +136,25 @@ def settle(
     return True
 
 
+def unsettle(connection: sqlite3.Connection, outcome_id: int) -> bool:
+    """A provisional retry the transcript does not bear out (read whole, nothing after the deny
+    decided it: two calls at once, say, the second not made after the first's answer): undone,
+    its count too. Whether there was one."""
+    row = connection.execute(
+        "SELECT learning_id, at, result FROM outcome WHERE id = :id AND settled = 0 AND result IS NOT NULL",
+        {"id": outcome_id},
+    ).fetchone()
+    if row is None:
+        return False
+    _count(connection, row[0], row[1], row[2], -1)
+    connection.execute(
+        """UPDATE outcome SET result = NULL, decided_at = NULL, next_tool = NULL, next_call = NULL
+           WHERE id = :id""",
+        {"id": outcome_id},
+    )
+    return True
+
+
 def _count(connection: sqlite3.Connection, learning_id: int, at: str, column: str, delta: int) -> None:
     """One outcome more (or, moved, one less) on its catch's day, for the learning and its scope;
     and, of a catch made since the learning was last changed, in its count since then (one made
