@@ -701,6 +701,36 @@ def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
     if done.returncode != 0:
         raise SystemExit(f"bench: keeping {databases} failed: {done.stderr.strip()}")
 
+OUTCOMES_SESSION = "bench-outcomes"
+
+
+def add_catches(venv: str, database: str, transcript: str, work: str) -> None:
+    """A learning that denied the transcript's first 20 calls in session OUTCOMES_SESSION, as
+    PreToolUse records them (store.outcomes), their outcomes still open: no later call does the
+    job or the correct way, so SessionEnd reads the whole transcript for them."""
+    import sqlite3
+    import subprocess
+
+    added = subprocess.run(
+        [os.path.join(venv, "bin", "cortex-hooks"), "add", "--db", database, "--anti-pattern", "force push",
+         "--correct", "`git push --force-with-lease`", "--regex=^git push\\b.*--force(?![\\w-])",
+         "--tool", "Bash", "--action", "block", "--json"],
+        capture_output=True, text=True, check=True, env=_env(venv, database, work),
+    )  # fmt: skip
+    learning = json.loads(added.stdout)["id"]
+    from contextlib import closing
+
+    # closed, and its WAL written back: a fresh case's runs restore the main file alone (_restore)
+    with closing(sqlite3.connect(database)) as connection, connection:
+        connection.executemany(
+            """INSERT INTO outcome (learning_id, session_id, call_id, answer, at, tool, call, jobs,
+                   transcript, offset) VALUES (?, ?, ?, 'deny', '2026-11-21T23:06:19Z', 'Bash',
+                   'git push --force', '["git push"]', ?, 0)""",
+            [(learning, OUTCOMES_SESSION, f"toolu_{turn:08d}", transcript) for turn in range(1, 21)],
+        )
+    with closing(sqlite3.connect(database)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
 
 def copy_database(source: str, target: str) -> None:
     """A private copy of a database (main file and any WAL) for one case."""
@@ -1129,6 +1159,21 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "goal": ("seconds", 1.0),
             "expect": "ok",
         },
+        {
+            # issue 39: 20 denies at the transcript's start, none decided by what follows: every
+            # catch is read to the end (the worst case), with capture's scan and the summary
+            "name": "SessionEnd, the outcomes of 20 denies over a 100 MB transcript",
+            "size": 10_000,
+            "argv": [hook_end],
+            "payload": _payload("SessionEnd", reason="other", transcript_path=transcript).replace(
+                "@SESSION@", OUTCOMES_SESSION
+            ),
+            "db": "10000",
+            "catches": transcript,
+            "fresh": True,
+            "goal": ("seconds", 1.5),
+            "expect": "ok",
+        },
     ]
     found.append(
         {
@@ -1153,6 +1198,8 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
         keep(venv, case["env"], [path for path in (database, user) if path])  # as install leaves them
         if case.get("team"):
             team_project(venv, case, work)
+        if case.get("catches"):
+            add_catches(venv, database, case["catches"], work)
         if case.get("claude_project"):
             case["env"]["CLAUDE_PROJECT_DIR"] = os.path.join(work, "claude-project")
         if case.get("now"):

@@ -217,6 +217,14 @@ def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
+        # (23: the outcomes; its widening of the proposals' signals goes with their table below)
+        connection.execute("DROP TABLE outcome")
+        connection.execute("DROP TABLE outcome_since")
+        counted = ("learning_day", "learning_month", "scope_day", "scope_month")
+        for table, column in [
+            (table, column) for table in counted for column in ("followed", "retried", "asked")
+        ]:
+            connection.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         # (22: the keeper's count of protective changes)
         for (trigger,) in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'keeper_%'"

@@ -272,17 +272,30 @@ def test_folding_keeps_every_count_and_each_months_last_confidence(
     with closing(_database(path)) as connection:
         for learning, back, denies, warnings, value in written:
             day = (today - timedelta(days=back)).isoformat()
+            # what the agent did after the denies (SPEC §23): folded like every other count
+            followed, retried = denies // 2, denies - denies // 2
             connection.execute(
-                "INSERT INTO learning_day VALUES (:l, :d, :m, :de, 0, :w, 0, :c)",
-                {"l": learning, "d": day, "m": denies + warnings, "de": denies, "w": warnings, "c": value},
+                "INSERT INTO learning_day (learning_id, day, matches, denies, asks, warnings, rewrites,"
+                " confidence, followed, retried) VALUES (:l, :d, :m, :de, 0, :w, 0, :c, :f, :r)",
+                {
+                    "l": learning,
+                    "d": day,
+                    "m": denies + warnings,
+                    "de": denies,
+                    "w": warnings,
+                    "c": value,
+                    "f": followed,
+                    "r": retried,
+                },
             )
             connection.execute(
-                "INSERT INTO scope_day (day, matches, denies, warnings) VALUES (:d, :m, :de, :w) "
+                "INSERT INTO scope_day (day, matches, denies, warnings, followed, retried)"
+                " VALUES (:d, :m, :de, :w, :f, :r) "
                 "ON CONFLICT (day) DO UPDATE SET matches = matches + :m, denies = denies + :de, "
-                "warnings = warnings + :w",
-                {"d": day, "m": denies + warnings, "de": denies, "w": warnings},
+                "warnings = warnings + :w, followed = followed + :f, retried = retried + :r",
+                {"d": day, "m": denies + warnings, "de": denies, "w": warnings, "f": followed, "r": retried},
             )
-        sums = "SELECT sum(matches), sum(denies), sum(warnings) FROM {}"
+        sums = "SELECT sum(matches), sum(denies), sum(warnings), sum(followed), sum(retried) FROM {}"
         before = [
             connection.execute(sums.format(table)).fetchone() for table in ("learning_day", "scope_day")
         ]

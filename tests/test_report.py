@@ -278,7 +278,16 @@ def test_the_stats_carry_the_history(db: Path) -> None:
     window = stats["history"]
     assert window["days"] == 3
     assert window["since"] == "2026-11-19"
-    assert window["learnings"] == {"matches": 1, "denies": 1, "asks": 0, "warnings": 0, "rewrites": 0}
+    assert window["learnings"] == {
+        "matches": 1,
+        "denies": 1,
+        "asks": 0,
+        "warnings": 0,
+        "rewrites": 0,
+        "followed": 0,  # what the agent did after the deny: not known (no session end read it)
+        "retried": 0,
+        "asked": 0,
+    }
     assert window["memories"] == {"added": 0, "recalled": 0, "archived": 0, "pruned": 0}
     assert window["most_matched"][0]["id"] == 1
     assert window["most_matched"][0]["confidence"] == 0.8

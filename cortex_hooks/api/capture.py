@@ -126,6 +126,8 @@ def _fields(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer
     from cortex_hooks.validation import validated
 
     rewrite = answer.rewrite
+    if row["signal"] == "followed":  # a rewrite of a learning: the rewrite is what is proposed
+        rewrite = row["rewrite"]
     if answer.suggested:
         rewrite = row["rewrite"]
         if rewrite is None:
@@ -162,6 +164,9 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
     project = _project(databases, create=False)
     row = _pending(project, proposal_id)
     assert project is not None
+    if row["signal"] == "followed":
+        project.close()
+        return _rewrite(databases, row, notes, answer)
     fields = _fields(databases, row, notes, answer)
     now = clock.iso(clock.now())
     with closing(project):
@@ -177,6 +182,30 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
         with Transaction(project):
             proposals.accepted(project, proposal_id, learning_id, databases.scope, now)
         return learning
+
+
+def _rewrite(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> Learning:
+    """A rewrite the agent's own retry showed (SPEC §23), given to the learning it is for, in the
+    scope it lives in; its other fields stay as they are."""
+    from cortex_hooks.api import learnings
+
+    learning_id, scope = row["learning_id"], row["learning_scope"]
+    if answer != WARN_ONLY:
+        raise CortexError(
+            f"proposal #{row['id']} is a rewrite of learning #{learning_id}: accept it as it is "
+            f"(its action and regex are the learning's own: cortex-hooks update {learning_id})",
+            USAGE,
+        )
+    if learning_id is None or scope not in ("project", "global"):
+        raise CortexError(f"proposal #{row['id']} names no learning to rewrite", USAGE)
+    learning = learnings.update(
+        databases.acting_on(scope), int(learning_id), {"rewrite": row["rewrite"]}, notes
+    )
+    project = _project(databases, create=False)
+    assert project is not None
+    with closing(project), Transaction(project):
+        proposals.accepted(project, int(row["id"]), int(learning_id), scope, clock.iso(clock.now()))
+    return learning
 
 
 def reject(databases: Databases, proposal_id: int) -> dict[str, Any]:

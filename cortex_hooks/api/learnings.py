@@ -96,7 +96,7 @@ def listing(databases: Databases, shown: str, notes: Notes, *, review: bool = Fa
         return []
     with closing(connection):
         policy = db.config(databases, notes).policy if review else None
-        return readable(store.select(connection, shown, policy), notes)
+        return with_outcomes(connection, readable(store.select(connection, shown, policy), notes))
 
 
 def show(databases: Databases, learning_id: int) -> Learning:
@@ -109,6 +109,33 @@ def show(databases: Databases, learning_id: int) -> Learning:
             if not store.record_access(connection, learning_id, clock.iso(clock.now())):
                 raise unknown("learning", learning_id)
         return load(connection, learning_id)
+
+
+def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> list[Learning]:
+    """These learnings with what the agent did after their catches (SPEC §23): counted over their
+    whole history, and the latest call each was retried with."""
+    from cortex_hooks.guard.records import Outcomes, RetriedCall
+    from cortex_hooks.store import outcomes
+
+    ids = [learning.id for learning in learnings]
+    counted = outcomes.totals(connection, ids) if ids else {}
+    retried = outcomes.last(connection, ids) if ids else {}
+    shown = []
+    for learning in learnings:
+        counts = counted.get(learning.id, {})
+        caught = counts.get("caught", 0)
+        decided = {name: counts.get(name, 0) for name in ("followed", "retried", "asked")}
+        last = retried.get(learning.id)
+        example = None
+        if last is not None:
+            example = RetriedCall(
+                at=last["at"], tool=last["tool"], call=last["call"], retried_with=last["next_call"]
+            )
+        found = Outcomes(
+            caught=caught, **decided, unknown=max(caught - sum(decided.values()), 0), last_retried=example
+        )
+        shown.append(learning.model_copy(update={"outcomes": found}))
+    return shown
 
 
 def update(
@@ -245,12 +272,12 @@ def readable(rows: list[sqlite3.Row], notes: Notes) -> list[Learning]:
 
 
 def load(connection: sqlite3.Connection, learning_id: int) -> Learning:
-    """One stored learning as a record; a row a hand edit made unreadable is refused, saying how
-    to mend it."""
+    """One stored learning as a record, with its outcomes; a row a hand edit made unreadable is
+    refused, saying how to mend it."""
     row = store.get(connection, learning_id)
     if row is None:
         raise unknown("learning", learning_id)
     wrong = hand_edits.problem(row)
     if wrong is not None:
         raise CortexError(f"learning #{learning_id} cannot be read: {wrong}; run `{hand_edits.REPAIR}`")
-    return Learning.from_row(row)
+    return with_outcomes(connection, [Learning.from_row(row)])[0]

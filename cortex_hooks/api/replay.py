@@ -76,7 +76,11 @@ def run(
         replayed = proposal_learnings(databases, fields, selection.proposal, notes)
     else:
         replayed = stored_learnings(databases, selection.learning, notes)
-    return report(replayed, where, notes, progress, each)
+    # what the agent did after each catch: for the learnings in force (or one of them), not for a
+    # pack or a proposal, which caught nothing then (and whose replay reads only the lines it may match)
+    return report(
+        replayed, where, notes, progress, each, outcomes=selection.pack is None and selection.proposal is None
+    )
 
 
 def of_pack(
@@ -105,8 +109,11 @@ def report(
     notes: Notes,
     progress: Progress | None = None,
     each: Each | None = None,
+    *,
+    outcomes: bool = False,
 ) -> dict[str, Any]:
-    """These rules replayed over the transcripts of `where`."""
+    """These rules replayed over the transcripts of `where`; with `outcomes`, what the agent did
+    after each of their catches (SPEC §23: guard.outcomes, as SessionEnd works it out)."""
     missing = [path for path in where.paths if not os.path.lexists(path)]
     if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
         raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)
@@ -126,7 +133,8 @@ def report(
             databases, keys = replayed.databases, replayed.keys
         else:
             databases, keys = [(replayed.scope, path)], [(replayed.scope, i) for i in ids]
-        setting = Setting(databases, replayed.whole, since, _grams(replayed) if not replayed.whole else None)
+        grams = _grams(replayed) if not (replayed.whole or outcomes) else None
+        setting = Setting(databases, replayed.whole, since, grams, outcomes)
         tally = replay(setting, files, progress=progress, each=each) if databases else None
     if tally is None:
         from cortex_hooks.replay.tally import Tally
@@ -141,7 +149,10 @@ def report(
         "transcripts": tally.transcripts,
         "calls": tally.calls,
         "answers": {answer: tally.answers.get(answer, 0) for answer in ANSWERS},
-        "learnings": [_learning(key, one, tally) for key, one in zip(keys, replayed.described, strict=True)],
+        "learnings": [
+            _learning(key, one, tally, outcomes=outcomes)
+            for key, one in zip(keys, replayed.described, strict=True)
+        ],
         "skipped": [{"path": file, "reason": reason} for file, reason in skipped],
     }
     if replayed.whole:
@@ -158,18 +169,36 @@ def _grams(replayed: Replayed) -> calls.Grams | None:
     )
 
 
-def _learning(key: Key, described: dict[str, Any], tally: Tally) -> dict[str, Any]:
+def _learning(key: Key, described: dict[str, Any], tally: Tally, *, outcomes: bool = False) -> dict[str, Any]:
     counts: dict[str, int] = dict(tally.learnings.get(key, {}))
     examples = [
         example
         for answer in COUNTS
         for example in reversed(tally.examples.get((key, answer), []))  # the latest first
-    ]
-    return {
+    ]  # (the retried calls are the outcomes' own)
+    found: dict[str, Any] = {
         **described,
         "matched": counts.get("matched", 0),
         **{name: counts.get(answer, 0) for answer, name in COUNTS.items()},
         "examples": examples,
+    }
+    if key != BUILT_IN:
+        found["outcomes"] = _outcomes(key, counts, tally) if outcomes else None
+    return found
+
+
+def _outcomes(key: Key, counts: dict[str, int], tally: Tally) -> dict[str, Any]:
+    """What the agent did after the learning's catches (its denies, asks and rewrites:
+    guard.outcomes), and the latest call it retried it with."""
+    caught = sum(counts.get(answer, 0) for answer in ("deny", "ask", "rewrite"))
+    done: dict[str, int] = dict(tally.outcomes.get(key, {}))
+    decided = {name: done.get(name, 0) for name in ("followed", "retried", "asked")}
+    retried = tally.examples.get((key, "retried"), [])
+    return {
+        "caught": caught,
+        **decided,
+        "unknown": max(caught - sum(decided.values()), 0),
+        "last_retried": retried[-1] if retried else None,
     }
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.learnings import readable, refuse_laundering, row_values
+from cortex_hooks.api.learnings import readable, refuse_laundering, row_values, with_outcomes
 from cortex_hooks.api.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import kind_records
@@ -60,10 +60,14 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
         from cortex_hooks.store import team  # the team file's rows: the file carries them, not an export
 
         from_file = {kind: team.rows_of(connection, kind) for kind in ("learning", "memory")}
-        document["learnings"] = [
-            learning.model_dump(mode="json")
+        exported = [
+            learning
             for learning in readable(learning_store.select(connection, "all"), notes)
             if learning.id not in from_file["learning"]
+        ]
+        # as `list --json` prints them, outcomes included (history: an import does not bring it)
+        document["learnings"] = [
+            learning.model_dump(mode="json") for learning in with_outcomes(connection, exported)
         ]
         top = memories.max_in_degree(connection)
         rows = [row for row in memories.select(connection, "all") if row["id"] not in from_file["memory"]]

@@ -11,9 +11,9 @@ SHOWN_AT_START = 3  # proposals SessionStart puts in front of the person
 def opens(signal: str, sessions: int, most_in_one: int) -> bool:
     """Whether a candidate seen in `sessions` sessions (at most `most_in_one` times in one) is
     proposed: a failed-then-fixed at its second session; a failure without a fix at two
-    sessions or three times in one; a correction, or a rule of Claude Code's memory, at first
-    sight (each names its referent)."""
-    if signal in ("user-correction", "remembered"):
+    sessions or three times in one; a correction, a rule of Claude Code's memory, or a rewrite
+    the agent's own retry shows, at first sight (each names its referent; a rewrite, its learning)."""
+    if signal in ("user-correction", "remembered", "followed"):
         return sessions >= 1
     if signal == "repeated-failure":
         return sessions >= 2 or most_in_one >= 3

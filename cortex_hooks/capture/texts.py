@@ -40,6 +40,8 @@ def commands(proposal_id: int) -> str:
 
 def _evidence(item: dict[str, Any], signal: str) -> str:
     failed = sanitize.line(item["failed"], 100)
+    if signal == "followed":
+        return f"`{failed}` was denied, then the agent ran `{sanitize.line(item['fixed'], 100)}`"
     if signal == "user-correction":
         return f"after `{failed}` the person said: {sanitize.line(item['fixed'], 160)}"
     if signal == "remembered":
@@ -55,6 +57,13 @@ def entry(proposal: dict[str, Any]) -> str:
     seen = f"seen {proposal['occurrences']} times" + (
         f"; {_evidence(first, proposal['signal'])}" if first else ""
     )
+    if proposal["signal"] == "followed":
+        return (
+            f"- #{proposal['id']} (followed) learning #{proposal['learning_id']} "
+            f"{sanitize.line(proposal['anti_pattern'], 120)}: correct its match to "
+            f"`{sanitize.line(proposal['rewrite'] or '', 120)}` instead of denying it ({seen})"
+            f" — {commands(proposal['id'])}"
+        )
     return (
         f"- #{proposal['id']} ({proposal['signal']}) {sanitize.line(proposal['anti_pattern'], 160)}"
         f" — the correct way: {sanitize.line(proposal['correct_pattern'], 200)} ({seen})"
@@ -71,7 +80,10 @@ def detail(proposal: dict[str, Any]) -> str:
         f"  DO:    {sanitize.line(proposal['correct_pattern'])}",
         f"  regex: {sanitize.line(proposal['regex'] or '')}",
     ]
-    if proposal.get("rewrite") is not None:
+    if proposal["signal"] == "followed":
+        lines.insert(1, f"  for learning #{proposal['learning_id']}: accept gives it this rewrite")
+        lines.append(f"  rewrite: {sanitize.line(proposal['rewrite'] or '')}")
+    elif proposal.get("rewrite") is not None:
         lines.append(
             f"  rewrite (accept {proposal['id']} --rewrite takes it): {sanitize.line(proposal['rewrite'])}"
         )

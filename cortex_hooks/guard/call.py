@@ -73,3 +73,16 @@ class Call:
     def corrected(self, command: str) -> Call:
         """This call with another command (a rewrite's correction), every other field kept."""
         return Call(self.tool, {**self.input, "command": command}, self.cwd)
+
+
+class Origin:
+    """Where a call was asked: its session, its id (Claude Code's `tool_use_id`) and the session's
+    transcript. What the outcome of a deny, ask or rewrite is worked out from (SPEC
+    §23); never read by the judge."""
+
+    __slots__ = ("call_id", "session", "transcript")
+
+    def __init__(self, session: str | None, call_id: str | None, transcript: str | None = None) -> None:
+        self.session = session
+        self.call_id = call_id
+        self.transcript = transcript

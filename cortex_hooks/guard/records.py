@@ -146,8 +146,35 @@ def _kept(info: ValidationInfo, field: str) -> bool:
     return field in context.get("kept", ())
 
 
+class RetriedCall(BaseModel):
+    """The call a learning was last retried with (SPEC §23): as the history keeps it, redacted."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    at: str  # when it was caught
+    tool: str
+    call: str  # the caught call
+    retried_with: str | None  # the call that tried the anti-pattern again (or another rule caught)
+
+
+class Outcomes(BaseModel):
+    """What the agent did after a learning's catches (its denies, asks and rewrites, SPEC §23):
+    followed, retried, asked (the person answered), unknown (not known, or from before they were
+    worked out), and the latest retried call."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    caught: int = 0
+    followed: int = 0
+    retried: int = 0
+    asked: int = 0
+    unknown: int = 0
+    last_retried: RetriedCall | None = None
+
+
 class ImportedLearning(LearningFields):
-    """A learning in an import file: what export prints, with ids, counters and times optional."""
+    """A learning in an import file: what export prints, with ids, counters and times optional
+    (and what `list --json` adds: its outcomes, history that an import does not bring)."""
 
     id: int | None = None
     slug: str | None = None  # a pack learning's (guard.packs); None for the user's own
@@ -158,6 +185,7 @@ class ImportedLearning(LearningFields):
     created_at: Instant | None = None
     updated_at: Instant | None = None
     archived_at: Instant | None = None
+    outcomes: Outcomes | None = Field(None, exclude=True)
 
 
 class Learning(BaseModel):
@@ -187,6 +215,7 @@ class Learning(BaseModel):
     pack: str | None = None  # the pack it came from
     muted: bool = False  # muted in this scope: it never matches
     examples: dict[str, list[str]] | None = None  # the calls it must catch and let through
+    outcomes: Outcomes | None = None  # list and show: what the agent did after its catches
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Learning:

@@ -53,11 +53,14 @@ def session_context(
     budget: int,
     cli: str = "cortex-hooks",
     proposals: Section | None = None,
+    unclear: Section | None = None,
 ) -> str:
     """The review prompt (`waiting` rows of `awaiting`), then the snapshot (when enabled), within
     `budget` characters. Commands are written `cortex-hooks …`; when that name is not on the
     agent's PATH (`cli` is then the installed path), a last line says where it is."""
     parts = [review.section(waiting, awaiting)]
+    if unclear is not None:  # learnings the agent keeps retrying (SPEC §23), with the review
+        parts.append(unclear)
     if proposals is not None:  # capture's proposals (SPEC §10.3), right after the review
         parts.append(proposals)
     if rows is not None:

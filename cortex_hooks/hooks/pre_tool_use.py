@@ -15,7 +15,7 @@ from __future__ import annotations
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
-from cortex_hooks.guard.call import Call
+from cortex_hooks.guard.call import Call, Origin
 from cortex_hooks.guard.judge import judge
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.judging.in_force import InForce
@@ -35,10 +35,10 @@ def main() -> int:
     )
 
 
-def parse(payload: dict[str, Any]) -> Call:
+def parse(payload: dict[str, Any]) -> tuple[Call, Origin]:
     """The fields this hook's decision reads, checked with the standard library (no pydantic
-    here); nothing else (SPEC §19): the session id, a description, an extra key of any type or
-    depth never stops a deny."""
+    here), and where the call was asked; nothing else (SPEC §19): the session id, a description,
+    an extra key of any type or depth never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not tool_name:
@@ -48,12 +48,23 @@ def parse(payload: dict[str, Any]) -> Call:
     problem = matching.mistyped(tool_name, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
-    return Call(tool_name, tool_input, payload.get("cwd"))
+    origin = Origin(
+        _text(payload.get("session_id")),
+        _text(payload.get("tool_use_id")),
+        _text(payload.get("transcript_path")),
+    )
+    return Call(tool_name, tool_input, payload.get("cwd")), origin
 
 
-def handle(call: Call, scopes: list[Scope]) -> pipeline.Outcome:
+def _text(value: object) -> str | None:
+    """A payload field the decision never reads, or None when it is no text."""
+    return value if isinstance(value, str) and value else None
+
+
+def handle(asked: tuple[Call, Origin], scopes: list[Scope]) -> pipeline.Outcome:
     """The call judged under the rules in force (no database at all: the built-in protection
-    alone); a match recorded."""
+    alone); a match recorded, with where it was asked."""
+    call, origin = asked
     outcome = pipeline.Outcome()
     for scope in scopes:
         if scope.connection is None:  # it cannot be used (a lock, a full disk …): its guard file decides
@@ -71,7 +82,7 @@ def handle(call: Call, scopes: list[Scope]) -> pipeline.Outcome:
     from cortex_hooks.hooks import record
     from cortex_hooks.judging import protocol
 
-    judged = record.recorded(call, rules, judged, outcome)
+    judged = record.recorded(call, rules, judged, outcome, origin)
     outcome.output = protocol.pre_tool_use(judged) if judged.answer != "allow" else None
     return outcome
 

@@ -1,5 +1,6 @@
 """SessionEnd: decay every unpinned, active learning once per session; store the session summary;
-run the memory lifecycle; refresh the push surface."""
+work out what the agent did after each deny, ask and rewrite; run the memory lifecycle; refresh
+the push surface."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
     if ended:  # else a repeated SessionEnd: every scope has decayed already
         _record_summary(payload, ended, now, notes)
+    _outcomes(payload, scopes, now, notes)  # a resumed session's end too: what it added may decide
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
     for scope in scopes:  # after Part I's decay, before the surface shows the memories
@@ -45,12 +47,32 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     return pipeline.Outcome(notes=notes)
 
 
+_STARTED = time.monotonic()  # this module is imported as the hook process starts
+# What the agent did after each deny, ask and rewrite (SPEC §23): worked out from the transcript
+# until OUTCOMES_UNTIL seconds into the hook (OUTCOMES_LEAST at least), before the lifecycle, the
+# surface and capture; what is left stays open for the next session end to read (issue 39: the
+# whole hook within 1.5 s on a 100 MB transcript).
+OUTCOMES_UNTIL = 0.9
+OUTCOMES_LEAST = 0.1
+
+
+def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str, notes: list[str]) -> None:
+    from cortex_hooks.hooks import session_outcomes
+
+    deadline = max(time.monotonic() + OUTCOMES_LEAST, _STARTED + OUTCOMES_UNTIL)
+    try:
+        notes += session_outcomes.settle(
+            scopes, payload.session_id, payload.transcript_path, deadline=deadline, now=now
+        )
+    except sqlite3.Error as error:  # never a failed session end: the catches stay open
+        notes.append(f"outcomes not worked out: {error}")
+
+
 # SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run
 # CAPTURE_UNTIL seconds (the decay and the summary come first), at least CAPTURE_LEAST; the
 # background worker takes the rest.
 CAPTURE_UNTIL = 0.6
 CAPTURE_LEAST = 0.03
-_STARTED = time.monotonic()  # this module is imported as the hook process starts
 
 
 def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:

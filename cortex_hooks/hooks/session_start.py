@@ -55,7 +55,9 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         message = texts.system_message(total, awaiting)
     else:
         message = review.system_message(awaiting) if awaiting else None
-    message = " ".join(part for part in (upgraded, message, waiting) if part) or None
+    unclear = startup.unclear_count(scopes)
+    retrying = review.unclear_message(unclear) if unclear else None  # SPEC §23: the person hears it too
+    message = " ".join(part for part in (upgraded, message, retrying, waiting) if part) or None
     if waiting:
         text = f"{text}\n\n{waiting}"
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)

@@ -18,8 +18,9 @@ parsed only when it holds one of them: replaying one proposal reads only the cal
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from cortex_hooks import regular_file
@@ -27,6 +28,11 @@ from cortex_hooks.guard import matching, prefilter
 
 MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
 _TOOL_USE = b'"tool_use"'
+_TOOL_RESULT = b'"tool_result"'
+# A result's id and error flag as written (compact JSON, or with json.dumps' spaces)
+_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+_ERROR = re.compile(rb'"is_error"\s*:\s*true')
+_COMMAND = re.compile(rb'"command"\s*:\s*"((?:[^"\\]|\\.)*)"')  # a tool input's command, as written
 _BLOCK = b'"type":"tool_use"'  # one per call, in the compact JSON Claude Code writes
 _STAMP = b'"timestamp":"'
 # JSON escapes as guard.prefilter.loosen treats what they stand for: a quote, a backslash and
@@ -37,7 +43,8 @@ _LOOSENED = b"'\"\\$ \t\n\r\x0b\x0c\x00"
 
 class Call(NamedTuple):
     """One tool call: its tool and input, when and in which session it was asked, the folder the
-    agent worked in (the line's `cwd`: the built-in protection's base), and where it was read."""
+    agent worked in (the line's `cwd`: the built-in protection's base), and where it was read
+    (the line's number, and its byte offset); its id (`tool_use` id, what its result names)."""
 
     tool: str
     input: dict[str, Any]
@@ -46,20 +53,45 @@ class Call(NamedTuple):
     path: str
     line: int
     cwd: str | None = None
+    id: str = ""
+    offset: int = 0
+
+
+class Result(NamedTuple):
+    """A tool call's result (read with `results`): the id of the call it answers, whether it is
+    an error, the head of its text (of an error only: what a refusal says), where it was read."""
+
+    id: str
+    error: bool
+    text: str
+    line: int
+    offset: int
 
 
 class Grams:
-    """The loosened prefilter grams a line must hold one of (folded ones in lower case)."""
+    """The loosened prefilter grams a line must hold one of (folded ones in lower case); with
+    `commands`, in one of its commands (a `command` string of a tool's input): a short gram such
+    as a program's name then never meets the line's other fields (`gitBranch`, `cwd`)."""
 
-    __slots__ = ("exact", "folded")
+    __slots__ = ("commands", "exact", "folded")
 
-    def __init__(self, exact: list[bytes], folded: list[bytes]) -> None:
+    def __init__(self, exact: list[bytes], folded: list[bytes], *, commands: bool = False) -> None:
         self.exact = exact
         self.folded = folded
+        self.commands = commands
 
     def held(self, line: bytes) -> bool:
         """Whether the line may hold a command with one of the grams (never a false no)."""
-        loose = loosened(line)
+        if self.commands:
+            return any(self.in_command(found.group(1)) for found in _COMMAND.finditer(line))
+        return self._holds(line)
+
+    def in_command(self, written: bytes) -> bool:
+        """Whether a command, as a JSON string's bytes (escapes and all), may hold a gram."""
+        return self._holds(b'"' + written + b'"')
+
+    def _holds(self, text: bytes) -> bool:
+        loose = loosened(text)
         if loose is None:
             return True
         if any(gram in loose for gram in self.exact):
@@ -109,39 +141,40 @@ class Left:
     """What a reading left out: its problems (path, what), and the calls it passed over unread
     (their lines hold none of the grams; counted by their `tool_use` blocks, in the window)."""
 
-    __slots__ = ("passed", "problems")
+    __slots__ = ("ended", "passed", "problems")
 
     def __init__(self) -> None:
         self.problems: list[tuple[str, str]] = []
         self.passed = 0
+        self.ended = False  # the reading came to the file's end (no deadline, no line cut off)
 
 
-def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, left: Left) -> Iterator[Call]:
+def read(
+    path: str,
+    *,
+    deadline: float,
+    since: str | None,
+    grams: Grams | None,
+    left: Left,
+    start: int = 0,
+    results: bool | Callable[[str], bool] = False,
+) -> Iterator[Call | Result]:
     """The tool calls of the transcript at `path` (at or after `since`, an ISO instant), one by
-    one, read until the end or the deadline (monotonic clock); what was left out is said in
-    `left`. OSError when the file cannot be opened (raised at the first call asked for)."""
-    problems = left.problems
-    unreadable = overlong = 0
-    number = 0
+    one, from byte `start` (a line's start), read until the end or the deadline (monotonic
+    clock); what was left out is said in `left`. With `results`, each call's result too, in the
+    order they were written (what became of each call: SPEC §23); `results` may be a test of a
+    call's id: then only the results it wants. OSError when the file cannot be opened (raised at
+    the first item asked for)."""
+    wanted = results if callable(results) else None
+    unreadable = 0
     with regular_file.open_regular(path) as stream:
-        while True:
-            if time.monotonic() >= deadline:
-                problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
-                break
-            line = stream.readline(MAX_LINE + 1)
-            if not line:
-                break
-            number += 1
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                overlong += 1
-                if not _skip_rest(stream, deadline):
-                    problems.append((path, f"line {number:,} is over {MAX_LINE >> 20} MiB and was cut short"))
-                    break
-                continue
-            if not line.endswith(b"\n") and not _complete(line):
-                problems.append((path, f"line {number:,}, its last, is cut off mid-way: not read"))
-                break
+        if start:
+            stream.seek(start)
+        ended = [False]
+        for number, at, line in _lines(stream, path, deadline, start, problems=left.problems, ended=ended):
             if _TOOL_USE not in line:
+                if results and _TOOL_RESULT in line:
+                    yield from _results(line, number, at, wanted)
                 continue
             if grams is not None and not grams.held(line):
                 if since is None or _stamp(line) >= since.encode():
@@ -152,9 +185,146 @@ def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, 
             except (ValueError, RecursionError):
                 unreadable += 1
                 continue
-            yield from _calls(record, since, path, number)
+            yield from _calls(record, since, path, number, at)
+        left.ended = ended[0]
     if unreadable:
-        problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
+        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
+
+
+BLOCK = 1 << 20  # bytes read at a time by `scan` (a hook's memory: a few of them at once)
+
+
+def scan(
+    path: str, *, deadline: float, grams: Grams, wanted: Callable[[str], bool], left: Left, start: int = 0
+) -> Iterator[Call | Result]:
+    """A quicker `read` for a few calls that matter (SessionEnd's outcomes, SPEC §23): the calls
+    of the lines where a command holds one of the `grams` (Bash calls: `grams.commands`), and the
+    results `wanted`, in the order they were written, from byte `start`. The file is read a block
+    at a time and a line is looked at only where one of its commands or result ids is: a 100 MB
+    transcript costs a few byte searches, not a hundred thousand lines of Python. Bounded as
+    `read`: the deadline, a line over MAX_LINE passed over, a last line cut off mid-way not read."""
+    overlong = 0
+    with regular_file.open_regular(path) as stream:
+        if start:
+            stream.seek(start)
+        base, number, carry, skipping = start, 0, b"", False
+        while True:
+            if time.monotonic() >= deadline:
+                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+                break
+            chunk = stream.read(BLOCK)
+            if not chunk:
+                if carry and not skipping and _complete(carry):
+                    yield from _scanned(carry + b"\n", base, number, grams=grams, wanted=wanted, path=path)
+                elif carry:
+                    left.problems.append(
+                        (path, f"line {number + 1:,}, its last, is cut off mid-way: not read")
+                    )
+                    break
+                left.ended = True
+                break
+            if skipping:  # the rest of a line over MAX_LINE: passed over up to its end
+                end = chunk.find(b"\n")
+                if end < 0:
+                    base += len(chunk)
+                    continue
+                skipping, base, number = False, base + end + 1, number + 1
+                chunk = chunk[end + 1 :]
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                if len(carry) > MAX_LINE:
+                    overlong += 1
+                    skipping, base, carry = True, base + len(carry), b""
+                continue
+            body, carry = data[:cut], data[cut:]
+            yield from _scanned(body, base, number, grams=grams, wanted=wanted, path=path)
+            base += cut
+            number += body.count(b"\n")
+    if overlong:
+        left.problems.append(
+            (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
+        )
+
+
+_KEYS = (b'"command"', b'"tool_use_id"')
+
+
+def _scanned(
+    body: bytes, base: int, number: int, *, grams: Grams, wanted: Callable[[str], bool], path: str
+) -> Iterator[Call | Result]:
+    """The calls and results of whole lines (`body`, at byte `base`, after `number` lines) that
+    matter: each line where a command or a result id is found, looked at once, in order."""
+    found: list[int] = []
+    for key in _KEYS:
+        position = body.find(key)
+        while position >= 0:
+            found.append(position)
+            position = body.find(key, position + len(key))
+    found.sort()
+    done = -1
+    counted_to, counted = 0, number  # lines before `counted_to`, counted as the positions go on
+    for position in found:
+        # the cheap tests first: most commands hold no gram, most results are not wanted
+        if body.startswith(b'"command"', position):
+            command = _COMMAND.match(body, position)
+            if command is None or not grams.in_command(command.group(1)):
+                continue
+            wants, kind = _TOOL_USE, "calls"
+        else:
+            result = _RESULT_ID.match(body, position)
+            if result is None or not wanted(result.group(1).decode("utf-8", "replace")):
+                continue
+            wants, kind = _TOOL_RESULT, "results"
+        begins = body.rfind(b"\n", 0, position) + 1
+        line = body[begins : body.find(b"\n", position) + 1]
+        if begins == done or wants not in line:
+            continue
+        done = begins
+        counted += body.count(b"\n", counted_to, begins)
+        counted_to = begins
+        if kind == "results":
+            yield from _results(line, counted + 1, base + begins, wanted)
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        yield from _calls(record, None, path, counted + 1, base + begins)
+
+
+def _lines(
+    stream: Any, path: str, deadline: float, start: int, *, problems: list[tuple[str, str]], ended: list[bool]
+) -> Iterator[tuple[int, int, bytes]]:
+    """Each whole line from byte `start` on, with its number (from 1, counted from `start`) and
+    its byte offset, until the end (`ended`) or the deadline; a line over MAX_LINE is passed over
+    and counted, a last line cut off mid-way is not read (each said in `problems`)."""
+    overlong = number = 0
+    position = start
+    while True:
+        if time.monotonic() >= deadline:
+            problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+            break
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            ended[0] = True
+            break
+        number += 1
+        at = position
+        position += len(line)
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            overlong += 1
+            skipped = _skip_rest(stream, deadline)
+            if skipped is None:
+                problems.append((path, f"line {number:,} is over {MAX_LINE >> 20} MiB and was cut short"))
+                break
+            position += skipped
+            continue
+        if not line.endswith(b"\n") and not _complete(line):
+            problems.append((path, f"line {number:,}, its last, is cut off mid-way: not read"))
+            break
+        yield number, at, line
     if overlong:
         problems.append(
             (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
@@ -180,38 +350,85 @@ def _stamp(line: bytes) -> bytes:
     return line[start : line.find(b'"', start)]
 
 
-def _skip_rest(stream: Any, deadline: float) -> bool:
-    """Pass over the rest of an over-long line; False when the file ended or the deadline came
-    before its end."""
+def _skip_rest(stream: Any, deadline: float) -> int | None:
+    """Pass over the rest of an over-long line: the bytes passed over; None when the file ended
+    or the deadline came before its end."""
+    skipped = 0
     while time.monotonic() < deadline:
         chunk = stream.readline(MAX_LINE)
         if not chunk:
-            return False
+            return None
+        skipped += len(chunk)
         if chunk.endswith(b"\n"):
-            return True
-    return False
+            return skipped
+    return None
 
 
-def _calls(record: Any, since: str | None, path: str, number: int) -> list[Call]:
+def _results(line: bytes, number: int, at: int, wanted: Callable[[str], bool] | None) -> list[Result]:
+    """The results a line holds (those `wanted`, when it is given). Most are a success and the
+    largest lines of a transcript (a file read, a command's output): their ids are read from the
+    bytes, never parsed; an error's line is parsed for its text (a refusal says who refused)."""
+    ids = [found.group(1).decode("utf-8", "replace") for found in _RESULT_ID.finditer(line)]
+    if wanted is not None and not any(wanted(call_id) for call_id in ids):
+        return []
+    if _ERROR.search(line) is None:
+        return [Result(call_id, False, "", number, at) for call_id in ids]
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return []
+    message = record.get("message") if isinstance(record, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    found = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        call_id = block.get("tool_use_id")
+        if isinstance(call_id, str):
+            error = block.get("is_error") is True
+            found.append(
+                Result(call_id, error, _text(block.get("content"))[:2000] if error else "", number, at)
+            )
+    return found
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def _calls(record: Any, since: str | None, path: str, number: int, at: int = 0) -> list[Call]:
     if not isinstance(record, dict) or record.get("type") != "assistant":
         return []
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return []
-    at = record.get("timestamp")
-    at = at if isinstance(at, str) else ""
-    if since is not None and at < since:
+    stamp = record.get("timestamp")
+    stamp = stamp if isinstance(stamp, str) else ""
+    if since is not None and stamp < since:
         return []
     session = record.get("sessionId")
     session = session if isinstance(session, str) else ""
     cwd = record.get("cwd")
     cwd = cwd if isinstance(cwd, str) else None
     return [
-        Call(block["name"], block["input"], at, session, path, number, cwd)
+        Call(block["name"], block["input"], stamp, session, path, number, cwd, _id(block), at)
         for block in content
         if isinstance(block, dict)
         and block.get("type") == "tool_use"
         and isinstance(block.get("name"), str)
         and isinstance(block.get("input"), dict)
     ]
+
+
+def _id(block: dict[str, Any]) -> str:
+    call_id = block.get("id")
+    return call_id if isinstance(call_id, str) else ""

@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from cortex_hooks.guard import outcomes
+from cortex_hooks.guard.call import Call
 from cortex_hooks.replay import calls as reader
 from cortex_hooks.replay.tally import Tally
 from cortex_hooks.replay.worker_rules import Judged, Rules
@@ -23,12 +25,14 @@ Each = Callable[["reader.Call", Judged], None]  # every call judged, in order (o
 class Setting(NamedTuple):
     """What every transcript of one replay is read and judged with: the databases of the rules
     ((scope, path), project first), whether the built-in protection judges too, the first instant
-    replayed, and the grams a line must hold one of to be worth parsing."""
+    replayed, the grams a line must hold one of to be worth parsing, and whether what the agent
+    did after each catch is worked out (every call is read then: no grams)."""
 
     databases: list[tuple[str, str]]
     protection: bool
     since: str | None
     grams: reader.Grams | None
+    outcomes: bool = False
 
 
 _state: dict[str, tuple[Rules, Setting]] = {}  # this process's rules, opened once (a worker's at its start)
@@ -107,22 +111,43 @@ def _one(path: str, each: Each | None = None) -> Tally:
     tally = Tally()
     tally.transcripts = 1
     deadline = time.monotonic() + FILE_SECONDS
+    watch = outcomes.Watch() if setting.outcomes else None
     try:
         left = reader.Left()
-        found = reader.read(path, deadline=deadline, since=setting.since, grams=setting.grams, left=left)
+        found = reader.read(
+            path, deadline=deadline, since=setting.since, grams=setting.grams, left=left, results=bool(watch)
+        )
         try:
-            for call in found:
-                judged = rules.judge(call)
-                tally.count(call, judged)
+            for item in found:
+                if isinstance(item, reader.Result):
+                    if watch is not None:
+                        result = outcomes.result_of(item.error, item.text)
+                        watch.see(outcomes.Seen(item.id, result=result, offset=item.offset))
+                    continue
+                judged = rules.judge(item)
+                tally.count(item, judged)
                 if each is not None:
-                    each(call, judged)
+                    each(item, judged)
+                if watch is not None:
+                    _watched(watch, item, judged)
         finally:
             tally.calls += left.passed
             tally.answers["allow"] += left.passed
             tally.problems += left.problems
+            if watch is not None:
+                tally.settle(watch)
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         tally.problems.append((path, f"skipped ({reason})"))
         tally.transcripts = 0
     tally.seal()
     return tally
+
+
+def _watched(watch: outcomes.Watch, call: reader.Call, judged: Judged) -> None:
+    """A judged call seen by the outcomes: a later call of the catches before it, then its own
+    catches (as the hook records them: hooks.record)."""
+    asked = judged.call if judged.call is not None else Call(call.tool, call.input, call.cwd)
+    watch.see(outcomes.Seen(call.id, call=asked, offset=call.offset, source=call))
+    for key, answer, rule, jobs in judged.caught:
+        watch.add(outcomes.Catch(answer, call.id, jobs, rule, start=call.offset, key=key))

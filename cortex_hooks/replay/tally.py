@@ -1,5 +1,6 @@
-"""What a replay counts: per learning the calls it matched and what it answered each, with its
-latest examples (redacted), and per call what the guard answered; merged across transcripts."""
+"""What a replay counts: per learning the calls it matched and what it answered each, what the agent
+did after its catches (SPEC §23), with its latest examples (redacted), and per call what the guard
+answered; merged across transcripts."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 
 from cortex_hooks.guard import matching
 from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
+from cortex_hooks.replay import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.replay.calls import Call
+    from cortex_hooks.guard.outcomes import Watch
     from cortex_hooks.replay.worker_rules import Judged
 
 EXAMPLES = 3  # per learning and answer
@@ -23,7 +25,7 @@ Key = tuple[str, int]  # a rule: (scope, learning id), or replay.rules.BUILT_IN
 class Tally:
     """Counts and examples, small whatever the history: merged from one per transcript."""
 
-    __slots__ = ("answers", "calls", "examples", "learnings", "problems", "transcripts")
+    __slots__ = ("answers", "calls", "examples", "learnings", "outcomes", "problems", "transcripts")
 
     def __init__(self) -> None:
         self.transcripts = 0
@@ -31,20 +33,37 @@ class Tally:
         self.answers: Counter[str] = Counter()  # per call: deny, ask, rewrite, warn, allow
         self.learnings: dict[Key, Counter[str]] = {}  # per rule: matched and each answer
         self.examples: dict[tuple[Key, str], list[dict[str, Any]]] = {}
+        # per rule: what the agent did after its catches (guard.outcomes): followed, retried,
+        # asked; the latest retried calls are kept among the examples, as answer "retried"
+        self.outcomes: dict[Key, Counter[str]] = {}
         self.problems: list[tuple[str, str]] = []  # (path, what was left out)
 
-    def count(self, call: Call, judged: Judged) -> None:
+    def count(self, call: calls.Call, judged: Judged) -> None:
         self.calls += 1
         self.answers[judged.answer] += 1
         for key, answer, corrected in judged.answers:
             counts = self.learnings.setdefault(key, Counter())
             counts["matched"] += 1
             counts[answer] += 1
-            kept = self.examples.setdefault((key, answer), [])
+            kept = self.examples.get((key, answer), [])
             if len(kept) < EXAMPLES or call.at > kept[0]["at"]:
-                kept.append(_example(call, answer, corrected))
-                kept.sort(key=lambda example: example["at"])
-                del kept[:-EXAMPLES]
+                self._keep(key, answer, _example(call, answer, corrected))
+
+    def settle(self, watch: Watch) -> None:
+        """The outcomes the transcript decided (the catches left open stay unknown)."""
+        for catch, (result, event) in watch.decided:
+            key: Key = catch.key  # type: ignore[assignment]  # replay's catches are keyed by their rule
+            self.outcomes.setdefault(key, Counter())[result] += 1
+            source = event.source if event is not None else None
+            if result == "retried" and isinstance(source, calls.Call):
+                self._keep(key, "retried", _example(source, "retried", None))
+
+    def _keep(self, key: Key, answer: str, example: dict[str, Any]) -> None:
+        kept = self.examples.setdefault((key, answer), [])
+        if len(kept) < EXAMPLES or example["at"] > kept[0]["at"]:
+            kept.append(example)
+            kept.sort(key=lambda one: one["at"])
+            del kept[:-EXAMPLES]
 
     def seal(self) -> None:
         """Redact and cut the examples kept (once per transcript, not per call: a learning that
@@ -62,6 +81,8 @@ class Tally:
         self.answers.update(other.answers)
         for rule, counts in other.learnings.items():
             self.learnings.setdefault(rule, Counter()).update(counts)
+        for rule, counts in other.outcomes.items():
+            self.outcomes.setdefault(rule, Counter()).update(counts)
         for pair, examples in other.examples.items():
             kept = self.examples.setdefault(pair, [])
             kept += examples
@@ -70,7 +91,7 @@ class Tally:
         self.problems += other.problems
 
 
-def _example(call: Call, answer: str, corrected: str | None) -> dict[str, Any]:
+def _example(call: calls.Call, answer: str, corrected: str | None) -> dict[str, Any]:
     """One call as a report shows it: the command (or the compact input), redacted and cut
     once sealed."""
     command = call.input.get("command")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import matching, outcomes
 from cortex_hooks.guard.call import Call
-from cortex_hooks.guard.judge import judge
+from cortex_hooks.guard.judge import Judgment, judge
 from cortex_hooks.judging import protection, protocol
 from cortex_hooks.judging.in_force import InForce
 from cortex_hooks.scopes import Scope, close
@@ -28,12 +28,16 @@ BUILT_IN = ("built-in", 0)  # the built-in protection, among the learnings a rep
 class Judged(NamedTuple):
     """What one call got: each rule that matched it, by (scope, id), with its own answer and its
     corrected command; the call's answer (deny, ask, rewrite, warn or allow), the command that
-    would have run (a rewrite) and the hook's output, byte for byte (None: it prints none)."""
+    would have run (a rewrite) and the hook's output, byte for byte (None: it prints none); the
+    call as the judge read it, and each of its catches (a learning's deny, ask or rewrite: its
+    key, answer, rule and the jobs of what it matched), whose outcome the replay works out."""
 
     answers: list[tuple[tuple[str, int], str, str | None]]
     answer: str
     corrected: str | None
     output: dict[str, Any] | None
+    call: Call | None = None
+    caught: tuple[tuple[tuple[str, int], str, outcomes.Rule, frozenset[str]], ...] = ()
 
 
 class Rules:
@@ -45,6 +49,7 @@ class Rules:
         self.scopes = [Scope(name, open_database(path), path) for name, path in databases]
         self.protection = protection.refusal if protected else None
         self.configs: dict[str, Config] = {}
+        self.rules: dict[tuple[str, int], outcomes.Rule] = {}  # each caught learning's, read once
 
     def close(self) -> None:
         close(self.scopes)
@@ -54,7 +59,8 @@ class Rules:
         if matching.mistyped(call.tool, call.input):
             return Judged([], "allow", None, None)  # the hook refuses such a payload: no decision
         rules = InForce(self.scopes, protection=self.protection, configs=self.configs)
-        judged = judge(Call(call.tool, call.input, call.cwd), rules)
+        asked = Call(call.tool, call.input, call.cwd)
+        judged = judge(asked, rules)
         answers = [
             ((hit.scope, hit.id), hit.answer, hit.correction.command if hit.correction else None)
             for hit in judged.matched
@@ -63,4 +69,26 @@ class Rules:
             answers.insert(0, (BUILT_IN, "deny", None))
         corrected = judged.corrected if judged.updated_input is not None else None
         output = protocol.pre_tool_use(judged) if judged.answer != "allow" else None
-        return Judged(answers, judged.answer, corrected, output)
+        return Judged(
+            answers, judged.answer, corrected, output, asked, tuple(self._caught(asked, rules, judged))
+        )
+
+    def _caught(self, call: Call, rules: InForce, judged: Judgment) -> list[Any]:
+        """The call's catches as PreToolUse records them (hooks.record): each learning's deny, ask
+        or rewrite, with the jobs of the simple command it matched."""
+        wanted = {(hit.scope, hit.id): hit for hit in judged.matched if hit.answer in outcomes.CAUGHT}
+        caught = []
+        for candidate in rules.candidates(call) if wanted else ():
+            key = (candidate.scope, candidate.row["id"])
+            if key not in wanted:
+                continue
+            row = candidate.row
+            hit = wanted[key]
+            rule = self.rules.get(key)
+            if rule is None:
+                rule = self.rules[key] = outcomes.Rule(
+                    row["regex"], row["tool"], row["target"], hit.correct_pattern, candidate.timeouts
+                )
+            jobs = outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
+            caught.append((key, hit.answer, rule, jobs))
+        return caught

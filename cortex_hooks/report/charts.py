@@ -20,6 +20,8 @@ _CONFIG: dict[str, Any] = {
 }  # fmt: skip
 VERDICT_COLORS = {"denies": "#d64545", "asks": "#8e6bd1", "warnings": "#e0a030", "rewrites": "#2f9e8f"}
 MEMORY_COLORS = {"added": "#3b82c4", "recalled": "#2f9e8f", "archived": "#e0a030", "pruned": "#d64545"}
+# what the agent did after a deny, ask or rewrite (SPEC §23): followed, retried, the person answered
+OUTCOME_COLORS = {"followed": "#2f9e8f", "retried": "#d64545", "asked": "#8e6bd1"}
 LINE = "#3b82c4"
 SPARK_WIDTH, SPARK_HEIGHT = 132, 28
 WIDE = 1030  # a chart across the page
@@ -86,6 +88,18 @@ def verdicts(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str,
     if not rows:
         return None
     return _bars(rows, kinds, colors=VERDICT_COLORS, since=since, today=today, counted="calls")
+
+
+def outcomes(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str, Any] | None:
+    """What the agent did after the catches of each day (per week over a long window): followed
+    beside retried (and the person's answers once there are any), side by side."""
+    kinds = [kind for kind in OUTCOME_COLORS if any(day.counts[kind] for day in daily)]
+    rows = [{"day": day.day, "kind": kind, "n": day.counts[kind]} for day in daily for kind in kinds]
+    if not rows:
+        return None
+    return _bars(
+        rows, kinds, colors=OUTCOME_COLORS, since=since, today=today, counted="catches", stacked=False
+    )
 
 
 def memory_activity(daily: tuple[values.Day, ...], since: str, today: str) -> dict[str, Any] | None:

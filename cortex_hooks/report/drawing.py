@@ -24,6 +24,7 @@ class Drawn:
 
     sparks: dict[int, str] = field(default_factory=dict)
     verdicts: str | None = None
+    outcomes: str | None = None
     memory: str | None = None
     ages: str | None = None
     graph: str | None = None
@@ -49,6 +50,7 @@ def draw(report: values.Report) -> Drawn | None:
     drawn.sparks = {line.id: by_series[line.series] for line in moved if line.series in by_series}
     specs: dict[str, tuple[Callable[[dict[str, Any]], str], dict[str, Any] | None]] = {
         "verdicts": (renderer.vega_lite, charts.verdicts(report.daily, report.since, today)),
+        "outcomes": (renderer.vega_lite, charts.outcomes(report.daily, report.since, today)),
         "memory": (renderer.vega_lite, charts.memory_activity(report.daily, report.since, today)),
         "ages": (renderer.vega_lite, charts.memory_ages(report)),
         "graph": (renderer.vega, charts.graph(report)),

@@ -9,7 +9,7 @@ from cortex_hooks import clock, confidence, location
 from cortex_hooks.guard import actions
 from cortex_hooks.judging import proof
 from cortex_hooks.report import values
-from cortex_hooks.store import history, keeper, learnings, proposals
+from cortex_hooks.store import history, keeper, learnings, outcomes, proposals
 from cortex_hooks.store import report as store
 
 # What the page shows at most; the rest is counted and named by the command that lists it. These
@@ -108,6 +108,7 @@ class _Lines:
         self.points: dict[int, list[values.Point]] = {}
         self.counts: dict[int, sqlite3.Row] = {}
         self.last: dict[int, str] = {}
+        self.retried: dict[int, values.Retried] = {}  # each one's latest retried catch
 
 
 def _lines(connection: sqlite3.Connection, ids: list[int], since: str, today: str) -> _Lines:
@@ -119,6 +120,10 @@ def _lines(connection: sqlite3.Connection, ids: list[int], since: str, today: st
             )
     lines.counts = store.window_counts(connection, ids, since)
     lines.last = store.last_calls(connection, ids)
+    lines.retried = {
+        learning_id: values.Retried(row["at"], row["call"], row["next_call"])
+        for learning_id, row in outcomes.last(connection, ids).items()
+    }
     for learning_id, row in lines.counts.items():
         if learning_id not in lines.last and row["last_day"]:
             lines.last[learning_id] = row["last_day"]
@@ -179,6 +184,7 @@ def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> val
         review=review,
         counts={key: (counted[key] or 0) if counted else 0 for key in history.COUNTS},
         last_match=lines.last.get(row["id"]),
+        retried=lines.retried.get(row["id"]),
         series=series(
             lines.points.get(row["id"], []), lines.since, lines.today, str(row["created_at"]), value
         ),

@@ -53,6 +53,7 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
         lead += (
             f" The built-in protection denied {totals['protections']:,} calls that would weaken the guard."
         )
+    lead += _after(totals)
     parts = [f'<h2>Activity</h2><p class="lead">{e(lead)}</p>']
     if report.put_back:  # what the keeper put back (SPEC §21), the latest last
         items = "".join(f"<li>{instant(at)} UTC: {escaped(what, 400)}</li>" for at, what in report.put_back)
@@ -60,12 +61,17 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
             '<p class="lead">Changes to the guard that cortex-hooks did not make, put back '
             f"({_cmd(report.run('integrity'))} lists them):</p><ul>{items}</ul>"
         )
-    if drawn is not None and (drawn.verdicts or drawn.memory):
+    if drawn is not None and (drawn.verdicts or drawn.outcomes or drawn.memory):
         parts.append('<div class="panel">')
         per = "week" if charts.weeks(report.since, report.generated[:10]) else "day"
         if drawn.verdicts:
             parts.append(
                 f"<h3>Calls denied and warned per {per}</h3>{_img(drawn.verdicts, f'calls per {per}')}"
+            )
+        if drawn.outcomes:
+            parts.append(
+                f"<h3>After a deny, ask or rewrite: followed or retried, per {per} of the catch</h3>"
+                f"{_img(drawn.outcomes, f'outcomes per {per}')}"
             )
         if drawn.memory:
             parts.append(f"<h3>Memories per {per}</h3>{_img(drawn.memory, f'memories per {per}')}")
@@ -94,6 +100,20 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
     return "".join(parts)
 
 
+def _after(totals: dict[str, int]) -> str:
+    """What the agent did after the window's denies, asks and rewrites (SPEC §23)."""
+    caught = totals["denies"] + totals["asks"] + totals["rewrites"]
+    if not caught:
+        return ""
+    known = totals["followed"] + totals["retried"] + totals["asked"]
+    answered = f", the person answered {totals['asked']:,}" if totals["asked"] else ""
+    return (
+        f" After its {caught:,} denies, asks and rewrites the agent followed the correct way "
+        f"{totals['followed']:,} times and retried the anti-pattern {totals['retried']:,} times"
+        f"{answered}; {caught - known:,} unknown."
+    )
+
+
 def _trend(line: values.Learning) -> str:
     if not line.series:
         return ""
@@ -117,20 +137,33 @@ def _learning_row(report: values.Report, line: values.Learning, drawn: Drawn | N
     verbs = {"awaiting review": ("keep", "archive"), "archived": ("restore",)}.get(line.review, ("archive",))
     commands = "".join(_cmd(report.run(verb, line.id)) for verb in verbs)
     counts = line.counts
+    caught = counts["denies"] + counts["asks"] + counts["rewrites"]
     return (
         f'<tr id="learning-{line.id}"><td class="id">#{line.id}</td><td>{action}</td>'
         f'<td class="what">{escaped(line.anti_pattern)}'
         f'<div class="do"><b>do</b> {escaped(line.correct_pattern)}'
-        f" · {escaped(line.tool, 40)} · {escaped(line.severity, 20)}</div></td>"
+        f" · {escaped(line.tool, 40)} · {escaped(line.severity, 20)}</div>{_retried(line)}</td>"
         f'<td class="num"><span class="conf">{value}</span></td><td>{shown}</td>'
-        f'<td class="num">{counts["denies"]:,}</td><td class="num">{counts["warnings"]:,}</td>'
+        f'<td class="num">{caught:,}</td><td class="num">{counts["followed"]:,}</td>'
+        f'<td class="num">{counts["retried"]:,}</td><td class="num">{counts["warnings"]:,}</td>'
         f'<td class="when">{instant(line.last_match or "—")}</td>'
         f'<td>{review}<div class="cmds">{commands}</div></td></tr>'
     )
 
 
-_LEARNING_HEADS = ["id", "action", "anti-pattern", "confidence", "line", "denied", "warned", "last match",
-                   "status, command"]  # fmt: skip
+def _retried(line: values.Learning) -> str:
+    """The latest catch the agent retried, and what it tried again (already redacted)."""
+    if line.retried is None:
+        return ""
+    again = f" → then <code>{escaped(line.retried.again)}</code>" if line.retried.again else ""
+    return (
+        f'<div class="do"><b>last retried</b> {instant(line.retried.at)}: '
+        f"<code>{escaped(line.retried.call)}</code>{again}</div>"
+    )
+
+
+_LEARNING_HEADS = ["id", "action", "anti-pattern", "confidence", "line", "caught", "followed", "retried",
+                   "warned", "last match", "status, command"]  # fmt: skip
 
 
 def learnings(report: values.Report, drawn: Drawn | None) -> str:
@@ -138,12 +171,14 @@ def learnings(report: values.Report, drawn: Drawn | None) -> str:
     parts = [
         "<h2>Learnings</h2>",
         f'<p class="lead">The {len(report.learnings):,} of {active:,} active learnings matched most in '
-        f"the last {report.days} days, then the newest. Denied and warned count that window.</p>",
+        f"the last {report.days} days, then the newest. Caught (denied, asked about or rewritten), "
+        "followed, retried and warned count that window: after a catch, the agent followed the "
+        "correct way, or retried the anti-pattern.</p>",
     ]
     if not report.learnings:
         return "".join([*parts, '<p class="empty">No active learning.</p>'])
     rows = [_learning_row(report, line, drawn) for line in report.learnings]
-    parts.append(_table("Learnings, most matched first", _LEARNING_HEADS, rows, {3, 5, 6}))
+    parts.append(_table("Learnings, most matched first", _LEARNING_HEADS, rows, {3, 5, 6, 7, 8}))
     parts.append(_more(len(report.learnings), active, "active learnings", report.run("list")))
     if report.unproved:  # what the judge found of their own examples (SPEC §20)
         items = "".join(f"<li>{escaped(line, 300)}</li>" for line in report.unproved)
@@ -165,7 +200,7 @@ def review(report: values.Report, drawn: Drawn | None) -> str:
         return "".join([*parts, '<p class="empty">No learning awaits review.</p>'])
     rows = [_learning_row(report, line, drawn) for line in report.review]
     parts.append(
-        _table("Learnings awaiting review, lowest confidence first", _LEARNING_HEADS, rows, {3, 5, 6})
+        _table("Learnings awaiting review, lowest confidence first", _LEARNING_HEADS, rows, {3, 5, 6, 7, 8})
     )
     parts.append(_more(len(report.review), total, "awaiting review", report.run("list --review")))
     return "".join(parts)

@@ -30,6 +30,7 @@ def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str
         "learnings": {key: totals[key] for key in history.COUNTS},
         "memories": {key: totals[key] for key in history.MEMORY_COUNTS},
         "built_in": {"denies": totals[history.PROTECTIONS]},
+        "retried": _retried(connection, first),
         "most_matched": [
             {
                 "id": row["id"],
@@ -44,6 +45,33 @@ def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str
     }
 
 
+def _retried(connection: sqlite3.Connection, since: str) -> list[dict[str, Any]]:
+    """The learnings the agent retried in the window (SPEC §23), the most retried first, each with
+    its latest retried catch (redacted)."""
+    from cortex_hooks.store import outcomes
+
+    rows = outcomes.most_retried(connection, since, MOST_MATCHED)
+    latest = outcomes.last(connection, [row["id"] for row in rows])
+    found = []
+    for row in rows:
+        last = latest.get(row["id"])
+        example = (
+            {"at": last["at"], "tool": last["tool"], "call": last["call"], "retried_with": last["next_call"]}
+            if last is not None
+            else None
+        )
+        found.append(
+            {
+                "id": row["id"],
+                "anti_pattern": row["anti_pattern"],
+                "followed": row["followed"],
+                "retried": row["retried"],
+                "last_retried": example,
+            }
+        )
+    return found
+
+
 def empty(now: datetime, days: int) -> dict[str, Any]:
     """The window of a scope without a database."""
     return {
@@ -52,5 +80,6 @@ def empty(now: datetime, days: int) -> dict[str, Any]:
         "learnings": dict.fromkeys(history.COUNTS, 0),
         "memories": dict.fromkeys(history.MEMORY_COUNTS, 0),
         "built_in": {"denies": 0},
+        "retried": [],
         "most_matched": [],
     }

@@ -30,9 +30,22 @@ class Learning:
     confidence: int | None  # hundredths; None when a hand edit made it unreadable
     action: str  # what a match would do now: "deny", "ask" or "warn"
     review: str  # "awaiting review", "pinned", "archived" or "trusted"
-    counts: dict[str, int]  # matches, denies, asks, warnings, rewrites in the window
+    counts: dict[
+        str, int
+    ]  # matches, denies, asks, warnings, rewrites; followed, retried, asked: the window's
     last_match: str | None  # an instant, or a day when only the history's day is known
     series: tuple[Point, ...] = ()
+    retried: Retried | None = None  # the latest catch the agent retried (SPEC §23)
+
+
+@dataclass(frozen=True)
+class Retried:
+    """A catch the agent retried, as the history keeps it (redacted): the caught call, and the
+    call that tried it again."""
+
+    at: str
+    call: str
+    again: str | None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""SQL of the history (issue 28): per learning and UTC day its matches, what they became and its
-confidence at the day's end; per scope and day the same counts summed, and the memories added,
-recalled, archived and pruned; the last denied or warned calls of each learning. Day rows past a
-year are folded into month rows.
+"""SQL of the history (issue 28): per learning and UTC day its matches, what they became, what the
+agent did after its catches (SPEC §23) and its confidence at the day's end; per scope and day the
+same counts summed, and the memories added, recalled, archived and pruned; the last denied or
+warned calls of each learning. Day rows past a year are folded into month rows.
 
 Written only inside transactions that already write (a match's boost, a session end's decay, a
 change of confidence, the lifecycle's prune; the memory counts by triggers, schema 14): the
@@ -16,7 +16,11 @@ from collections.abc import Mapping
 from datetime import date, timedelta
 
 KEPT_CALLS = 5  # per learning: its latest denied or warned calls (see keep_calls)
-COUNTS = ("matches", "denies", "asks", "warnings", "rewrites")
+VERDICTS = ("matches", "denies", "asks", "warnings", "rewrites")
+# what the agent did after a deny, ask or rewrite (SPEC §23; `asked`: the person answered),
+# counted on the day of the catch (store.outcomes)
+OUTCOMES = ("followed", "retried", "asked")
+COUNTS = (*VERDICTS, *OUTCOMES)
 ANSWERS = ("deny", "ask", "rewrite", "warn")  # what a match answered (guard.judge.answer)
 MEMORY_COUNTS = ("added", "recalled", "archived", "pruned")
 PROTECTIONS = "protections"  # the built-in protection's denials, per scope and day (SPEC §20)
@@ -119,7 +123,7 @@ def count_memories(connection: sqlite3.Connection, day: str, column: str, count:
 
 def forget_learning(connection: sqlite3.Connection, learning_id: int) -> None:
     """A deleted learning's history (a move's source)."""
-    for table in ("learning_day", "learning_month", "verdict_call"):
+    for table in ("learning_day", "learning_month", "verdict_call", "outcome"):
         connection.execute(f"DELETE FROM {table} WHERE learning_id = :id", {"id": learning_id})
 
 

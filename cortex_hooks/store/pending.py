@@ -131,6 +131,11 @@ def _apply(connection: sqlite3.Connection, entry: dict[str, Any], policy: Policy
             answers=_answers(entry),
             call=(tool, call) if isinstance(tool, str) and isinstance(call, str) else None,
         )
+        caught = entry.get("caught")
+        if isinstance(caught, list) and all(isinstance(row, dict) for row in caught):
+            from cortex_hooks.store import outcomes
+
+            outcomes.record(connection, caught)
     elif op == "start" and isinstance(session, str):
         sessions.record_start(connection, session, str(entry.get("source")), now)
     elif op == "end" and isinstance(session, str) and not sessions.has_ended(connection, session):

@@ -179,6 +179,14 @@ def accepted(
     )
 
 
+def aimed(connection: sqlite3.Connection, proposal_id: int, learning_id: int, scope: str) -> None:
+    """A proposal for a learning that exists (a rewrite of it): named from the start."""
+    connection.execute(
+        "UPDATE proposal SET learning_id = :learning, learning_scope = :scope WHERE id = :id",
+        {"id": proposal_id, "learning": learning_id, "scope": scope},
+    )
+
+
 def reject(connection: sqlite3.Connection, proposal_id: int, fingerprint: str, now: str) -> None:
     connection.execute(
         "UPDATE proposal SET status = 'rejected', updated_at = :now WHERE id = :id",

@@ -145,6 +145,16 @@ def _allow_remembered_signal(connection: sqlite3.Connection) -> None:
     )
 
 
+def _allow_followed_signal(connection: sqlite3.Connection) -> None:
+    """Rebuild `proposal` with `followed` among the signals its CHECK allows (version 22)."""
+    _widen_check(
+        connection,
+        "proposal",
+        "'repeated-failure', 'model', 'remembered'))",
+        "'repeated-failure', 'model', 'remembered', 'followed'))",
+    )
+
+
 def _widen_check(connection: sqlite3.Connection, table: str, old: str, new: str) -> None:
     """Rebuild a table with a CHECK widened (SQLite cannot alter a CHECK): the table as it stands —
     whatever columns earlier versions added — copied whole, with its indexes and triggers made
@@ -164,7 +174,9 @@ def _widen_check(connection: sqlite3.Connection, table: str, old: str, new: str)
     ]
     columns = ", ".join(f'"{row[1]}"' for row in connection.execute(f"PRAGMA table_info({table})"))
     widened = sql.replace(old, new)
-    connection.execute(widened.replace(f"CREATE TABLE {table}", f"CREATE TABLE {table}_widened", 1))
+    # a table rebuilt before is named in quotes (`ALTER TABLE … RENAME` writes "proposal")
+    widened = re.sub(rf'\ACREATE TABLE\s+(?:"{table}"|{table}\b)', f"CREATE TABLE {table}_widened", widened)
+    connection.execute(widened)
     connection.execute(f"INSERT INTO {table}_widened ({columns}) SELECT {columns} FROM {table}")
     connection.execute(f"DROP TABLE {table}")
     connection.execute(f"ALTER TABLE {table}_widened RENAME TO {table}")
@@ -686,6 +698,51 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
             changes INTEGER NOT NULL)""",
         "INSERT INTO keeper_state (id, changes) VALUES (1, 0)",
         *_KEEPER_TRIGGERS,
+    ),
+    # 23: a lesson that works, shown (SPEC §23). `outcome`: each deny, ask and rewrite of a
+    # learning, as PreToolUse wrote it (its session, the tool call's id, the jobs of the call,
+    # where its transcript stood), until what the agent did next decides it: followed, retried
+    # or asked (NULL: not known yet). `settled`: decided from the transcript, final; a retry
+    # PreToolUse saw (the learning matched again) is provisional until then. The history counts
+    # each outcome on the day of its catch (`followed`, `retried`, `asked`: the person answered).
+    (
+        """CREATE TABLE outcome (
+            id INTEGER PRIMARY KEY,
+            learning_id INTEGER NOT NULL,
+            session_id TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            answer TEXT NOT NULL CHECK (answer IN ('deny', 'ask', 'rewrite')),
+            at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            call TEXT NOT NULL,
+            jobs TEXT NOT NULL DEFAULT '[]',
+            transcript TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,
+            read INTEGER NOT NULL DEFAULT 0,
+            result TEXT CHECK (result IN ('followed', 'retried', 'asked')),
+            settled INTEGER NOT NULL DEFAULT 0,
+            decided_at TEXT,
+            next_tool TEXT,
+            next_call TEXT
+        )""",
+        "CREATE INDEX outcome_open ON outcome (session_id) WHERE settled = 0",
+        # since a learning was last changed (its `updated_at`: a reworded correct way, a `keep`):
+        # how often the agent followed and retried it, what SessionStart's review weighs
+        """CREATE TABLE outcome_since (
+            learning_id INTEGER PRIMARY KEY,
+            since TEXT NOT NULL,
+            followed INTEGER NOT NULL DEFAULT 0,
+            retried INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX outcome_of ON outcome (learning_id, result, id)",
+        *(
+            f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+            for table in ("learning_day", "learning_month", "scope_day", "scope_month")
+            for column in ("followed", "retried", "asked")
+        ),
+        # capture's rewrite a learning could have, shown by the call the agent ran after its deny
+        # (signal `followed`; the proposal names the learning it is for from the start)
+        _allow_followed_signal,
     ),
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION

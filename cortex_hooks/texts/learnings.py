@@ -32,19 +32,56 @@ def flags(learning: Learning) -> str:
 
 
 def table(learnings: list[Learning], width: int | None = None) -> str:
-    """One line per learning: id, confidence, flags, tool and target, anti-pattern -> correct; each
-    line cut to `width` characters (None: whole, for a pipe or a file)."""
+    """One line per learning: id, confidence, how often it caught a call and what the agent did
+    next (followed / retried), flags, tool and target, anti-pattern -> correct; each line cut to
+    `width` characters (None: whole, for a pipe or a file)."""
     if not learnings:
         return "No learnings."
-    lines = [f"{'ID':>4}  {'CONF':<4}  {'FLAGS':<20} {'TOOL/TARGET':<18} ANTI-PATTERN -> CORRECT"]
+    lines = [
+        f"{'ID':>4}  {'CONF':<4}  {'CAUGHT':>6} {'FOL/RET':>7}  {'FLAGS':<20} {'TOOL/TARGET':<18} "
+        "ANTI-PATTERN -> CORRECT"
+    ]
     for learning in learnings:
         where = f"{clean(learning.tool, one_line=True)}/{learning.target}"
         text = (
             f"{clean(learning.anti_pattern, one_line=True)} -> "
             f"{clean(learning.correct_pattern, one_line=True)}"
         )
-        lines.append(f"{learning.id:>4}  {learning.confidence:.2f}  {flags(learning):<20} {where:<18} {text}")
+        caught, outcome = _caught(learning)
+        lines.append(
+            f"{learning.id:>4}  {learning.confidence:.2f}  {caught:>6} {outcome:>7}  {flags(learning):<20} "
+            f"{where:<18} {text}"
+        )
     return "\n".join(fit(line, width) for line in lines)
+
+
+def _caught(learning: Learning) -> tuple[str, str]:
+    """A learning's catches and, of them, how many the agent followed and retried (`-`: none)."""
+    outcomes = learning.outcomes
+    if outcomes is None or not outcomes.caught:
+        return "-", "-"
+    return str(outcomes.caught), f"{outcomes.followed}/{outcomes.retried}"
+
+
+def outcome_lines(learning: Learning) -> list[tuple[str, str]]:
+    """What the agent did after a learning's catches, in words (show), with its last retried call."""
+    outcomes = learning.outcomes
+    if outcomes is None:
+        return []
+    counted = (
+        f"{times(outcomes.caught)}: followed {outcomes.followed}, retried {outcomes.retried}, "
+        f"the person answered {outcomes.asked}, unknown {outcomes.unknown}"
+        if outcomes.caught
+        else "never (it has denied, asked about or corrected no call)"
+    )
+    rows = [("caught", counted)]
+    last = outcomes.last_retried
+    if last is not None:
+        retried = f"{last.at} {last.tool}: {last.call}"
+        if last.retried_with:
+            retried += f" -> then: {last.retried_with}"
+        rows.append(("last retried", retried))
+    return rows
 
 
 def detail(learning: Learning) -> str:
@@ -60,6 +97,7 @@ def detail(learning: Learning) -> str:
         ("confidence", confidence.show(round(learning.confidence * 100))),
         ("flags", flags(learning)),
         ("accessed", times(learning.access_count) + f", last {learning.last_accessed or 'never'}"),
+        *outcome_lines(learning),
         ("created", learning.created_at),
         ("updated", learning.updated_at),
         ("archived", learning.archived_at or "no"),

@@ -81,12 +81,31 @@ def _learning(learning: dict[str, Any]) -> list[str]:
         f"    matched {learning['matched']:,} call{'s' if learning['matched'] != 1 else ''}:"
         f" would have {counts}",
     ]
+    lines += _after(learning.get("outcomes"))
     for example in learning["examples"]:
         corrected = example["corrected"]
         then = f"\n          -> {_cut(clean(corrected, one_line=True), 120)}" if corrected is not None else ""
         lines.append(
             f"    e.g. {example['at'][:10] or '?'} {_ANSWERED[example['answer']]}: "
             f"{_cut(clean(example['call'], one_line=True), 120)}{then}"
+        )
+    return lines
+
+
+def _after(outcomes: dict[str, Any] | None) -> list[str]:
+    """What the agent did after the calls it would have caught (SPEC §23), and the latest call it
+    retried the anti-pattern with."""
+    if not outcomes or not outcomes["caught"]:
+        return []
+    answered = f", the person answered {outcomes['asked']:,}" if outcomes["asked"] else ""
+    lines = [
+        f"    after them the agent followed the correct way {outcomes['followed']:,}, retried the "
+        f"anti-pattern {outcomes['retried']:,}{answered}, unknown {outcomes['unknown']:,}"
+    ]
+    last = outcomes["last_retried"]
+    if last is not None:
+        lines.append(
+            f"    last retried {last['at'][:10] or '?'}: {_cut(clean(last['call'], one_line=True), 120)}"
         )
     return lines
 

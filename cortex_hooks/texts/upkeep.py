@@ -41,6 +41,19 @@ def _history(window: dict[str, Any]) -> str:
     if window["built_in"]["denies"]:
         denied = window["built_in"]["denies"]
         lines.append(f"The built-in protection denied {denied} calls that would weaken the guard.")
+    if window["retried"]:  # SPEC §23: what the agent tried again after a deny, ask or rewrite
+        lines.append("Learnings the agent retried after a catch:")
+    for row in window["retried"]:
+        last = row["last_retried"]
+        example = ""
+        if last is not None:
+            example = f"; last: `{clean(last['call'], one_line=True)[:60]}`"
+            if last["retried_with"]:
+                example += f" then `{clean(last['retried_with'], one_line=True)[:60]}`"
+        lines.append(
+            f"  #{row['id']:<5} retried {row['retried']}, followed {row['followed']}{example}  "
+            f"{clean(row['anti_pattern'], one_line=True)[:60]}"
+        )
     if window["most_matched"]:
         lines.append("Most matched learnings:")
     for row in window["most_matched"]:
@@ -52,10 +65,20 @@ def _history(window: dict[str, Any]) -> str:
 
 
 def _answered(counts: Any) -> str:
-    """`3 denied, 5 warned`, with the asks and rewrites (SPEC §16) where there are some."""
+    """`3 denied, 5 warned`, with the asks and rewrites (SPEC §16) where there are some, and what
+    the agent did after them (SPEC §23) where it is known."""
     asked = f", {counts['asks']} asked" if counts["asks"] else ""
     rewritten = f", {counts['rewrites']} rewritten" if counts["rewrites"] else ""
-    return f"{counts['denies']} denied{asked}{rewritten}, {counts['warnings']} warned"
+    return f"{counts['denies']} denied{asked}{rewritten}, {counts['warnings']} warned{_next(counts)}"
+
+
+def _next(counts: Any) -> str:
+    """`; then followed 2, retried 1`: what the agent did after the catches (the person's answers
+    where there were some); nothing when no catch's outcome is known."""
+    if not (counts["followed"] or counts["retried"] or counts["asked"]):
+        return ""
+    answered = f", the person answered {counts['asked']}" if counts["asked"] else ""
+    return f"; then followed {counts['followed']}, retried {counts['retried']}{answered}"
 
 
 def sessions(listed: list[Session]) -> str:

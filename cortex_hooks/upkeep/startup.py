@@ -12,6 +12,7 @@ from cortex_hooks.guard import pruning, snapshot
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
+from cortex_hooks.text_budget import Section
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def session_text(
     config = location.config_for((project or scopes[0]).path)
     waiting: list[dict[str, object]] = []
     awaiting = 0
+    unclear = _unclear(scopes, config.context_budget // 60 + 1)
     for scope in scopes:
         # No review entry is shorter than 60 characters: more rows than this could never be shown.
         policy = location.config_for(scope.path).policy
@@ -82,7 +84,13 @@ def session_text(
         section = texts.section(proposed, total)
     tail = snapshot.where(location.cli_command())
     text = snapshot.session_context(
-        waiting, awaiting, loaded, now, budget=config.context_budget - len(tail), proposals=section
+        waiting,
+        awaiting,
+        loaded,
+        now,
+        budget=config.context_budget - len(tail),
+        proposals=section,
+        unclear=unclear,
     )
     memory = None
     if folder is not None and config.surface:
@@ -90,6 +98,27 @@ def session_text(
         memory = memory_digest(scopes, folder, now, min(config.surface_budget, room))
     body = "\n\n".join(part for part in (text, memory) if part)
     return (body + tail if body else ""), awaiting
+
+
+def _unclear(scopes: list[Scope], limit: int) -> Section | None:
+    """The learnings of both scopes the agent keeps retrying rather than following (SPEC §23)."""
+    from cortex_hooks.guard import review
+    from cortex_hooks.store import outcomes
+
+    rows: list[dict[str, object]] = []
+    total = 0
+    for scope in scopes:
+        found, count = outcomes.unclear(scope.connection, limit)
+        rows += [{**dict(row), "scope": scope.name} for row in found]
+        total += count
+    return review.unclear(rows[:limit], total) if total else None
+
+
+def unclear_count(scopes: list[Scope]) -> int:
+    """How many learnings of both scopes the agent keeps retrying: the person's one line."""
+    from cortex_hooks.store import outcomes
+
+    return sum(outcomes.unclear(scope.connection, 0)[1] for scope in scopes)
 
 
 def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) -> str | None:
