@@ -701,6 +701,7 @@ def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
     if done.returncode != 0:
         raise SystemExit(f"bench: keeping {databases} failed: {done.stderr.strip()}")
 
+
 OUTCOMES_SESSION = "bench-outcomes"
 
 

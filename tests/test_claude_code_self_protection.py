@@ -98,7 +98,7 @@ def test_text_made_at_run_time_is_denied_and_an_everyday_move_runs(
     for number, tool_use_id in ((1, "toolu_printf"), (2, "toolu_base64"), (3, "toolu_ansi")):
         result = tool_result(after_tool_use(run.requests[number], tool_use_id), tool_use_id)
         assert result["is_error"] is True, tool_use_id
-        assert "cortex-hooks' built-in protection denied this tool call" in text_of(result["content"])
+        assert "cortex-hooks blocked this tool call (built-in protection)" in text_of(result["content"])
     assert (project / ".cortex" / "cortex.db").exists()
     assert learning(project, rule["id"])["archived_at"] is None
     assert (project / "app.js").exists(), "the everyday move was denied"

@@ -268,7 +268,7 @@ def test_doctor_and_the_report_list_what_was_put_back(project: Path, db: Path, t
     sql(db, "UPDATE learning SET action = 'warn'")
     told(hook("ls", project))
     doctor = cli("doctor").stdout
-    assert "keeper: kept in" in doctor
+    assert "keeper: kept outside the project" in doctor
     assert "put back: learning #1 (force push): its action went down" in doctor
     page = tmp_path / "report.html"
     assert cli("report", "--out", str(page)).code == 0

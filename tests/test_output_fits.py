@@ -60,7 +60,7 @@ def test_list_fits_the_terminal(columns: int) -> None:
     assert len(lines) == 2
     assert all(len(line) <= columns for line in lines), [len(line) for line in lines]
     assert lines[1].endswith("…")
-    assert lines[1].startswith("   1  0.70  -")
+    assert lines[1].startswith("   1  0.70       -       -  -")
 
 
 @pytest.mark.usefixtures("long_learning")

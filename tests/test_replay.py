@@ -100,7 +100,7 @@ def test_by_default_this_projects_transcripts_are_replayed(db: Path) -> None:
     assert report["paths"] == [str(where)]
     assert (report["transcripts"], report["calls"]) == (2, 3)
     assert by_id(report)[blocked]["denied"] == 2
-    assert report["answers"] == {"deny": 2, "ask": 0, "rewrite": 0, "warn": 0, "allow": 1}
+    assert report["answers"] == {"deny": 2, "ask": 0, "rewrite": 0, "warn": 0, "none": 1}
 
 
 def test_no_transcripts_here_is_said_not_failed(db: Path) -> None:
@@ -150,7 +150,7 @@ def test_each_learning_gets_its_counts_and_its_latest_redacted_examples(db: Path
     (rewrite,) = learnings[fixed]["examples"]
     assert (rewrite["call"], rewrite["corrected"]) == ("pip install x", "python3 -m pip install x")
     assert set(rewrite) == {"answer", "tool", "call", "corrected", "session", "at", "transcript", "line"}
-    assert report["answers"] == {"deny": 5, "ask": 1, "rewrite": 1, "warn": 1, "allow": 1}
+    assert report["answers"] == {"deny": 5, "ask": 1, "rewrite": 1, "warn": 1, "none": 1}
     text = cli("replay", str(tmp_path / "t")).stdout
     assert "would have denied 5" in text
     assert "python3 -m pip install x" in text

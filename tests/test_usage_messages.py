@@ -37,7 +37,7 @@ ARGPARSE_WORDS = (
         (["reflect", "zz"], "unknown action 'zz' (one of decay or similar)"),
         (
             ["uninstall", "--scope", "usr"],
-            "--scope: 'usr' is not one of project, local or user: did you mean user?",
+            "--scope: 'usr' is not one of project, local, user or managed: did you mean user?",
         ),
         (
             ["move", "1", "--to", "glbal"],

@@ -80,6 +80,7 @@ def _check_keeper(report: Report, path: str) -> None:
     for event in keeper.events(folder, last=5):
         report.ok("keeper", f"{event.get('at', '?')} put back: {event.get('what', '')}")
 
+
 def _suggest_packs(report: Report, databases: Databases) -> None:
     """The packs that fit the project and are not enabled (guard.pack_fit): said, not a problem."""
     from cortex_hooks.api import packs

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from cortex_hooks.replay.tally import Key, Tally
 
 COUNTS = {"deny": "denied", "ask": "asked", "rewrite": "rewritten", "warn": "warned"}
-ANSWERS = (*COUNTS, "allow")
+# What the calls got; a call nothing stops is counted as "none", the word replay's JSON had
+# before the judge named it allow (explain's `decision` keeps it too).
+ANSWERS = {**{answer: answer for answer in COUNTS}, "allow": "none"}
 
 
 class Selection(NamedTuple):
@@ -148,7 +150,7 @@ def report(
         "since": since,
         "transcripts": tally.transcripts,
         "calls": tally.calls,
-        "answers": {answer: tally.answers.get(answer, 0) for answer in ANSWERS},
+        "answers": {said: tally.answers.get(answer, 0) for answer, said in ANSWERS.items()},
         "learnings": [
             _learning(key, one, tally, outcomes=outcomes)
             for key, one in zip(keys, replayed.described, strict=True)

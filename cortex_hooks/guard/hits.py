@@ -31,6 +31,7 @@ class Hit:
         "rewrite",
         "scope",
         "severity",
+        "slug",
         "source",
         "team",
     )
@@ -61,6 +62,7 @@ class Hit:
         self.scope = scope  # where the learning lives: named in the texts when it is global
         self.policy = policy  # the confidence model of its scope's configuration
         self.team: str | None = None  # the team file's id of a team learning (named in the texts)
+        self.slug: str | None = None  # a pack learning's stable id (named in the texts)
         self.source = scope  # pack, team, project or global (SPEC §20)
         self.answer = "warn"  # what this match does by itself, once judged (guard.judge.answer)
 
@@ -95,4 +97,6 @@ class Hit:
         pack = row["pack"] if "pack" in row.keys() else None  # noqa: SIM118 (a Row has no __contains__ of names)
         if pack is not None:
             hit.source = "team" if pack == "team" else "pack"
+            if hit.source == "pack" and "slug" in row.keys():  # noqa: SIM118
+                hit.slug = row["slug"]
         return hit

@@ -115,6 +115,8 @@ def _entry(hit: Hit, verb: str, room: int) -> str:
     scope = "global, " if hit.scope == "global" else ""
     if hit.team is not None:
         scope = f"team {sanitize.line(hit.team)}, "
+    elif hit.slug is not None:  # a pack's learning: its stable id says which rule of which pack
+        scope += f"{sanitize.line(hit.slug)}, "
     head = (
         f"- learning #{hit.id} ({scope}{sanitize.line(hit.severity)}, confidence "
         f"{confidence.show(hit.before)} -> {confidence.show(after)}"

@@ -68,8 +68,7 @@ def handle(asked: tuple[Call, Origin], scopes: list[Scope]) -> pipeline.Outcome:
     outcome = pipeline.Outcome()
     for scope in scopes:
         if scope.connection is None:  # it cannot be used (a lock, a full disk …): its guard file decides
-            why = f"{scope.name} database not usable ({scope.why})"
-            outcome.notes.append(f"{why}: decided from its guard file")
+            outcome.notes.append(f"{scope.name} database skipped ({scope.why}): decided from its guard file")
         elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
             outcome.problems += team_file.refresh(
                 scope.connection, location.hook_project(call.cwd), scope.path
