@@ -16,6 +16,10 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("cortex", suppress_health_check=[HealthCheck.too_slow], deadline=None)
 settings.load_profile("cortex")
 
+# The real Claude Code client's fixtures (claude, namespace, project, learn) for the tests that
+# drive it; a test module's own fixture of the same name (project) takes precedence in that module.
+pytest_plugins = ["claude_client"]
+
 REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
 CHECKOUT = Path(__file__).resolve().parent.parent
 

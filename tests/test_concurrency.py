@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIXTURES, cli_json, payload, script
+from support import FIXTURES, add, cli_json, payload, script
 
 PRE, START, END, CLI = (
     "cortex-pre-tool-use",
@@ -74,12 +74,6 @@ def assert_all_clean(results: list[Finished]) -> None:
         if r.code != 0 or any(not line.endswith("kept for later") for line in r.stderr.splitlines())
     ]
     assert failures == [], failures
-
-
-def add(*options: str, regex: str | None = None, anti: str = "anti") -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", "the correct way"]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args, *options)["id"])
 
 
 def learnings() -> dict[int, dict[str, Any]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json, payload, run, script, stored_as_of_old
+from support import add, cli, cli_json, payload, run, script, stored_as_of_old
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 TIME = shutil.which("time", path="/usr/bin:/bin")
@@ -63,12 +63,6 @@ def assert_peak_below(result: Measured, megabytes: float) -> None:
     if result.peak_mb is None:
         pytest.skip("no /usr/bin/time to measure a child's peak memory")
     assert result.peak_mb < megabytes, f"peak RSS {result.peak_mb:.0f} MB"
-
-
-def add(*options: str, anti: str, correct: str = "the correct way", regex: str | None = None) -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", correct, *options]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args)["id"])
 
 
 def records() -> dict[int, dict[str, Any]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from support import FIXTURES, Result, cli_json, payload, run
+from support import FIXTURES, Result, add, cli_json, payload, run
 
 from cortex_hooks.install import wiring
 
@@ -41,12 +41,6 @@ class Done:
     job: Job
     result: Result
     seconds: float
-
-
-def add(*options: str, anti: str, regex: str | None = None) -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", "the correct way", *options]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args)["id"])
 
 
 def execute(job: Job) -> Done:

@@ -17,9 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_client import (
+    after_tool_use,
+    bash,
+    offered_tools,
+    run_claude,
+    text_of,
+    tool_result,
+)
 from support import FIXTURES, SCRIPTS, cli, cli_json, payload
-from test_claude_code import after_tool_use, bash, claude, namespace, offered_tools, text_of, tool_result
-from test_claude_code_mcp import run_claude
 
 from cortex_hooks.install.wiring import SCRIPTS as HOOK_SCRIPTS
 from cortex_hooks.mcp import tools
@@ -31,7 +37,6 @@ SETUP = PLUGIN / "bin" / "cortex-setup"
 COMMAND = PLUGIN / "bin" / "cortex-hooks"  # on the agent's Bash PATH: Claude Code adds a plugin's bin/
 SKILLS = ("recall", "remember", "forget", "index-code", "consolidate", "learn")
 SETUP_TIMEOUT = 600  # seconds for pip to build the environment: a bound on a hang, not a speed goal
-__all__ = ["claude", "namespace"]  # fixtures, used by name
 
 
 def read(path: Path) -> Any:
@@ -386,7 +391,7 @@ def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
     install_plugin(claude, namespace, tmp_path)
     path = os.pathsep.join([str(SCRIPTS), system_path()])  # cortex-hooks installed: used at once
     turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env={"PATH": path})
+    run = run_claude(claude, namespace, project, turns, **{"PATH": path})
     assert run.code == 0, run.explain()
     assert not (project / "ran.flag").exists(), "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
@@ -467,14 +472,14 @@ def test_a_pinned_memory_reaches_the_first_request_of_the_first_session_after_se
     assert cli("remember", PINNED, "--pin", cwd=project, env={"CORTEX_DB": ""}).code == 0
     path = os.pathsep.join([str(SCRIPTS), system_path()])
 
-    run = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    run = run_claude(claude, namespace, project, [{"text": "Noted."}], **{"PATH": path})
     assert run.code == 0, run.explain()
     assert text_of(run.requests[0]).count(PINNED) == 1, text_of(run.requests[0])[:3000]
     (welcome,) = attachments(run, "hook_system_message")
     assert welcome.startswith("cortex-hooks plugin 0.1.0 is set up")
     assert sorted(path.name for path in project.iterdir()) == [".cortex", ".git"]  # nothing else written
 
-    again = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    again = run_claude(claude, namespace, project, [{"text": "Noted."}], **{"PATH": path})
     assert again.code == 0, again.explain()
     assert text_of(again.requests[0]).count(PINNED) == 1
     assert attachments(again, "hook_system_message") == []  # said once
@@ -487,14 +492,14 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
     environment = {"PATH": system_path(), **pip_settings()}  # no cortex-hooks: the plugin makes its own
     home = install_plugin(claude, namespace, tmp_path)
     turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert (project / "ran.flag").exists(), "a hook that is not ready must fail open"
     (project / "ran.flag").unlink()
     data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"
     wait_for(data / "venv" / ".ready", data / "setup.failed")
 
-    run = run_claude(claude, namespace, project, [mcp_recall(), *turns], env=environment)
+    run = run_claude(claude, namespace, project, [mcp_recall(), *turns], **environment)
     assert run.code == 0, run.explain()
     recalled = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
     assert "npm install" in json.dumps(recalled["content"])
@@ -520,7 +525,7 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
 
     # the next session: the pinned memory in its first request, and the agent's own cortex-hooks
     turns = [bash("cortex-hooks recall Thursday > recalled.txt 2>&1"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert text_of(run.requests[0]).count(PINNED) == 1
     assert PINNED in (project / "recalled.txt").read_text()
@@ -681,7 +686,7 @@ def test_the_first_session_of_the_plugin_is_guarded_by_the_core_packs_while_it_s
     (project / "work.txt").write_text("not committed yet")
     environment = {"PATH": system_path(), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": ""}  # never ready
     turns = [bash(f"{RESET} && echo gone > work.txt"), {"text": "Stopped."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert (project / "work.txt").read_text() == "not committed yet", "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
