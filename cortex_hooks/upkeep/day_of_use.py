@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from cortex_hooks.scopes import Scope
 
-REASON = "day of use"
+REASON = sessions.DAY_OF_USE
 SOURCE = "day-of-use"
 
 
