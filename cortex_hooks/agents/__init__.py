@@ -15,6 +15,9 @@ codex`. Each adapter module has
 - `calls(payload)`: the calls of a PreToolUse payload (one, or one per file of a patch) and
   whether a rewrite may be answered; `pre_tool_use(judged, payload)`: the wire answer (None: print
   nothing);
+- `project(payload)`: the project the hook works for when the agent names none (the pipeline
+  names it CLAUDE_PROJECT_DIR for the process; None: Claude Code names its own);
+- `payload(tool, tool_input, cwd)`: a PreToolUse payload as the agent sends it (explain's);
 - `session(payload, event)`: a session payload in Claude Code's fields; `session_start(text,
   message)`: the wire answer that puts the context before the model.
 """

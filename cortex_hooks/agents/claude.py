@@ -35,10 +35,26 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     return [Call(tool_name, tool_input, payload.get("cwd"), session=payload.get("session_id"))], True
 
 
+def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A PreToolUse payload as Claude Code sends it (for explain)."""
+    return {
+        "session_id": "explain",
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
     from cortex_hooks.judging import protocol
 
     return protocol.pre_tool_use(judged) if judged.answer != "allow" else None
+
+
+def project(payload: dict[str, Any]) -> str | None:
+    """None: Claude Code names its project itself (CLAUDE_PROJECT_DIR)."""
+    return None
 
 
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:

@@ -36,7 +36,6 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     assert tool is not None
     tool_input = fields.object_of(payload, "tool_input")
     cwd = fields.text(payload, "cwd", required=False)
-    fields.work_in(cwd)
     session = payload.get("session_id")
     if tool == PATCH_TOOL and isinstance(tool_input.get("command"), str):
         from cortex_hooks.agents import patch
@@ -48,6 +47,22 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     if problem:
         raise CortexError(f"invalid payload: {problem}")
     return [Call(tool, tool_input, cwd, session=session, agent=NAME)], tool == "Bash"
+
+
+def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A PreToolUse payload as Codex sends it (for explain)."""
+    return {
+        "session_id": "explain",
+        "turn_id": "explain",
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "model": "explain",
+        "permission_mode": "default",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "explain",
+    }
 
 
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -67,8 +82,13 @@ def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | 
     return {"hookSpecificOutput": specific}
 
 
+def project(payload: dict[str, Any]) -> str | None:
+    """The project the hook works for (named CLAUDE_PROJECT_DIR by the pipeline): the nearest
+    folder holding `.cortex/` at or above the call's."""
+    return fields.project_of(payload.get("cwd"))
+
+
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:
-    fields.work_in(payload.get("cwd"))
     canonical = {
         "hook_event_name": event,
         "session_id": payload.get("session_id"),

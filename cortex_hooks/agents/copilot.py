@@ -52,7 +52,6 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     name = fields.text(payload, "toolName")
     assert name is not None
     cwd = fields.text(payload, "cwd", required=False)
-    fields.work_in(cwd)
     session = payload.get("sessionId")
     arguments = payload.get("toolArgs")
     if name == PATCH_TOOL and isinstance(arguments, str):
@@ -104,6 +103,11 @@ def _mcp(name: str, cwd: str | None) -> str | None:
     return None
 
 
+def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A preToolUse payload as Copilot CLI sends it (for explain)."""
+    return {"sessionId": "explain", "timestamp": 0, "cwd": cwd, "toolName": tool, "toolArgs": tool_input}
+
+
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
     told = said.said(judged, ask=True, rewrite=True)
     answer: dict[str, Any] = {}
@@ -120,8 +124,13 @@ def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | 
     return answer
 
 
+def project(payload: dict[str, Any]) -> str | None:
+    """The project the hook works for (named CLAUDE_PROJECT_DIR by the pipeline): the nearest
+    folder holding `.cortex/` at or above the call's."""
+    return fields.project_of(payload.get("cwd"))
+
+
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:
-    fields.work_in(payload.get("cwd"))
     canonical = {
         "hook_event_name": event,
         "session_id": payload.get("sessionId"),

@@ -100,17 +100,37 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     return [call], tool == "Bash"
 
 
+def _root(payload: dict[str, Any]) -> str | None:
+    roots = payload.get("workspace_roots")
+    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+
+
 def _cwd(payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
-    roots = payload.get("workspace_roots")
-    root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
-    fields.work_in(root or cwd)
-    return cwd if isinstance(cwd, str) else root
+    return cwd if isinstance(cwd, str) else _root(payload)
+
+
+def project(payload: dict[str, Any]) -> str | None:
+    """The workspace's first root (else the call's folder), or the nearest folder above it
+    holding `.cortex/`."""
+    return fields.project_of(_root(payload) or payload.get("cwd"))
 
 
 def _shell_cwd(given: dict[str, Any], cwd: str | None) -> str | None:
     folder = given.get("working_directory")
     return folder if isinstance(folder, str) and folder else cwd
+
+
+def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A preToolUse payload as Cursor's documentation gives it (for explain)."""
+    return {
+        "conversation_id": "explain",
+        "hook_event_name": "preToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "cwd": cwd,
+        "workspace_roots": [cwd],
+    }
 
 
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:

@@ -57,23 +57,19 @@ def mcp_tool(server: str, tool: str) -> str:
     return f"mcp__{server}__{tool}"
 
 
-def work_in(cwd: object) -> str | None:
+def project_of(cwd: object) -> str | None:
     """The project a hook works for when its agent names none (Codex, Copilot, Cursor): the
-    nearest folder at or above the call's that holds the guard's `.cortex/`, else the call's own;
-    named as CLAUDE_PROJECT_DIR for this process, so that the database, the team file and the
-    built-in protection's places are those of that project (an agent started in a subfolder of a
-    project still finds its memory). None when the payload names no absolute folder."""
+    nearest folder at or above the call's that holds the guard's `.cortex/`, else the call's own
+    (an agent started in a subfolder of a project still finds its memory). None when the payload
+    names no absolute folder."""
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         return None
     here = os.path.normpath(cwd)
     home = os.path.expanduser("~")
     while True:
         if here != home and os.path.isdir(os.path.join(here, ".cortex")):
-            break
+            return here
         parent = os.path.dirname(here)
         if here in (parent, home):
-            here = os.path.normpath(cwd)
-            break
+            return os.path.normpath(cwd)
         here = parent
-    os.environ["CLAUDE_PROJECT_DIR"] = here
-    return here

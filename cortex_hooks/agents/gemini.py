@@ -53,7 +53,7 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     name = fields.text(payload, "tool_name")
     assert name is not None
     given = fields.object_of(payload, "tool_input")
-    cwd = _project(payload)
+    cwd = _cwd(payload)
     session = payload.get("session_id")
     known = TOOLS.get(name)
     if known is None:
@@ -87,18 +87,30 @@ def _other(name: str, payload: dict[str, Any]) -> str:
     return name
 
 
-def _project(payload: dict[str, Any]) -> str | None:
+def project(payload: dict[str, Any]) -> str | None:
     """The folder Gemini runs in: GEMINI_PROJECT_DIR (which Gemini sets, and CLAUDE_PROJECT_DIR
-    beside it), else the payload's cwd."""
+    beside it), else the nearest folder holding `.cortex/` at or above the call's."""
     folder = os.environ.get("GEMINI_PROJECT_DIR")
     if folder and os.path.isabs(folder):
-        os.environ["CLAUDE_PROJECT_DIR"] = folder
+        return folder
+    return fields.project_of(payload.get("cwd"))
+
+
+def _cwd(payload: dict[str, Any]) -> str | None:
     cwd = payload.get("cwd")
-    if isinstance(cwd, str) and os.path.isabs(cwd):
-        if not folder:
-            fields.work_in(cwd)
-        return cwd
-    return folder or None
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else project(payload)
+
+
+def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A BeforeTool payload as Gemini CLI sends it (for explain)."""
+    return {
+        "session_id": "explain",
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": "BeforeTool",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
 
 
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -120,7 +132,6 @@ def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | 
 
 
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:
-    _project(payload)
     canonical = {
         "hook_event_name": event,
         "session_id": payload.get("session_id"),

@@ -36,6 +36,7 @@ KINDS = {
     "LS": "read",
 }
 KIND_NAMES = frozenset({"shell", "write", "edit", "read", "mcp"})
+TOOL_OF_KIND = {"shell": "Bash", "write": "Write", "edit": "Edit", "read": "Read"}  # a kind's call, named
 MCP_PREFIX = "mcp__"  # an MCP tool's name in every agent's call: mcp__SERVER__TOOL
 
 

@@ -103,6 +103,9 @@ def _run(  # noqa: PLR0917 (run's arguments, handed on)
 ) -> int:
     adapter = agents.adapter(agent)
     payload, repaired = read_payload(event, adapter.EVENTS[event])
+    folder = adapter.project(payload)
+    if folder is not None:  # an agent that names no project: the one its adapter finds, for all below
+        os.environ["CLAUDE_PROJECT_DIR"] = folder
     parsed = parse(payload, adapter)
     if isinstance(parsed, Outcome):  # decided before any database
         return _emit(event, parsed, repaired)
