@@ -18,7 +18,8 @@ GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # 
 
 # Words the name of every place the guard keeps holds (guard.protected). A database given by
 # CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
-OWN_WORDS = ("cortex", ".claude", "settings.json", "settings.local.json")
+OWN_WORDS: tuple[str, ...] = ("cortex", ".claude", "settings.json", "settings.local.json")
+OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents' (SPEC §22)
 # The programs (and git's commands) that reach the guard's places without naming them: through
 # a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
 # glob (`rm -rf .c*`, `git restore .c*`), or git deleting the ignored `.cortex/` (`git clean -x`,

@@ -5,8 +5,10 @@ and a refusal to touch them.
 A path is compared as written (`..` removed) and with its symlinks resolved, so neither a
 relative path, a `..` nor a link around it hides a protected file. Protection also goes by name,
 wherever the file lies: any `.cortex/` folder (another project's guard too), the database and
-config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`)
-and the team file (`.claude/cortex-team.jsonl`: an edit leaves every team learning untrusted).
+config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`),
+another agent's settings or hook file (`.codex/hooks.json`, `.gemini/settings.json`, `.cursor/hooks.json`,
+`.github/hooks/*.json` …: SPEC §22) and the team file (`.claude/cortex-team.jsonl`: an edit leaves
+every team learning untrusted).
 """
 
 from __future__ import annotations
@@ -29,6 +31,19 @@ CONFIG_NAME = "config.toml"
 SETTINGS_FOLDER = ".claude"
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
 TEAM_NAME = team_path.NAME  # the team file, beside the settings files
+# The other agents' own settings and hook files (SPEC §22), protected as Claude Code's settings
+# files are: by name wherever they lie, as (folder, file); any `.json` in a hooks folder of
+# GitHub's (Copilot CLI's repository hooks, and the cloud agent's) or of Copilot's user folder.
+AGENT_SETTINGS = frozenset(
+    {
+        (".codex", "hooks.json"),
+        (".codex", "config.toml"),
+        (".gemini", "settings.json"),
+        (".cursor", "hooks.json"),
+    }
+)
+AGENT_HOOK_FOLDERS = frozenset({(".github", "hooks"), (".copilot", "hooks")})
+AGENT_FOLDERS = frozenset({".codex", ".gemini", ".cursor"})  # a folder that takes an agent's hooks with it
 # A database is its file and those SQLite and the guard keep beside it: its write-ahead log and
 # shared memory, a rollback journal, the guard file and the writes a hook could not make yet.
 DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".guard", ".pending")
@@ -126,6 +141,11 @@ class Places:
             return CONFIG
         if parent == SETTINGS_FOLDER and name in SETTINGS_NAMES:
             return SETTINGS
+        if (parent, name) in AGENT_SETTINGS or (
+            (posixpath.basename(posixpath.dirname(folder)), parent) in AGENT_HOOK_FOLDERS
+            and name.endswith(".json")
+        ):
+            return SETTINGS
         if parent == SETTINGS_FOLDER and name == TEAM_NAME:
             return TEAM
         return None
@@ -133,7 +153,7 @@ class Places:
     def holds(self, path: str) -> str | None:
         """The protected thing a folder would take with it, deleted or moved: a `.claude/` or
         `.cortex/` folder anywhere, or any folder above a protected file of this call."""
-        if posixpath.basename(path) in (SETTINGS_FOLDER, FOLDER):
+        if posixpath.basename(path) in (SETTINGS_FOLDER, FOLDER, *AGENT_FOLDERS):
             return path
         prefix = path.rstrip("/") + "/"
         return next((held for held in self._concrete if held.startswith(prefix)), None)
@@ -150,6 +170,7 @@ class Places:
             names |= {DATABASE_NAME + suffix for suffix in DATABASE_SUFFIXES} | {CONFIG_NAME}
         if base == SETTINGS_FOLDER:
             names |= {*SETTINGS_NAMES, TEAM_NAME}
+        names |= {name for parent, name in AGENT_SETTINGS if parent == base}
         return names
 
     def paths(self, arg: Arg, bases: list[str]) -> list[str] | None:

@@ -49,7 +49,7 @@ def of_rewrite(pattern: str, template: str) -> str | None:
 def places(cwd: str, project: str | None = None) -> protected.Places:
     """The protected places of a call made in `cwd`: the project's database (that of the project
     Claude Code names, and of the cwd), a CORTEX_DB, the global one, and the settings files of
-    those projects and of the user."""
+    those projects and of the user — Claude Code's and the other agents' (agent_files)."""
     home = os.path.expanduser("~")
     projects = {project or os.path.abspath(location.hook_project(cwd)), cwd}
     databases = [os.path.join(folder, location.DIRECTORY, location.FILENAME) for folder in projects]
@@ -62,6 +62,7 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
         for folder in (*projects, home)
         for name in protected.SETTINGS_NAMES
     ]
+    settings += agent_files(projects, home)
     variables = {"HOME": home, "PWD": cwd}
     for name in protected.VARIABLES[2:]:
         if os.environ.get(name):
@@ -71,12 +72,45 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
     )
 
 
+def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
+    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
+    where `install --agent` writes, and the files that could switch those hooks off."""
+    found: list[str] = []
+    user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
+    user_copilot = os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")
+    for folder in (*projects, home):
+        found += [os.path.join(folder, parent, name) for parent, name in sorted(protected.AGENT_SETTINGS)]
+        found.append(os.path.join(folder, ".github", "hooks", "cortex-hooks.json"))
+    found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
+    found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
+    return found
+
+
+OUR_SCRIPTS = ("cortex-pre-tool-use", "cortex-session-start", "cortex-session-end")
+# what, written into an agent's settings, can switch its hooks off (Claude Code's own is judged
+# by install.wiring: disableAllHooks, our plugin disabled)
+HOOK_SWITCHES = ("disableAllHooks", "hooksConfig", "allowManagedHooksOnly", "[hooks", "hooks =", "hooks=")
+
+
 def _settings_lost(before: str | None, after: str | None) -> list[str]:
     """install.wiring's judgement of a settings file's new text, imported only for a settings
-    file (its import costs a Bash call that only names a folder ~12 ms)."""
+    file (its import costs a Bash call that only names a folder ~12 ms); and, for any agent's file
+    (its own format: Codex's, Gemini's, Copilot's, Cursor's), our hooks' commands dropped from its
+    text, or a switch that could turn hooks off written into a file that holds ours."""
     from cortex_hooks.install import wiring
 
-    return wiring.weakened(before, after)
+    lost = wiring.weakened(before, after)
+    held = sum(before.count(script) for script in OUR_SCRIPTS) if before else 0
+    if not held or lost or before is None:
+        return lost
+    if after is None:
+        return ["what the file would say cannot be known"]
+    if sum(after.count(script) for script in OUR_SCRIPTS) < held:
+        lost.append("its cortex-hooks hooks would be removed")
+    added = [switch for switch in HOOK_SWITCHES if after.count(switch) > before.count(switch)]
+    if added:
+        lost.append(f"it would write {added[0]!r}, which can switch hooks off")
+    return lost
 
 
 def _current(path: str) -> str | None:
