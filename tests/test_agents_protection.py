@@ -74,7 +74,9 @@ def test_a_patch_that_deletes_or_empties_a_hook_file_is_refused(project: Path) -
     assert denied("codex", codex(project, "apply_patch", {"command": deleting}))
     text = (project / ".gemini" / "settings.json").read_text()
     line = next(line for line in text.splitlines() if "cortex-pre-tool-use" in line)
-    dropping = f"*** Begin Patch\n*** Update File: .gemini/settings.json\n@@\n-{line}\n+{line.replace('cortex-pre-tool-use', 'true')}\n*** End Patch\n"
+    changed = line.replace("cortex-pre-tool-use", "true")
+    hunk = f"@@\n-{line}\n+{changed}\n"
+    dropping = f"*** Begin Patch\n*** Update File: .gemini/settings.json\n{hunk}*** End Patch\n"
     assert denied("codex", codex(project, "apply_patch", {"command": dropping}))
 
 
