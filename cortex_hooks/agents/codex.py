@@ -38,9 +38,9 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     cwd = fields.text(payload, "cwd", required=False)
     session = payload.get("session_id")
     if tool == PATCH_TOOL and isinstance(tool_input.get("command"), str):
-        from cortex_hooks.agents import patch
+        from cortex_hooks.guard import apply_patch
 
-        made = patch.calls(tool_input["command"], cwd)
+        made = apply_patch.calls(tool_input["command"], cwd)
         if made is not None:
             return [Call(name, given, cwd, session=session, agent=NAME) for name, given in made], False
     problem = matching.mistyped(tool, tool_input)

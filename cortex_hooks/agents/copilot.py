@@ -20,7 +20,7 @@ import os
 
 from cortex_hooks.agents import fields, said
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import agent_tools, matching
 from cortex_hooks.guard.call import Call
 
 TYPE_CHECKING = False
@@ -34,17 +34,6 @@ EVENTS: dict[str, tuple[str, ...]] = {"PreToolUse": (), "SessionStart": (), "Ses
 FAILED = 0  # Copilot denies a call whose preToolUse hook fails: a failure must not block the work
 DECAY = "end"
 
-# Copilot's tools, as Claude Code's tool of their kind: (tool, {Copilot field: Claude Code field})
-TOOLS: dict[str, tuple[str, dict[str, str]]] = {
-    "bash": ("Bash", {}),
-    "create": ("Write", {"path": "file_path", "file_text": "content"}),
-    "edit": ("Edit", {"path": "file_path", "old_str": "old_string", "new_str": "new_string"}),
-    "str_replace": ("Edit", {"path": "file_path", "old_str": "old_string", "new_str": "new_string"}),
-    "view": ("Read", {"path": "file_path"}),
-    "rg": ("Grep", {}),
-    "glob": ("Glob", {}),
-    "web_fetch": ("WebFetch", {}),
-}
 PATCH_TOOL = "apply_patch"
 
 
@@ -55,19 +44,18 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     session = payload.get("sessionId")
     arguments = payload.get("toolArgs")
     if name == PATCH_TOOL and isinstance(arguments, str):
-        from cortex_hooks.agents import patch
+        from cortex_hooks.guard import apply_patch
 
-        made = patch.calls(arguments, cwd)
+        made = apply_patch.calls(arguments, cwd)
         if made is not None:
             return [Call(tool, given, cwd, session=session, agent=NAME) for tool, given in made], False
         arguments = {"patch": arguments}
     given = fields.object_of({"toolArgs": arguments}, "toolArgs")
-    known = TOOLS.get(name)
+    known = agent_tools.renamed(agent_tools.COPILOT, name, given)
     if known is None:
         tool, tool_input = _mcp(name, cwd) or name, given
     else:
-        tool, renamed = known
-        tool_input = {renamed.get(key, key): value for key, value in given.items()}
+        tool, tool_input = known
         if "file_path" in tool_input:
             tool_input["file_path"] = fields.absolute(tool_input["file_path"], cwd)
     problem = matching.mistyped(tool, tool_input)

@@ -18,7 +18,7 @@ import os
 
 from cortex_hooks.agents import fields, said
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import agent_tools, matching
 from cortex_hooks.guard.call import Call
 
 TYPE_CHECKING = False
@@ -32,20 +32,6 @@ EVENTS = {"PreToolUse": ("BeforeTool",), "SessionStart": ("SessionStart",), "Ses
 FAILED = 1  # any exit but 0 and 2 is a non-blocking warning (the tool runs)
 DECAY = "day"
 
-# Gemini's tools, as Claude Code's tool of their kind: (tool, {Gemini field: Claude Code field})
-TOOLS: dict[str, tuple[str, dict[str, str]]] = {
-    "run_shell_command": ("Bash", {}),
-    "write_file": ("Write", {}),
-    "replace": ("Edit", {}),
-    "read_file": ("Read", {"absolute_path": "file_path"}),
-    "read_many_files": ("Read", {}),
-    "list_directory": ("LS", {"dir_path": "path"}),
-    "glob": ("Glob", {"dir_path": "path"}),
-    "search_file_content": ("Grep", {"dir_path": "path"}),
-    "grep_search": ("Grep", {"dir_path": "path"}),
-    "web_fetch": ("WebFetch", {}),
-    "google_web_search": ("WebSearch", {}),
-}
 _PATHS = ("file_path", "path")
 
 
@@ -55,12 +41,11 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     given = fields.object_of(payload, "tool_input")
     cwd = _cwd(payload)
     session = payload.get("session_id")
-    known = TOOLS.get(name)
+    known = agent_tools.renamed(agent_tools.GEMINI, name, given)
     if known is None:
         tool, tool_input = _other(name, payload), given
     else:
-        tool, renamed = known
-        tool_input = {renamed.get(key, key): value for key, value in given.items()}
+        tool, tool_input = known
         for key in _PATHS:
             if key in tool_input:
                 tool_input[key] = fields.absolute(tool_input[key], cwd)

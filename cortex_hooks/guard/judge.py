@@ -152,7 +152,7 @@ def judge(call: Call, rules: Rules, *, rewrites: bool = True) -> Judgment:
 
 def strictest(judgments: Sequence[Judgment]) -> Judgment:
     """The verdict on one agent call that is several file calls (a patch: each file judged as its
-    own call, cortex_hooks.agents.patch): the strictest answers, deny > ask > rewrite > warn >
+    own call, guard.apply_patch): the strictest answers, deny > ask > rewrite > warn >
     allow; the warnings of several files are told together."""
     if not judgments:
         return Judgment("allow")

@@ -119,7 +119,19 @@ class Left:
 def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, left: Left) -> Iterator[Call]:
     """The tool calls of the transcript at `path` (at or after `since`, an ISO instant), one by
     one, read until the end or the deadline (monotonic clock); what was left out is said in
-    `left`. OSError when the file cannot be opened (raised at the first call asked for)."""
+    `left`. OSError when the file cannot be opened (raised at the first call asked for). A Codex
+    rollout or a Gemini chat gives its calls as Claude Code's (capture.agent_transcripts)."""
+    from cortex_hooks.capture import agent_transcripts
+
+    kind = agent_transcripts.format_of(path)
+    if kind != agent_transcripts.CLAUDE:
+        return _agent_calls(path, kind, deadline, since, left)
+    return _claude_calls(path, deadline, since, grams, left)
+
+
+def _claude_calls(
+    path: str, deadline: float, since: str | None, grams: Grams | None, left: Left
+) -> Iterator[Call]:
     problems = left.problems
     unreadable = overlong = 0
     number = 0
@@ -159,6 +171,33 @@ def read(path: str, *, deadline: float, since: str | None, grams: Grams | None, 
         problems.append(
             (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
         )
+
+
+def _agent_calls(path: str, kind: str, deadline: float, since: str | None, left: Left) -> Iterator[Call]:
+    """Another agent's transcript, line by line, its calls read as Claude Code's records."""
+    from cortex_hooks.capture import agent_transcripts
+
+    state = agent_transcripts.state_for(path, kind)
+    unreadable = number = 0
+    with regular_file.open_regular(path) as stream:
+        while time.monotonic() < deadline:
+            line = stream.readline(MAX_LINE + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                if not _skip_rest(stream, deadline):
+                    break
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                unreadable += 1
+                continue
+            for each in agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ():
+                yield from _calls(each, since, path, number)
+    if unreadable:
+        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 
 
 def _complete(line: bytes) -> bool:
