@@ -359,3 +359,39 @@ def test_the_session_start_puts_the_review_where_the_model_reads_it(agent: str, 
     )
     assert "awaits review" in context
     assert "stale one (confidence" in context
+
+
+@pytest.mark.parametrize("agent", ALL)
+def test_a_call_that_matches_nothing_imports_no_more_through_an_adapter(agent: str, project: Path) -> None:
+    """The hot path's import budget (SPEC §1, issue 38): an agent's call that matches nothing
+    loads no answer text, no patch reader, no `regex`, no pydantic."""
+    import subprocess
+    import sys
+
+    watched = [
+        "cortex_hooks.agents.said",
+        "cortex_hooks.guard.verdict_texts",
+        "cortex_hooks.guard.apply_patch",
+        "cortex_hooks.json_values",
+        "regex",
+        "pydantic",
+    ]
+    program = (
+        "import atexit, os, sys\n"
+        f"def report(): print([name for name in {watched!r} if name in sys.modules], file=sys.stderr)\n"
+        "leave = os._exit\n"
+        "os._exit = lambda status: (report(), leave(status))\n"
+        f"sys.argv = ['cortex-pre-tool-use', '--agent', {agent!r}]\n"
+        "from cortex_hooks.hooks import pre_tool_use\n"
+        "sys.exit(pre_tool_use.main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        input=json.dumps(shell_payload(agent, "ls -la", project)),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr

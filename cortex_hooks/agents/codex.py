@@ -13,7 +13,7 @@ stores the summary and scans the rollout for proposals.
 
 from __future__ import annotations
 
-from cortex_hooks.agents import fields, said
+from cortex_hooks.agents import fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
@@ -67,6 +67,8 @@ def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
 
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
     """Exactly the keys Codex 0.169's PreToolUse schema knows (additionalProperties false)."""
+    from cortex_hooks.agents import said  # a match only: never on the no-match path
+
     told = said.said(judged, ask=False, rewrite=True)
     specific: dict[str, Any] = {"hookEventName": "PreToolUse"}
     if told.decision == "deny":

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-from cortex_hooks.agents import fields, said
+from cortex_hooks.agents import fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import agent_tools, matching
 from cortex_hooks.guard.call import Call
@@ -97,6 +97,8 @@ def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
 
 
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
+    from cortex_hooks.agents import said  # a match only: never on the no-match path
+
     told = said.said(judged, ask=True, rewrite=True)
     answer: dict[str, Any] = {}
     if told.decision in ("deny", "ask"):

@@ -19,7 +19,7 @@ Cursor reads a JSON answer on every path: nothing to say is `{}`.
 
 from __future__ import annotations
 
-from cortex_hooks.agents import fields, said
+from cortex_hooks.agents import fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
@@ -136,6 +136,8 @@ def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
 def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | None:
     """Cursor's permission answer; `{}` when there is nothing to say (a warning has no place
     beside an allowed call in Cursor's answer: the learning still gains confidence)."""
+    from cortex_hooks.agents import said  # a match only: never on the no-match path
+
     generic = payload.get("hook_event_name") in ("preToolUse", None)
     told = said.said(judged, ask=not generic, rewrite=generic)
     if told.decision in ("deny", "ask"):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -22,13 +21,9 @@ from cortex_hooks.install.wiring import SCRIPTS, diff
 from cortex_hooks.texts.words import clean
 
 NAMES = ("claude", *agent_hooks.AGENTS)
-# How each agent is found on this machine: its command on PATH, or its folder in the home.
-FOUND_BY = {
-    "codex": ("codex", ".codex"),
-    "gemini": ("gemini", ".gemini"),
-    "copilot": ("copilot", ".copilot"),
-    "cursor": ("cursor-agent", ".cursor"),
-}
+# How each agent is found on this machine: the folder it keeps in the home once it has run
+# (not its command on PATH: what install says must not depend on how PATH happens to be set).
+FOUND_BY = {"codex": ".codex", "gemini": ".gemini", "copilot": ".copilot", "cursor": ".cursor"}
 NOTES = {
     "codex": (
         "Codex runs a hook only once you trust it: start `codex` in {project}, type /hooks and trust "
@@ -251,13 +246,9 @@ def _report(
 
 
 def found() -> list[str]:
-    """The other agents this machine has: their command on PATH, or their folder in the home."""
+    """The other agents this machine has: their folder in the home."""
     home = os.path.expanduser("~")
-    return [
-        agent
-        for agent, (command, folder) in FOUND_BY.items()
-        if shutil.which(command) or os.path.isdir(os.path.join(home, folder))
-    ]
+    return [agent for agent, folder in FOUND_BY.items() if os.path.isdir(os.path.join(home, folder))]
 
 
 def mention_found(args: argparse.Namespace) -> None:
