@@ -395,3 +395,33 @@ def test_a_call_that_matches_nothing_imports_no_more_through_an_adapter(agent: s
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_a_rewrite_where_the_agent_cannot_carry_one_is_a_deny_naming_the_corrected_command(
+    project: Path,
+) -> None:
+    """Cursor's beforeShellExecution has no updated_input: the learned correction is told."""
+    cli_json(
+        "add",
+        "--anti-pattern",
+        "pip outside the venv",
+        "--correct",
+        "python3 -m pip",
+        "--regex",
+        r"^pip\b",
+        "--tool",
+        "shell",
+        "--rewrite",
+        "python3 -m pip",
+        cwd=project,
+    )
+    data = fixture("cursor.before_shell_execution", command="pip install left-pad", cwd=str(project))
+    data["workspace_roots"] = [str(project)]
+    done = hook("cursor", data)
+    answer = json.loads(done.stdout)
+    assert answer["permission"] == "deny", done.stdout
+    assert "Run the corrected command instead:\npython3 -m pip install left-pad" in answer["agent_message"]
+    generic = shell_payload("cursor", "pip install left-pad", project)
+    answer = json.loads(hook("cursor", generic).stdout)
+    assert answer["permission"] == "allow"
+    assert answer["updated_input"]["command"] == "python3 -m pip install left-pad"

@@ -13,8 +13,9 @@ codex`. Each adapter module has
 - `DECAY`: "end" (its session end is awaited: decay there) or "day" (none that is awaited: decay
   once per day of use, at a session start);
 - `calls(payload)`: the calls of a PreToolUse payload (one, or one per file of a patch) and
-  whether a rewrite may be answered; `pre_tool_use(judged, payload)`: the wire answer (None: print
-  nothing);
+  whether the judge may correct them (a shell call's command, never a patch's file: the answer
+  of an agent that cannot carry a rewrite turns it into a deny naming the corrected command);
+  `pre_tool_use(judged, payload)`: the wire answer (None: print nothing);
 - `project(payload)`: the project the hook works for when the agent names none (the pipeline
   names it CLAUDE_PROJECT_DIR for the process; None: Claude Code names its own);
 - `payload(tool, tool_input, cwd)`: a PreToolUse payload as the agent sends it (explain's);

@@ -59,9 +59,9 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     event = payload.get("hook_event_name")
     cwd = _cwd(payload)
     session = payload.get("conversation_id") or payload.get("session_id")
-    if event == "beforeShellExecution":
+    if event == "beforeShellExecution":  # its answer cannot carry a rewrite: a deny names it (said)
         command = fields.text(payload, "command")
-        return [Call("Bash", {"command": command}, cwd, session=session, agent=NAME)], False
+        return [Call("Bash", {"command": command}, cwd, session=session, agent=NAME)], True
     name = fields.text(payload, "tool_name")
     assert name is not None
     given = fields.object_of(payload, "tool_input")
@@ -88,9 +88,9 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
         for key in _CONTENTS:
             if key in tool_input:
                 tool_input["content"] = tool_input.pop(key)
-    if tool == "Edit":
-        tool_input.setdefault("old_string", tool_input.pop("old_str", None))
-        tool_input.setdefault("new_string", tool_input.pop("new_str", None))
+    for short, field in (("old_str", "old_string"), ("new_str", "new_string")):
+        if tool == "Edit" and short in tool_input and field not in tool_input:
+            tool_input[field] = tool_input.pop(short)
     problem = matching.mistyped(tool, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
