@@ -88,7 +88,7 @@ def check_tool_matcher(matcher: str) -> str:
         raise CortexError(
             f"tool matcher {matcher!r} looks like a permission rule, which never matches a tool name;"
             " a tool matcher is a name (Bash) or a kind (shell, write, edit, read, mcp), names joined"
-            " by | (edit|write), a regex (mcp__.*) or *;"
+            " by | (Edit|Write), a regex (mcp__.*) or *;"
             f" to match what it names use --tool {rule[0]} and a --regex{_example(*rule)}",
             USAGE,
         )
