@@ -158,3 +158,11 @@ def test_install_names_the_other_agents_it_finds(project: Path, tmp_path: Path) 
         "Also found here: Codex CLI, Gemini CLI. The same guard and memory in each: "
         "cortex-hooks install --agent codex ; cortex-hooks install --agent gemini"
     ) in done.stdout
+
+
+@pytest.mark.parametrize("option", ["--with-mcp", "--with-commands", "--packs=core"])
+def test_claude_codes_options_are_refused_beside_another_agent(option: str, project: Path) -> None:
+    done = cli("install", "--agent", "gemini", option, cwd=project)
+    assert done.code == 2
+    assert f"{option.partition('=')[0]} is for Claude Code's install, not --agent gemini" in done.stderr
+    assert not (project / ".gemini").exists()

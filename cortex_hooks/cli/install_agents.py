@@ -14,7 +14,7 @@ from typing import Any
 
 from cortex_hooks import location
 from cortex_hooks.cli import render
-from cortex_hooks.errors import CortexError
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import agent_hooks, file_changes, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, diff
@@ -72,6 +72,23 @@ def run(
 ) -> int:
     """Install or uninstall one agent's hooks; the exit status. `script_path` names our
     installed scripts, `ensure_database` creates the project's database (cli.install's own)."""
+    claude_only = [
+        option
+        for option, given in (
+            ("--with-commands", getattr(args, "with_commands", False)),
+            ("--with-learn-command", getattr(args, "with_learn_command", False)),
+            ("--with-mcp", getattr(args, "with_mcp", False)),
+            ("--packs", getattr(args, "packs", None)),
+            ("--purge", getattr(args, "purge", False)),
+        )
+        if given
+    ]
+    if claude_only:
+        raise CortexError(
+            f"{claude_only[0]} is for Claude Code's install, not --agent {agent} (run it without --agent; "
+            "packs and the memory are the project's, shared by every agent)",
+            USAGE,
+        )
     if args.action == "install" and args.scope != "user":
         location.install_project()  # a folder inside another project is refused, naming both
     project = location.install_project() if args.scope != "user" else location.project_root()
