@@ -99,10 +99,9 @@ def gather(
     best = min(max(recall_store.CANDIDATES, 5 * limit), MOST)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        if words:
-            rows = recall_store.found(
-                scope.connection, recall_store.query(scope.connection, words), wanted, best
-            )
+        if words:  # semantic recall ranks by the words an item holds (coverage): held=True
+            query = recall_store.query(scope.connection, words, held=vector is not None)
+            rows = recall_store.found(scope.connection, query, wanted, best)
         else:
             rows = recall_store.containing(scope.connection, symbols or [], wanted, best)
         if vector is not None:
