@@ -5,7 +5,9 @@ with the questions asked there.
 - notes.json, project.json: {"notes": {key: text}, "queries": [{"kind", "query", "expected"}]};
 - projects.json: {"global": {key: text}, "projects": {name: {"held_out", "notes", "queries"}}}:
   several projects, each in its own database, all beside one global database, as recall
-  searches them; a project marked held_out is left out of the sets rankings were chosen on;
+  searches them; a project marked held_out is left out of the sets rankings were chosen on, and
+  the `paraphrase` questions (no searched word of their note) were written after the ranking
+  was chosen;
 - LoCoMo (a JSON file, or a folder of one file per conversation; not in this repository): one
   memory per dialogue turn ("Speaker: text"), one database per conversation, the questions of
   categories 1-4 with their evidence turns (found when any of them is);
