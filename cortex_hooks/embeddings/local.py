@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ class LocalModel:
         finally:
             helping.shutdown()
         self._optimized, self._calls = False, 0
+        self._warming = threading.Lock()
 
     def _open(self, *, optimized: bool) -> Any:
         """An onnxruntime session. Unoptimised it opens and embeds its first query in ~75 ms, then
@@ -83,10 +85,12 @@ class LocalModel:
         )
 
     def warm(self) -> None:
-        """Switch to the optimised session now (a long-running process may call this at start)."""
-        if not self._optimized:
-            self._session = self._open(optimized=True)
-            self._optimized = True
+        """Switch to the optimised session now (a long-running process may call this at start,
+        from a thread of its own: a query meanwhile runs on the session it finds)."""
+        with self._warming:
+            if not self._optimized:
+                self._session = self._open(optimized=True)
+                self._optimized = True
 
     def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
         """Each text's vector as a float32 BLOB (query and document are embedded alike)."""

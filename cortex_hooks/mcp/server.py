@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 from typing import Any, BinaryIO
 
 from cortex_hooks import __version__
@@ -169,9 +170,12 @@ def read_line(stream: BinaryIO) -> bytes | None:
 
 
 def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) -> int:
-    """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0."""
+    """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0. Once the
+    client is answered its `initialize`, recall's model and vectors are loaded in a thread
+    (api.recall.warm): the agent's first recall finds them warm."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
+    warming: threading.Thread | None = None
     try:
         while True:
             line = read_line(reader)
@@ -186,8 +190,25 @@ def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) ->
                 answer = respond(line, options)
             if answer is not None and not _send(writer, answer):
                 return 0
+            if warming is None and answer is not None and "serverInfo" in answer.get("result", {}):
+                warming = threading.Thread(target=_warm, args=(options,), daemon=True)
+                warming.start()
     except Stop:
         return 0
+
+
+def _warm(options: Options | None) -> None:
+    """Recall's model and vectors loaded for the databases the tools use (after `initialize`:
+    the imports hold the interpreter's lock a moment, and the handshake must not wait for them)."""
+    from cortex_hooks.api.databases import find
+    from cortex_hooks.api.recall import warm
+
+    given = options or Options()
+    try:
+        databases = find(given.db, given.global_db)
+    except Exception:  # a tool call will say what is wrong with the databases
+        return
+    warm(databases)
 
 
 def _send(writer: BinaryIO, answer: dict[str, Any]) -> bool:
