@@ -3,7 +3,10 @@ each step, each measured as a fresh process doing that much and no more, beside 
 and the agent's first recall through the MCP server, which loads the model and the vectors once
 it has answered `initialize` (api.recall.warm).
 
-    .venv/bin/python benchmarks/bench_cold_recall.py [--runs N] [--mcp-only]
+    .venv/bin/python benchmarks/bench_cold_recall.py [--runs N] [--mcp-only] [--code FOLDER]
+
+--code runs the measured processes on another copy of the package (PYTHONPATH=FOLDER, e.g. an
+older commit's `git archive COMMIT cortex_hooks | tar -x -C FOLDER`): the figures before a change.
 
 Needs the `embeddings` extra in the running interpreter's environment. A database of 10,000
 memories with one vector each is written as bench_embeddings writes it. Each step is a fresh
@@ -32,6 +35,7 @@ import bench
 from bench_embeddings import SCRIPTS, build
 
 QUERY = bench.RECALL_QUERY
+COLD = {"CORTEX_RESIDENT": "off"}  # no resident process asked: the recall runs in the command
 NUMPY = "from cortex_hooks.embeddings.vectors import numpy; numpy()"
 STACK = "from cortex_hooks.embeddings.local import import_stack; import_stack()"
 MODEL = "from cortex_hooks.embeddings.local import LocalModel; model = LocalModel()"
@@ -58,7 +62,11 @@ def steps(cli: str) -> list[tuple[str, list[str], dict[str, str]]]:
         ("+ the model opened (session, tokenizer, sha256)", [*python, MODEL], {}),
         ("+ the query embedded", [*python, EMBED], {}),
         ("numpy + 10,000 vectors read from SQLite", [*python, VECTORS], {}),
-        ("semantic recall, cold (`cortex-hooks recall`)", [cli, "recall", QUERY, "--peek"], {}),
+        (
+            "semantic recall, cold (`cortex-hooks recall`)",
+            [cli, "recall", QUERY, "--peek"],
+            {"CORTEX_RESIDENT": "off"},
+        ),
     ]
 
 
@@ -116,10 +124,47 @@ def mcp_rows(env: dict[str, str], runs: int) -> list[str]:
     return rows
 
 
+def resident_row(env: dict[str, str], db: Path, runs: int) -> str:
+    """`cortex-hooks recall` answered by the resident process SessionStart starts."""
+    runtime = Path(tempfile.mkdtemp(prefix="cr", dir="/tmp"))
+    runtime.chmod(0o700)
+    env = {**env, "XDG_RUNTIME_DIR": str(runtime)}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cortex_hooks.resident.server",
+            str(db),
+            env["CORTEX_GLOBAL_DB"],
+            str(db.parent),
+        ],
+        env=env,
+    )
+    try:
+        argv = [str(SCRIPTS / "cortex-hooks"), "recall", QUERY, "--peek"]
+        deadline = time.monotonic() + 60
+        while not list(runtime.glob("cortex-hooks/*.sock")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        env["CLAUDE_PROJECT_DIR"] = str(db.parent)
+        timed(argv, env)
+        bare = [sys.executable, "-c", "pass"]
+        pairs = [(timed(argv, env), timed(bare, env)) for _ in range(runs)]
+        wall, cpu = (statistics.median(step[index] for step, _ in pairs) for index in (0, 1))
+        base_wall, base_cpu = (statistics.median(base[index] for _, base in pairs) for index in (0, 1))
+        name = "semantic recall answered by the resident process (`cortex-hooks recall`)"
+        base = f"{base_wall * 1000:.0f} / {base_cpu * 1000:.0f}"
+        return f"| {name} | {wall * 1000:.0f} | {cpu * 1000:.0f} | | {base} |"
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--mcp-only", action="store_true", help="only the MCP server's first recall")
+    parser.add_argument("--code", type=Path, help="measure the package in this folder (PYTHONPATH)")
     args = parser.parse_args()
     from cortex_hooks.embeddings import backend
 
@@ -138,6 +183,7 @@ def main() -> int:
             "CORTEX_DB": str(db),
             "CORTEX_GLOBAL_DB": str(work / "none" / "global.db"),
             "CORTEX_EMBEDDINGS": "local",
+            **({"PYTHONPATH": str(args.code.resolve())} if args.code else {}),
         }
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
         print("\nThe first `cortex_recall` of a fresh `cortex-hooks mcp`, sent a while after `initialize`:")
@@ -164,6 +210,8 @@ def main() -> int:
                 flush=True,
             )
             previous = cpu
+        if not args.code:
+            print(resident_row(env, db, args.runs), flush=True)
         print(f"load average after: {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
