@@ -110,7 +110,9 @@ def first_mcp_recall(env: dict[str, str], wait: float) -> tuple[float, float]:
         first = ask(2, "tools/call", {"name": "cortex_recall", "arguments": {"query": QUERY}})
     finally:
         stdin.close()
-        server.wait(timeout=30)
+        code = server.wait(timeout=30)
+    if code != 0:
+        raise SystemExit(f"the MCP server exited with {code}")
     return hello, first
 
 

@@ -172,7 +172,8 @@ def read_line(stream: BinaryIO) -> bytes | None:
 def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) -> int:
     """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0. Once the
     client is answered its `initialize`, recall's model and vectors are loaded in a thread
-    (api.recall.warm): the agent's first recall finds them warm."""
+    (api.recall.warm): the agent's first recall finds them warm. The thread is waited for at the
+    exit (onnxruntime aborts a process that ends while one of its sessions is being opened)."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
     warming: threading.Thread | None = None
@@ -191,17 +192,19 @@ def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) ->
             if answer is not None and not _send(writer, answer):
                 return 0
             if warming is None and answer is not None and "serverInfo" in answer.get("result", {}):
-                warming = threading.Thread(target=_warm, args=(options,), daemon=True)
+                warming = threading.Thread(target=_warm, args=(options,), name="warm recall")
                 warming.start()
     except Stop:
         return 0
 
 
 def _warm(options: Options | None) -> None:
-    """Recall's model and vectors loaded for the databases the tools use (after `initialize`:
-    the imports hold the interpreter's lock a moment, and the handshake must not wait for them)."""
+    """What a first tool call loads (the tools' models, pydantic) and recall's model and vectors
+    for the databases the tools use (after `initialize`: the imports hold the interpreter's lock
+    a moment, and the handshake must not wait for them)."""
     from cortex_hooks.api.databases import find
     from cortex_hooks.api.recall import warm
+    from cortex_hooks.mcp import calls, models  # noqa: F401 (imported now, not at the first call)
 
     given = options or Options()
     try:
