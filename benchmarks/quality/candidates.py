@@ -98,7 +98,7 @@ def blend(
 
 CANDIDATES: dict[str, Ranking] = {
     "cosine alone": by(lambda item, _: _number(item.row, "cosine")),
-    "cosine + 0.1 · bm25/max (SPEC §12's first blend)": by(
+    "cosine + 0.1 · bm25/max (the blend first specified)": by(
         lambda item, stats: (
             _number(item.row, "cosine")
             + 0.1 * _number(item.row, "relevance") / (stats[f"max {item.scope}"] or 1.0)
@@ -106,9 +106,7 @@ CANDIDATES: dict[str, Ranking] = {
         scope_stats=True,
     ),
     "reciprocal-rank fusion, k = 60": _rrf,
-    "cosine + w(spread) · bm25 share (issue 29's, shipped before)": by(
-        blend("spread", "share", question=False)
-    ),
+    "cosine + w(spread) · bm25 share (the ranking before)": by(blend("spread", "share", question=False)),
     "as chosen, w fixed at 0.4": by(blend(0.4)),
     "as chosen, w fixed at 1.2": by(blend(1.2)),
     "as chosen, words by bm25 share": by(blend("mean", "share")),
