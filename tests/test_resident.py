@@ -1,8 +1,9 @@
 """The resident recall process (issue 40): SessionStart starts it when semantic recall runs the local
-model; `cortex-hooks recall` asks it and prints what a cold recall prints, without loading the
-model; it answers only for its own databases and version, in a folder of the user's alone, and
-exits when its database is gone. The MCP server loads recall's model once it has answered
-`initialize`. The processes are the installed scripts, the databases real files."""
+model, or tells the one running that another session uses it; `cortex-hooks recall` asks it and
+prints what a cold recall prints, without loading the model; it answers only for its own
+databases and version, in a folder of the user's alone, and exits once its last session ended
+(SessionEnd tells it) or its database is gone. The MCP server loads recall's model once it has
+answered `initialize`. The processes are the installed scripts, the databases real files."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from support import cli, payload, run
 
 from cortex_hooks import __version__
 from cortex_hooks.embeddings import backend
-from cortex_hooks.resident import protocol
+from cortex_hooks.upkeep import resident
 
 needs_the_extra = pytest.mark.skipif(
     not backend.local_available(),
@@ -50,24 +51,24 @@ def sockets(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def test_a_folder_others_may_enter_is_never_used(sockets: Path) -> None:
-    identity = protocol.here("/p/.cortex/cortex.db", "/u/cortex-global.db", "/p")
-    assert protocol.socket_path(identity) is None  # not made yet, and a client never makes it
-    made = protocol.socket_path(identity, create=True)
+    identity = resident.here("/p/.cortex/cortex.db", "/u/cortex-global.db", "/p")
+    assert resident.socket_path(identity) is None  # not made yet, and a client never makes it
+    made = resident.socket_path(identity, create=True)
     assert made == str(sockets / f"{identity.digest()}.sock")
     assert sockets.stat().st_mode & 0o777 == 0o700
     sockets.chmod(0o755)
-    assert protocol.socket_path(identity) is None
+    assert resident.socket_path(identity) is None
     sockets.chmod(0o700)
-    assert protocol.socket_path(identity) is not None
+    assert resident.socket_path(identity) is not None
 
 
 def test_each_set_of_databases_has_its_own_socket() -> None:
-    first = protocol.here("/p/.cortex/cortex.db", "/u/g.db", "/p")
-    assert first.digest() == protocol.here("/p/.cortex/cortex.db", "/u/g.db", "/p").digest()
+    first = resident.here("/p/.cortex/cortex.db", "/u/g.db", "/p")
+    assert first.digest() == resident.here("/p/.cortex/cortex.db", "/u/g.db", "/p").digest()
     others = [
-        protocol.here("/q/.cortex/cortex.db", "/u/g.db", "/p"),
-        protocol.here("/p/.cortex/cortex.db", "/v/g.db", "/p"),
-        protocol.here("/p/.cortex/cortex.db", "/u/g.db", "/q"),
+        resident.here("/q/.cortex/cortex.db", "/u/g.db", "/p"),
+        resident.here("/p/.cortex/cortex.db", "/v/g.db", "/p"),
+        resident.here("/p/.cortex/cortex.db", "/u/g.db", "/q"),
     ]
     assert len({first.digest(), *(other.digest() for other in others)}) == 4
 
@@ -122,10 +123,43 @@ def project(db: Path, sockets: Path, tmp_path: Path) -> Iterator[tuple[dict[str,
 
 
 def _socket(env: dict[str, str], db: Path, root: Path) -> Path:
-    user = env.get("CORTEX_GLOBAL_DB") or str(Path(env["HOME"]) / ".claude" / "memory" / "cortex-global.db")
-    identity = protocol.Identity(str(db), user, str(root), env["HOME"])
+    identity = resident.Identity(str(db), _user(env), str(root), env["HOME"])
     folder = Path(env["XDG_RUNTIME_DIR"]) / "cortex-hooks"
     return folder / f"{identity.digest()}.sock"
+
+
+def _user(env: dict[str, str]) -> str:
+    return env.get("CORTEX_GLOBAL_DB") or str(Path(env["HOME"]) / ".claude" / "memory" / "cortex-global.db")
+
+
+# The resident process with a grace of half a second after its last session (a minute otherwise).
+_SHORT_GRACE = (
+    "import sys; from cortex_hooks.resident import server; server.GRACE = 0.5; "
+    "sys.exit(server.main(sys.argv[1:]))"
+)
+
+
+@contextmanager
+def _serving(env: dict[str, str], db: Path, root: Path, *session: str) -> Iterator[subprocess.Popen[bytes]]:
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SHORT_GRACE, str(db), _user(env), str(root), *session], env=env
+    )
+    try:
+        assert _wait_for(_socket(env, db, root).exists), "the resident process did not listen"
+        yield server
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def _ask(socket_file: Path, line: bytes) -> dict[str, Any]:
+    with closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as connection:
+        connection.settimeout(60)
+        connection.connect(str(socket_file))
+        connection.sendall(line)
+        answer: dict[str, Any] = json.loads(resident.read_line(connection, resident.REPLY_LIMIT))
+        return answer
 
 
 @needs_the_extra
@@ -145,11 +179,25 @@ def test_session_start_starts_it_and_recall_asks_it(project: tuple[dict[str, str
     human_cold, _ = _recall({**env, "CORTEX_RESIDENT": "off"}, "staging VPN", "--peek")
     human_warm, loaded = _recall(env, "staging VPN", "--peek")
     assert (human_warm, loaded) == (human_cold, False)
-    # a second SessionStart leaves the one process there is
-    assert (
-        run("cortex-session-start", stdin=payload("session_start.startup", cwd=str(root)), env=env).code == 0
-    )
-    assert len(list(socket_file.parent.glob("*.sock"))) == 1
+
+
+@needs_the_extra
+def test_it_lives_while_a_session_uses_it(project: tuple[dict[str, str], Path], db: Path) -> None:
+    env, root = project
+    first = payload("session_start.startup", cwd=str(root))
+    second = {**first, "session_id": "a-second-session"}
+    with _serving(env, db, root, first["session_id"]) as server:
+        assert run("cortex-session-start", stdin=second, env=env).code == 0  # told, not started again
+        assert len(list(_socket(env, db, root).parent.glob("*.sock"))) == 1
+        ended = payload("session_end.other", cwd=str(root))
+        assert run("cortex-session-end", stdin=ended, env=env).code == 0
+        time.sleep(2)  # past its grace: the second session still uses it
+        assert server.poll() is None
+        assert (
+            run("cortex-session-end", stdin={**ended, "session_id": second["session_id"]}, env=env).code == 0
+        )
+        assert server.wait(timeout=30) == 0  # its last session ended
+    assert not _socket(env, db, root).exists()
 
 
 @needs_the_extra
@@ -157,46 +205,22 @@ def test_it_answers_only_its_own_databases_and_version(
     project: tuple[dict[str, str], Path], db: Path
 ) -> None:
     env, root = project
-    user = str(Path(env["HOME"]) / ".claude" / "memory" / "cortex-global.db")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "cortex_hooks.resident.server", str(db), user, str(root)], env=env
-    )
-    try:
+    with _serving(env, db, root, "a-session") as server:
         socket_file = _socket(env, db, root)
-        assert _wait_for(socket_file.exists)
-        identity = protocol.here(str(db), user, str(root))
-        asked = {
-            "query": "pnpm",
-            "limit": 10,
-            "type": None,
-            "kind": None,
-            "scopes": ["project"],
-            "peek": True,
-        }
-
-        def ask(message: bytes) -> dict[str, Any]:
-            with closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as connection:
-                connection.settimeout(60)
-                connection.connect(str(socket_file))
-                connection.sendall(message)
-                answer: dict[str, Any] = json.loads(protocol.read_line(connection, protocol.REPLY_LIMIT))
-                return answer
-
-        assert [row["id"] for row in ask(protocol.request(identity, "local", asked))["results"]] == [1]
-        other = protocol.Identity(str(db) + "x", user, str(root), env["HOME"])
-        assert ask(protocol.request(other, "local", asked)) == {"fallback": "other databases"}
-        assert ask(protocol.request(identity, "off", asked)) == {"fallback": "another embeddings setting"}
-        assert "fallback" in ask(
-            protocol.request(identity, "local", {**asked, "limit": 0})
-        )  # the CLI says why
-        newer = protocol.request(identity, "local", asked).replace(__version__.encode(), b"99.0")
-        assert ask(newer) == {"fallback": "another version of cortex-hooks"}
+        identity = resident.here(str(db), _user(env), str(root))
+        asked = {"setting": "local", "query": "pnpm", "limit": 10, "type": None, "kind": None}
+        asked |= {"scopes": ["project"], "peek": True}
+        assert [row["id"] for row in _ask(socket_file, resident.message(identity, asked))["results"]] == [1]
+        other = resident.Identity(str(db) + "x", _user(env), str(root), env["HOME"])
+        assert _ask(socket_file, resident.message(other, asked)) == {"fallback": "other databases"}
+        off = resident.message(identity, {**asked, "setting": "off"})
+        assert _ask(socket_file, off) == {"fallback": "another embeddings setting"}
+        nothing = resident.message(identity, {**asked, "limit": 0})
+        assert "fallback" in _ask(socket_file, nothing)  # recalled cold, the command says why
+        newer = resident.message(identity, asked).replace(__version__.encode(), b"99.0")
+        assert _ask(socket_file, newer) == {"fallback": "another version of cortex-hooks"}
         assert server.wait(timeout=30) == 0  # it leaves the socket to that version's own process
         assert not socket_file.exists()
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
 
 
 @needs_the_extra

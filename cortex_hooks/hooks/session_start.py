@@ -36,7 +36,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
-    _keep_recall_warm(scopes, project)
+    _keep_recall_warm(scopes, project, payload.session_id)
     upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     if not text:
         said = " ".join(part for part in (upgraded, waiting) if part)
@@ -59,7 +59,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
 
 
-def _keep_recall_warm(scopes: list[Scope], project: str) -> None:
+def _keep_recall_warm(scopes: list[Scope], project: str, session: str) -> None:
     """The session's command-line recalls answered warm (upkeep.resident), when semantic recall
     runs the local model for the project's database."""
     scope = project_scope(scopes)
@@ -69,7 +69,8 @@ def _keep_recall_warm(scopes: list[Scope], project: str) -> None:
     from cortex_hooks.upkeep import resident
 
     user = next((other.path for other in scopes if other.is_global), location.global_database())
-    resident.start(scope.path, user, project, in_force(location.config_for(scope.path).embeddings))
+    setting = in_force(location.config_for(scope.path).embeddings)
+    resident.start(scope.path, user, project, setting, session)
 
 
 def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | None:
