@@ -115,6 +115,7 @@ def project(db: Path, sockets: Path, tmp_path: Path) -> Iterator[tuple[dict[str,
     """A project with three notes embedded by the local model, and the environment of its commands."""
     root = tmp_path / "cwd"
     env = {**os.environ, "CORTEX_EMBEDDINGS": "local", "CLAUDE_PROJECT_DIR": str(root)}
+    env["CORTEX_RESIDENT"] = "on"  # off for every other test (conftest)
     _remembered(db, env)
     yield env, root
     db.unlink(missing_ok=True)  # a resident process exits once its database is gone

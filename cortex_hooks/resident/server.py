@@ -21,6 +21,7 @@ import os
 import select
 import socket
 import sys
+import threading
 import time
 from contextlib import closing, suppress
 from typing import Any
@@ -94,8 +95,12 @@ class Process:
         from cortex_hooks.store.connection import keep_open
 
         databases = Databases(self.identity.project, self.identity.user)
+        # Warmed in a thread: a session's notice is answered at once meanwhile (a recall then
+        # loads what it needs itself). The thread is waited for at the exit (onnxruntime aborts
+        # a process that ends while one of its sessions is being opened).
+        warming = threading.Thread(target=warm, args=(databases,), name="warm recall")
+        warming.start()
         with keep_open():  # each database stays open from one request to the next
-            warm(databases)
             last = time.monotonic()
             while not self.stop:
                 ready, _, _ = select.select([listener], [], [], TICK)

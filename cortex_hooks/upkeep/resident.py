@@ -130,7 +130,7 @@ def start(project: str, user: str, root: str, setting: str, session: str) -> boo
 
     if os.environ.get(OFF) == "off" or setting == "off" or chosen(setting) != "local":
         return False
-    if not os.path.exists(project):  # nothing to recall yet: the first cold recall is cheap
+    if not os.path.exists(project) or not os.path.isdir(root):  # nothing to recall yet, or no project
         return False
     identity = here(project, user, root)
     path = socket_path(identity)
