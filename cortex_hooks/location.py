@@ -381,4 +381,3 @@ def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
     found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
     found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
     return found
-

@@ -16,6 +16,10 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("cortex", suppress_health_check=[HealthCheck.too_slow], deadline=None)
 settings.load_profile("cortex")
 
+# No SessionStart of a test starts a resident recall process (it would outlive the test with the
+# local model loaded), from a fixture of any scope: tests/test_resident.py turns it back on.
+os.environ["CORTEX_RESIDENT"] = "off"
+
 REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
 CHECKOUT = Path(__file__).resolve().parent.parent
 

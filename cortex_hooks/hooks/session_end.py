@@ -52,6 +52,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     # a note, never a failed session end; nor is a capture.
     _surface(payload, scopes, notes)
     _capture(payload, scopes, notes)
+    _release_recall(payload, scopes)
     return pipeline.Outcome(notes=notes)
 
 
@@ -74,6 +75,18 @@ def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str
         )
     except sqlite3.Error as error:  # never a failed session end: the catches stay open
         notes.append(f"outcomes not worked out: {error}")
+
+
+def _release_recall(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> None:
+    """The resident recall process told this session ended (upkeep.resident): it exits a
+    minute after its last session."""
+    project = project_scope(scopes)
+    if project is None:
+        return
+    from cortex_hooks.upkeep import resident
+
+    user = next((other.path for other in scopes if other.is_global), location.global_database())
+    resident.end(project.path, user, location.hook_project(payload.cwd), payload.session_id)
 
 
 # SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run

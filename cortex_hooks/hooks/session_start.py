@@ -49,6 +49,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
+    _keep_recall_warm(scopes, project, payload.session_id)
     upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     answer = agent.session_start if agent is not None else _claude_code
     if not text:
@@ -73,6 +74,20 @@ def _claude_code(text: str | None, message: str | None) -> dict[str, Any] | None
     if text:
         return protocol.session_start(text, message)
     return {"systemMessage": message} if message else None
+
+
+def _keep_recall_warm(scopes: list[Scope], project: str, session: str) -> None:
+    """The session's command-line recalls answered warm (upkeep.resident), when semantic recall
+    runs the local model for the project's database."""
+    scope = project_scope(scopes)
+    if scope is None:
+        return
+    from cortex_hooks.embeddings.backend import in_force
+    from cortex_hooks.upkeep import resident
+
+    user = next((other.path for other in scopes if other.is_global), location.global_database())
+    setting = in_force(location.config_for(scope.path).embeddings)
+    resident.start(scope.path, user, project, setting, session)
 
 
 def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | None:
