@@ -864,6 +864,52 @@ def _bash(command: str) -> str:
     )
 
 
+# Each agent's PreToolUse payload of a shell command (tests/fixtures/agents/: captured from the
+# clients; Cursor's from its documentation).
+AGENT_PAYLOADS: dict[str, dict[str, Any]] = {
+    "codex": {
+        "session_id": "@SESSION@",
+        "turn_id": "t",
+        "transcript_path": None,
+        "cwd": "/home/dev/proj",
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions",
+        "tool_name": "Bash",
+        "tool_use_id": "call_bench",
+    },
+    "gemini": {
+        "session_id": "@SESSION@",
+        "transcript_path": None,
+        "cwd": "/home/dev/proj",
+        "hook_event_name": "BeforeTool",
+        "timestamp": "2026-11-28T00:48:55.106Z",
+        "tool_name": "run_shell_command",
+    },
+    "copilot": {
+        "sessionId": "@SESSION@",
+        "timestamp": 1795826950496,
+        "cwd": "/home/dev/proj",
+        "toolName": "bash",
+    },
+    "cursor": {
+        "conversation_id": "@SESSION@",
+        "generation_id": "g",
+        "hook_event_name": "preToolUse",
+        "workspace_roots": ["/home/dev/proj"],
+        "cwd": "/home/dev/proj",
+        "tool_name": "Shell",
+        "tool_use_id": "t",
+    },
+}
+
+
+def _agent_payload(agent: str, command: str) -> str:
+    arguments = {"command": command, "description": "Run the smoke tests"}
+    key = "toolArgs" if agent == "copilot" else "tool_input"
+    return json.dumps({**AGENT_PAYLOADS[agent], key: arguments})
+
+
 def _rpc(message_id: int | None, method: str, params: dict[str, Any] | None = None) -> str:
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if message_id is not None:
@@ -907,6 +953,18 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
                 "db": str(size),
                 "goal": ("ratio", 2.5),  # issue 24: the no-match path never reads the command
                 "expect": "silent",
+            }
+        )
+    for agent in AGENT_PAYLOADS:  # issue 38: every agent's hook, through its adapter
+        found.append(
+            {
+                "name": f"PreToolUse, no match, --agent {agent}",
+                "size": 10_000,
+                "argv": [os.path.join(scripts, "cortex-pre-tool-use"), "--agent", agent],
+                "payload": _agent_payload(agent, NO_MATCH_COMMAND),
+                "db": "10000",
+                "goal": ("ratio", 2.5),
+                "expect": "{}" if agent == "cursor" else "silent",
             }
         )
     hook_end = os.path.join(scripts, "cortex-session-end")
@@ -1277,6 +1335,8 @@ def problem(expect: str, output: dict[str, Any]) -> str | None:
         return f"exit {code}: {stderr.strip() or '(no stderr)'}"
     if expect == "silent" and (stdout.strip() or stderr.strip()):
         return f"expected no output, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
+    if expect == "{}" and (stdout.strip() != "{}" or stderr.strip()):  # Cursor: an answer on every path
+        return f"expected {{}}, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "deny" and '"permissionDecision": "deny"' not in stdout.replace('":"', '": "'):
         return f"expected a deny, got stdout {stdout[:300]!r} stderr {stderr[:300]!r}"
     if expect == "rewrite" and '"updatedInput"' not in stdout:

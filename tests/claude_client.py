@@ -131,6 +131,9 @@ def client_environment(home: Path, **env: str) -> dict[str, str]:
         "DISABLE_ERROR_REPORTING": "1",
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",  # bypassPermissions is refused to root otherwise
+        # SessionStart starts no resident recall process, which would outlive the test by a
+        # minute with the local model loaded (tests/test_resident.py runs it)
+        "CORTEX_RESIDENT": "off",
         **env,
     }
 

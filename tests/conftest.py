@@ -20,6 +20,10 @@ settings.load_profile("cortex")
 # drive it; a test module's own fixture of the same name (project) takes precedence in that module.
 pytest_plugins = ["claude_client"]
 
+# No SessionStart of a test starts a resident recall process (it would outlive the test with the
+# local model loaded), from a fixture of any scope: tests/test_resident.py turns it back on.
+os.environ["CORTEX_RESIDENT"] = "off"
+
 REAL_HOME = Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir).resolve()
 CHECKOUT = Path(__file__).resolve().parent.parent
 

@@ -213,9 +213,9 @@ def test_a_rewrite_under_the_gate_only_warns(db: Path) -> None:
 
 def test_the_rewrite_is_checked_where_it_is_given(db: Path) -> None:
     for options, message in (
-        (("--tool", "Write"), "Bash learnings only"),
-        ((), "Bash learnings only"),  # tool * by default
-        (("--tool", "Bash", "--target", "path"), "Bash learnings only"),
+        (("--tool", "Write"), "shell learnings only"),
+        ((), "shell learnings only"),  # tool * by default
+        (("--tool", "Bash", "--target", "path"), "shell learnings only"),
         (("--tool", "Bash", "--regex", "pip install"), "makes its own match"),
     ):
         result = cli(
@@ -407,7 +407,7 @@ def test_a_shared_files_action_and_rewrite_apply() -> None:
     (record,) = shared.read(json.dumps(line, sort_keys=True) + "\n", "team file")
     declared = packs.declared(record)
     assert (declared["action"], declared["rewrite"]) == ("ask", "python3 -m pip")
-    for broken, message in (({"tool": "*"}, "Bash learnings only"), ({"rewrite": "pip3 x"}, None)):
+    for broken, message in (({"tool": "*"}, "shell learnings only"), ({"rewrite": "pip3 x"}, None)):
         text = json.dumps({**line, **broken}, sort_keys=True) + "\n"
         if message is None:
             shared.read(text, "team file")  # pip3 does not match ^pip\b: fine

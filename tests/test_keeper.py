@@ -329,3 +329,27 @@ def test_a_full_disk_never_lets_a_learned_deny_through(project: Path, db: Path, 
     if "mount" in result.stderr and result.returncode != 0 and not result.stdout:
         pytest.skip(f"no tmpfs could be mounted here: {result.stderr.strip()}")
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny", result.stderr
+
+
+def test_another_agents_hook_file_losing_our_hooks_is_put_back_and_uninstall_is_not(project: Path) -> None:
+    """Codex's hook file, written by `install --agent codex`, is watched as Claude Code's settings
+    are: a script that takes our hooks out of it is undone at the next call (and told, here beside
+    Codex's answer on stderr: Codex's answer takes no field it does not know); the person's own
+    `uninstall --agent codex` is never put back."""
+    assert cli("install", "--agent", "codex").code == 0
+    hooks = project / ".codex" / "hooks.json"
+    ours = hooks.read_text()
+    assert "cortex-pre-tool-use" in ours
+    hooks.write_text(json.dumps({"hooks": {}}))  # another program's edit
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(project),
+               "tool_name": "Bash", "tool_input": {"command": "ls"}}  # fmt: skip
+    result = run("cortex-pre-tool-use", "--agent", "codex", stdin=json.dumps(payload), timeout=60)
+    assert result.code == 0, result.stderr
+    assert "put back" in result.stderr
+    assert "systemMessage" not in result.stdout
+    assert hooks.read_text() == ours
+    assert cli("uninstall", "--agent", "codex").code == 0
+    after = hooks.read_text() if hooks.exists() else None
+    assert hook("ls", project) == {}  # nothing to put back: the person's own change
+    assert (hooks.read_text() if hooks.exists() else None) == after
+    assert after is None or "cortex-pre-tool-use" not in after

@@ -27,7 +27,8 @@ def refused(*argv: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("tool", "meant"), [("bash", "Bash"), ("Edit|write", "Write"), ("WEBFETCH", "WebFetch")]
+    ("tool", "meant"),
+    [("bash", "Bash"), ("Edit|WRITE", "Write"), ("WEBFETCH", "WebFetch"), ("Shell", "shell")],
 )
 def test_a_tool_name_in_the_wrong_case_is_refused_naming_the_right_one(
     db: Path, tool: str, meant: str
@@ -96,7 +97,7 @@ def test_an_old_learning_is_judged_only_on_what_changes(db: Path) -> None:
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE learning SET tool = 'bash', regex = '(a+)+$' WHERE id = 1")
     assert cli_json("update", "1", "--context", "from an old database")["context"] == "from an old database"
-    assert "use Bash" in refused("update", "1", "--tool", "bash")
+    assert "use Bash or shell" in refused("update", "1", "--tool", "bash")
     assert cli_json("update", "1", "--tool", "Bash")["tool"] == "Bash"
 
 
@@ -105,4 +106,9 @@ def test_the_tool_check_names_only_real_tools_in_the_wrong_case() -> None:
     assert tool_case("mcp__github__.*") is None
     assert tool_case("*") is None
     assert tool_case("bashful") is None
-    assert tool_case("Bash|edit") is not None
+    assert tool_case("Bash|EDIT") is not None
+    # the agent-neutral kinds are lower case; Claude Code's tools CamelCase: both are right
+    assert tool_case("shell|edit|write|read|mcp") is None
+    assert tool_case("Write|write") is None
+    assert "use shell" in (tool_case("Shell") or "")
+    assert "use Bash or shell" in (tool_case("bash") or "")

@@ -70,6 +70,7 @@ def test_each_hook_has_a_bin_shim_naming_the_same_entry_point_and_no_logic(name:
     # the single entry point, as [project.scripts] names it, and no other module of ours
     assert f"from {module} import {function};" in execs[0]
     assert f"sys.exit({function}())" in execs[0]
+    assert execs[0].endswith(' "$@"'), "the shim hands its arguments on (`--agent NAME`)"
     assert set(re.findall(r"cortex_hooks[\w.]*", text)) == {module}
     # no logic: beside the exec line at most the checkout root is found; no branches, loops or pipes
     for line in code[:-1]:

@@ -14,15 +14,15 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from cortex_hooks import confidence
+from cortex_hooks import agents, confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.guard.call import Call
-from cortex_hooks.guard.judge import Judgment, judge
-from cortex_hooks.judging import protection, protocol
+from cortex_hooks.guard.judge import Judgment, judge, strictest
+from cortex_hooks.judging import protection
 from cortex_hooks.judging.in_force import InForce
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
@@ -40,13 +40,22 @@ class Explained(NamedTuple):
     matches: list[dict[str, Any]] | None = None  # every rule that matched, with its source (SPEC §20)
 
 
-def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes) -> Explained:
-    """What PreToolUse would answer this call made here, from both scopes as the hook reads them."""
-    call = Call(tool, tool_input, os.getcwd())
+def explain(
+    databases: Databases, tool: str, tool_input: dict[str, Any], notes: Notes, agent: str = "claude"
+) -> Explained:
+    """What PreToolUse would answer this call made here, from both scopes as the hook reads them;
+    with `agent`, the call as that agent names its tool and fields, and the answer in its wire
+    format (cortex_hooks.agents: a patch's files are each judged, the first one explained)."""
+    adapter = agents.adapter(agent)
+    if agent == "claude":
+        tool = matching.TOOL_OF_KIND.get(tool, tool)  # `--tool shell` is the call Claude Code names Bash
+    payload = adapter.payload(tool, tool_input, os.getcwd())
+    calls, rewrites = adapter.calls(payload)
+    call = calls[0]
     scopes, skipped = db.both(databases)
     try:
         rules = InForce(scopes, protection=protection.refusal, notes=notes)
-        judged = judge(call, rules)
+        judged = strictest([judge(each, rules, rewrites=rewrites) for each in calls])
         reports = []
         for scope in scopes:
             config = rules.config(scope)
@@ -64,9 +73,9 @@ def explain(databases: Databases, tool: str, tool_input: dict[str, Any], notes: 
     _effects(reports, judged)
     refused = judged.protection
     return Explained(
-        tool,
+        call.tool,
         judged.answer if judged.answer != "allow" else "none",
-        protocol.pre_tool_use(judged) if judged.answer != "allow" else None,
+        adapter.pre_tool_use(judged, payload),
         reports,
         _read_as(call.subject("content")),
         judged.corrected if judged.updated_input is not None else None,

@@ -4,6 +4,7 @@ imports pydantic nor, when semantic recall is off, anything of the embeddings' s
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from cortex_hooks import clock
@@ -124,10 +125,9 @@ def gather(
     best = min(max(recall_store.CANDIDATES, 5 * limit), MOST)
     for scope in scopes:
         top = memories.max_in_degree(scope.connection)
-        if words:
-            rows = recall_store.found(
-                scope.connection, recall_store.query(scope.connection, words), wanted, best
-            )
+        if words:  # semantic recall ranks by the words an item holds (coverage): held=True
+            query = recall_store.query(scope.connection, words, held=vector is not None)
+            rows = recall_store.found(scope.connection, query, wanted, best)
         else:
             rows = recall_store.containing(scope.connection, symbols or [], wanted, best)
         if vector is not None:
@@ -151,6 +151,32 @@ def _query_vector(databases: Databases, query: str, notes: Notes) -> Pending | N
     from cortex_hooks.embeddings.recall import pending
 
     return pending(setting, query, notes)
+
+
+def warm(databases: Databases) -> None:
+    """Load now what a semantic recall of these databases needs — the embedding model with its
+    optimised session, and each database's stored vectors — so that the first recall finds them
+    warm: a long-running process (the MCP server) calls this at its start, in a thread of its own.
+    Nothing is said or raised: whatever fails here, the recall itself meets and says."""
+    from contextlib import closing
+
+    from cortex_hooks.embeddings import backend
+
+    try:
+        setting = db.embeddings(databases, Notes(printed=True))
+        model = backend.model_id(setting) if backend.on(setting) else None
+        if model is None:
+            return
+        from cortex_hooks.embeddings import index
+        from cortex_hooks.store import vectors
+
+        for path in dict.fromkeys((databases.project, databases.user)):
+            if os.path.exists(path):
+                with closing(vectors.reader(path)) as connection:
+                    index.of(connection, path, model)
+        backend.warm_up(setting)
+    except Exception:  # warming is an optimisation: the recall itself reports any failure
+        return
 
 
 def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool = True) -> None:

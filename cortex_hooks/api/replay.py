@@ -1,5 +1,6 @@
 """Replay (SPEC §15): what the guard would have done with the tool calls of past transcripts — by
-default this project's own, from Claude Code's folder of it (replay.folder) — learning by
+default this project's own, from Claude Code's folder of it and the other agents' transcripts
+of it (replay.folder: Codex rollouts, Gemini chats) — learning by
 learning: the calls it would have denied, asked about, rewritten and warned about, with up to
 three redacted examples each.
 
@@ -120,13 +121,16 @@ def report(
     if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
         raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)
     since = _since(where.since_days)
-    paths = where.paths or [folder.project_folder(location.project_root())]
+    root = location.project_root()
+    # this project's: Claude Code's folder of it, and the other agents' transcripts of it
+    paths = where.paths or [folder.project_folder(root), *folder.agents_transcripts(root)]
     skipped: list[tuple[str, str]] = []
+    read = paths
     if not where.paths and not os.path.isdir(paths[0]):
-        notes.add(f"replay: no transcripts of this project at {paths[0]} (give a PATH)")
-        files: list[str] = []
-    else:
-        files = _recent(folder.transcripts(paths, skipped), since)
+        if len(paths) == 1:
+            notes.add(f"replay: no transcripts of this project at {paths[0]} (give a PATH)")
+        read = paths[1:]
+    files = _recent(folder.transcripts(read, skipped), since) if read else []
     if not replayed.described and not replayed.whole:
         notes.add("replay: no learning to replay")
         files = []

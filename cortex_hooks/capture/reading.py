@@ -2,7 +2,8 @@
 person's own prompts, streamed from a byte offset and bounded by a deadline.
 
 Only the real format is read: JSON lines whose `type` is `user` or `assistant`, content blocks in
-`message.content`, a `tool_use` paired with its `tool_result` by id. What is never the person's
+`message.content`, a `tool_use` paired with its `tool_result` by id; a Codex rollout or a Gemini
+chat is read as those records (capture.agent_transcripts). What is never the person's
 words: sidechain, meta and compact-summary lines, tool results, and text the client writes in the
 person's name (slash-command echoes, reminders, task notifications, `!` shell input).
 """
@@ -15,6 +16,7 @@ import time
 from typing import Any
 
 from cortex_hooks import regular_file
+from cortex_hooks.capture import agent_transcripts
 from cortex_hooks.redact import redact
 
 PARSE_LIMIT = 1 << 20  # a longer line (a huge Write or output) is skipped, never parsed
@@ -106,6 +108,8 @@ def read(path: str, start: int, deadline: float, known: dict[str, Call] | None =
     events: list[Event] = []
     session_id: str | None = None
     position = start
+    kind = agent_transcripts.format_of(path)  # another agent's transcript: read as Claude Code's
+    state = agent_transcripts.state_for(path, kind) if kind != agent_transcripts.CLAUDE else None
     with regular_file.open_regular(path) as stream:
         stream.seek(start)
         while True:
@@ -123,6 +127,14 @@ def read(path: str, start: int, deadline: float, known: dict[str, Call] | None =
                 position += len(line) + skipped
                 continue
             position += len(line)
+            if state is not None:
+                record = _parse(line)
+                for each in (
+                    agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ()
+                ):
+                    events += _events(each, pending)
+                session_id = session_id or state.session
+                continue
             if b'"user"' not in line and b'"assistant"' not in line:
                 continue
             record = _parse(line)
@@ -248,7 +260,11 @@ def _prompt_text(content: Any) -> str | None:
 
 
 def session_of(path: str, limit: int = 1 << 20) -> str | None:
-    """The transcript's own session id (the first `sessionId` in its first `limit` bytes)."""
+    """The transcript's own session id (the first `sessionId` in its first `limit` bytes; a
+    rollout's session_meta id)."""
+    kind = agent_transcripts.format_of(path)
+    if kind != agent_transcripts.CLAUDE:
+        return agent_transcripts.state_for(path, kind).session
     with regular_file.open_regular(path) as stream:
         head = stream.read(limit)
     found = re.search(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"', head)

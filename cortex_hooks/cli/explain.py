@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cortex_hooks import agents
 from cortex_hooks.api import explain as api
 from cortex_hooks.cli import database, render
 from cortex_hooks.texts.explain import explained
@@ -15,7 +16,19 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     command = commands.add_parser(
         "explain", parents=[common], help="what the hooks would decide for a tool call"
     )
-    command.add_argument("--tool", required=True, metavar="NAME", help="tool name, e.g. Bash")
+    command.add_argument(
+        "--tool",
+        required=True,
+        metavar="NAME",
+        help="tool name, e.g. Bash, or a kind (shell, write, edit, read)",
+    )
+    command.add_argument(
+        "--agent",
+        choices=agents.NAMES,
+        default="claude",
+        help="the agent making the call (its tool names and fields, e.g. --agent gemini --tool "
+        "run_shell_command): the output is the answer that agent's hook prints",
+    )
     given = command.add_mutually_exclusive_group(required=True)
     given.add_argument("--command", metavar="TEXT", help="a Bash command (tool_input.command)")
     given.add_argument("--input", metavar="JSON", help="the whole tool_input as a JSON object")
@@ -26,7 +39,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_explain(args: argparse.Namespace) -> int:
     tool_input = api.tool_input(args.command, args.input)
-    result = api.explain(database.of(args), args.tool, tool_input, database.notes())
+    result = api.explain(database.of(args), args.tool, tool_input, database.notes(), args.agent)
     if args.json:
         render.emit_json(
             {

@@ -15,7 +15,7 @@ from typing import Any
 
 from cortex_hooks import location
 from cortex_hooks.api import purge
-from cortex_hooks.cli import database, render
+from cortex_hooks.cli import database, install_agents, render
 from cortex_hooks.cli import install_report as report
 from cortex_hooks.cli import purge as purge_cli
 from cortex_hooks.cli.install_report import Outcome, Protection
@@ -66,6 +66,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             yes=False,
         )
     purge_cli.register(commands.choices["uninstall"])
+    install_agents.register(commands.choices["install"], commands.choices["uninstall"])
     commands.choices["install"].add_argument(
         "--with-commands",
         action="store_true",
@@ -97,6 +98,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    agent = install_agents.asked(args)
+    if agent is not None:  # another coding agent's own hook file (SPEC §22)
+        return install_agents.run(args, agent, script_path=script_path, ensure_database=ensure_database)
     _refuse_another_projects_folder(args)
     memories = purge_cli.memories(args) if args.action == "uninstall" else []
     doomed = memories if args.purge else []
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             file_changes.refuse_read_only(plan.path)  # before anything is written
     if args.action == "install" and args.scope != "user":
         # first: a database this version cannot use stops the install before any file is written
-        outcome.database = _ensure_database(args)
+        outcome.database = ensure_database(args)
     for plan in outcome.plans:
         if plan.changed:
             _apply(plan)
@@ -126,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     outcome.surface = _surface(args)
     _kept(args, [plan.path for plan in outcome.plans[:2] if plan.path.endswith(".json")])
     report.done(args, outcome)
+    install_agents.mention_found(args)
     return 0
 
 
@@ -236,7 +241,7 @@ def _refuse_another_projects_folder(args: argparse.Namespace) -> None:
         location.install_project()
 
 
-def _ensure_database(args: argparse.Namespace) -> dict[str, Any]:
+def ensure_database(args: argparse.Namespace) -> dict[str, Any]:
     """The project's database, created (private) if need be: hooks never create one, so without
     it the hooks just wired would stay silent. (A user-scope install wires every project; each
     gets its database from its first `cortex-hooks add` or `install`.)"""

@@ -36,16 +36,20 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_recall(args: argparse.Namespace) -> int:
-    found = recall(
-        database.of(args),
-        args.query,
-        database.notes(),
-        limit=args.limit,
-        memory_type=args.type,
-        kind=args.kind,
-        scopes=args.scopes,
-        peek=args.peek,
-    )
+    from cortex_hooks.resident import client
+
+    asked: dict[str, Any] = {
+        "limit": args.limit,
+        "memory_type": args.type,
+        "kind": args.kind,
+        "scopes": args.scopes,
+        "peek": args.peek,
+    }
+    databases, notes = database.of(args), database.notes()
+    # The session's resident process answers warm (upkeep.resident); else the recall runs here.
+    found = client.recall(databases, args.query, notes, **asked)
+    if found is None:
+        found = recall(databases, args.query, notes, **asked)
     if args.json:
         render.emit_json(found)
     elif found:

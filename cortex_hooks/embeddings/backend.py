@@ -9,6 +9,7 @@ costs no import: the local model's stack is loaded the first time a text is embe
 from __future__ import annotations
 
 import os
+import threading
 
 from cortex_hooks.embeddings.model import Embedder
 from cortex_hooks.errors import USAGE, CortexError
@@ -75,6 +76,7 @@ def why_off(setting: str) -> str:
 
 
 _loaded: dict[tuple[str, ...], Embedder] = {}
+_loading = threading.Lock()  # the MCP server warms the model in a thread while a call may ask for it
 
 
 def embedder(setting: str) -> Embedder | None:
@@ -83,6 +85,11 @@ def embedder(setting: str) -> Embedder | None:
     name = chosen(setting)
     if name is None:
         return None
+    with _loading:
+        return _load(name)
+
+
+def _load(name: str) -> Embedder:
     if name == "voyage":
         api_key = voyage_key()
         assert api_key is not None

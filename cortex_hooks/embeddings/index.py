@@ -11,7 +11,7 @@ import heapq
 import sqlite3
 from collections.abc import Callable
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, NamedTuple
 
 from cortex_hooks.embeddings import vectors as vectors_module
 from cortex_hooks.embeddings.vectors import cosine, unpack
@@ -97,18 +97,28 @@ def nearest(
 ) -> tuple[Callable[[str, int], float | None], list[tuple[str, int]]]:
     """A lookup of any item's cosine with the query (None without a vector), and the best
     `limit` items of these kinds at or above the floor, best first."""
-    lookup, best, _ = search(index, query, kinds, floor, limit)
-    return lookup, best
+    found = search(index, query, kinds, floor, limit)
+    return found.lookup, found.best
+
+
+class Found(NamedTuple):
+    """What a query's vector finds in one database's vectors."""
+
+    lookup: Callable[[str, int], float | None]  # any item's cosine with the query (None: no vector)
+    best: list[tuple[str, int]]  # the nearest items of the kinds asked for, at or above the floor
+    spread: float  # the best cosine of those kinds minus the fifth best (0.0 with fewer items)
+    mean: float  # the mean cosine of every vector: how alike the database is as a whole to the query
 
 
 def search(
     index: Index, query: bytes, kinds: set[str], floor: float, limit: int, *, spread_of: int = 5
-) -> tuple[Callable[[str, int], float | None], list[tuple[str, int]], float]:
-    """`nearest`, and the spread of the best cosines of these kinds: the best minus the
-    `spread_of`-th best (0.0 with fewer items). Compared without a Python loop per row (numpy)."""
+) -> Found:
+    """`nearest`, the spread of the best cosines of these kinds and the mean cosine of every
+    vector. Compared without a Python loop per row (numpy)."""
     values = index.cosines(query)
     wanted = {NUMBERS[kind] for kind in kinds}
     if isinstance(values, list):
+        mean = sum(values) / len(values) if values else 0.0
         chosen = [
             (value, position) for position, value in enumerate(values) if index.keys[position][0] in wanted
         ]
@@ -116,6 +126,7 @@ def search(
         top = heapq.nlargest(spread_of, (value for value, _ in chosen))
     else:
         numpy = vectors_module.numpy()
+        mean = float(values.mean()) if len(values) else 0.0
         if len(wanted) < len(KINDS):  # only the kinds asked for compete
             values = numpy.where(numpy.isin(index.kinds(), list(wanted)), values, -2.0)
         count = min(max(limit, spread_of), len(values))
@@ -129,4 +140,5 @@ def search(
         return None if position is None or len(values) == 0 else float(values[position])
 
     spread = top[0] - top[-1] if len(top) == spread_of else 0.0
-    return lookup, [(KINDS[index.keys[position][0]], index.keys[position][1]) for _, position in best], spread
+    nearest = [(KINDS[index.keys[position][0]], index.keys[position][1]) for _, position in best]
+    return Found(lookup, nearest, spread, mean)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,9 @@ class LocalModel:
         finally:
             helping.shutdown()
         self._optimized, self._calls = False, 0
+        # One session opened or one embed() at a time: the MCP server warms the model in a thread
+        # while a call may embed (an embed's own batches still run side by side, on one session).
+        self._busy = threading.Lock()
 
     def _open(self, *, optimized: bool) -> Any:
         """An onnxruntime session. Unoptimised it opens and embeds its first query in ~75 ms, then
@@ -83,7 +87,12 @@ class LocalModel:
         )
 
     def warm(self) -> None:
-        """Switch to the optimised session now (a long-running process may call this at start)."""
+        """Switch to the optimised session now (a long-running process may call this at start,
+        from a thread of its own)."""
+        with self._busy:
+            self._warm()
+
+    def _warm(self) -> None:
         if not self._optimized:
             self._session = self._open(optimized=True)
             self._optimized = True
@@ -91,8 +100,12 @@ class LocalModel:
     def embed(self, texts: list[str], *, query: bool = False) -> list[bytes]:
         """Each text's vector as a float32 BLOB (query and document are embedded alike)."""
         del query
+        with self._busy:
+            return self._embed(texts)
+
+    def _embed(self, texts: list[str]) -> list[bytes]:
         if self._calls or len(texts) > 1:
-            self.warm()
+            self._warm()
         self._calls += 1
         # Texts of about the same length share a batch (a batch is padded to its longest text);
         # batches run on a thread per core, each on one onnxruntime thread (a session runs

@@ -15,7 +15,7 @@ import threading
 from cortex_hooks.embeddings import index
 from cortex_hooks.embeddings.backend import embedder, model_id
 from cortex_hooks.embeddings.model import VoyageError
-from cortex_hooks.embeddings.vectors import MINILM, thresholds
+from cortex_hooks.embeddings.vectors import MINILM, Thresholds, thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from cortex_hooks.notes import Notes
 
 NEAREST = 50  # candidates by cosine, per database
-# The best cosine minus the fifth best below which the keywords count in full (memory.recall):
-# chosen on the labelled sets of benchmarks/quality (MiniLM; a plateau from about 0.05 to 0.10).
-SPREAD = 0.07
+# The keyword weight (memory.recall) between the model's `distinct` and `alike` mean cosines:
+# chosen on the labelled sets of benchmarks/quality (docs/internals/recall-quality.md).
+LEAST, MOST = 0.4, 1.2
 
 
 def query_vector(setting: str, query: str, notes: Notes) -> tuple[str, bytes] | None:
@@ -104,24 +104,29 @@ def candidates(
     if not vectors.keys or resolved is None:  # nothing embedded with this model yet: keyword recall
         return hits
     model, query = resolved
-    lookup, best, spread = index.search(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
-    weight = keyword_weight(spread)
+    near = index.search(vectors, query, kinds, thresholds(model).floor, 2 * NEAREST)
+    weight = keyword_weight(near.mean, thresholds(model))
     have = {(row["kind"], row["id"]) for row in hits}
     wanted: dict[str, dict[int, float]] = {}
-    for kind, item_id in best:
+    for kind, item_id in near.best:
         if (kind, item_id) not in have:
             wanted.setdefault(kind, {})[item_id] = 0.0
     extra = recall_store.rows(connection, wanted)  # the active ones: archived items have vectors too
-    extra.sort(key=lambda row: -(lookup(str(row["kind"]), int(str(row["id"]))) or 0.0))
+    extra.sort(key=lambda row: -(near.lookup(str(row["kind"]), int(str(row["id"]))) or 0.0))
     found = hits + extra[:NEAREST]
     for row in found:
-        row["cosine"] = lookup(str(row["kind"]), int(str(row["id"]))) or 0.0
+        row["cosine"] = near.lookup(str(row["kind"]), int(str(row["id"]))) or 0.0
         row["keyword_weight"] = weight
+        row["spread"], row["mean_cosine"] = near.spread, near.mean  # for benchmarks/quality's other rankings
     return found
 
 
-def keyword_weight(spread: float) -> float:
-    """How much the keywords count beside the cosine in one scope (memory.recall): 1 while the
-    five nearest items by meaning lie within SPREAD of each other (meaning cannot tell them
-    apart), falling with the square of SPREAD / spread as the nearest stands out."""
-    return min(1.0, (SPREAD / spread) ** 2) if spread > SPREAD else 1.0
+def keyword_weight(mean: float, model: Thresholds) -> float:
+    """How much the keywords count beside the cosine in one scope (memory.recall), from the mean
+    cosine of the query with all the scope's vectors: LEAST while the database is no more alike
+    to the query than the model's `distinct` (the meaning tells its notes apart), rising linearly
+    to MOST at `alike` (the meaning cannot: the words must decide)."""
+    if model.alike <= model.distinct:
+        return MOST
+    share = min(1.0, max(0.0, (mean - model.distinct) / (model.alike - model.distinct)))
+    return LEAST + (MOST - LEAST) * share

@@ -17,15 +17,23 @@ class Thresholds(NamedTuple):
     floor: float  # below this cosine an item is no candidate of recall ("nothing found" stays possible)
     relates: float  # auto-link: a `relates_to` edge at or above (SPEC §9.7)
     consolidate: float  # flagged for consolidation, and `reflect similar`'s default
+    # Recall's keyword weight follows how alike a database is as a whole to a query (the mean
+    # cosine of all its vectors, embeddings.recall.keyword_weight): least at or below `distinct`
+    # (notes on many subjects: the meaning picks the one asked about), most at or above `alike`
+    # (a conversation's turns, all about the same two people: the words must decide).
+    distinct: float = 0.0
+    alike: float = 0.0
 
 
 MINILM = "all-MiniLM-L6-v2-int8"
 VOYAGE = "voyage-3.5-lite"
 THRESHOLDS = {
-    MINILM: Thresholds(floor=0.25, relates=0.60, consolidate=0.85),
-    VOYAGE: Thresholds(floor=0.35, relates=0.70, consolidate=0.90),
+    # distinct/alike measured on benchmarks/quality's sets (docs/internals/recall-quality.md)
+    MINILM: Thresholds(floor=0.25, relates=0.60, consolidate=0.85, distinct=0.12, alike=0.24),
+    # Not measured (no labelled run with Voyage): MiniLM's, moved with the floor.
+    VOYAGE: Thresholds(floor=0.35, relates=0.70, consolidate=0.90, distinct=0.22, alike=0.34),
 }
-DEFAULT_THRESHOLDS = Thresholds(floor=0.30, relates=0.65, consolidate=0.88)
+DEFAULT_THRESHOLDS = Thresholds(floor=0.30, relates=0.65, consolidate=0.88, distinct=0.17, alike=0.29)
 
 
 def thresholds(model: str) -> Thresholds:

@@ -19,19 +19,36 @@ if TYPE_CHECKING:
 
 
 class Call:
-    """One tool call: `tool` (the tool's name, as learnings' matchers name it), `input` (its
-    tool_input), `cwd` (where it runs, when the agent says: the built-in protection's base for
-    relative paths, and where the team file is looked for)."""
+    """One tool call: `tool` (the tool's name, as learnings' matchers name it: Claude Code's name
+    of the tool's kind whatever agent made the call, see cortex_hooks.agents), `input` (its
+    tool_input, in Claude Code's fields), `cwd` (where it runs, when the agent says: the built-in
+    protection's base for relative paths, and where the team file is looked for), the `session`
+    it belongs to and the `agent` that made it (claude, codex, gemini, copilot, cursor)."""
 
-    __slots__ = ("_found", "_subjects", "_texts", "cwd", "input", "tool")
+    __slots__ = ("_found", "_subjects", "_texts", "agent", "cwd", "input", "session", "tool")
 
-    def __init__(self, tool: str, tool_input: dict[str, Any], cwd: object = None) -> None:
+    def __init__(
+        self,
+        tool: str,
+        tool_input: dict[str, Any],
+        cwd: object = None,
+        *,
+        session: object = None,
+        agent: str = "claude",
+    ) -> None:
         self.tool = tool
         self.input = tool_input
         self.cwd = cwd if isinstance(cwd, str) else None
+        self.session = session if isinstance(session, str) else None
+        self.agent = agent
         self._texts: dict[str, list[str]] = {}
         self._subjects: dict[str, list[str] | BashCommand] = {}
         self._found: dict[tuple[str, str, tuple[float, float]], int | matching.Unusable | None] = {}
+
+    @property
+    def kind(self) -> str | None:
+        """The tool's agent-neutral kind: shell, write, edit, read, mcp (None: another tool)."""
+        return matching.kind_of(self.tool)
 
     @property
     def command(self) -> str | None:
@@ -72,7 +89,9 @@ class Call:
 
     def corrected(self, command: str) -> Call:
         """This call with another command (a rewrite's correction), every other field kept."""
-        return Call(self.tool, {**self.input, "command": command}, self.cwd)
+        return Call(
+            self.tool, {**self.input, "command": command}, self.cwd, session=self.session, agent=self.agent
+        )
 
 
 class Origin:

@@ -150,6 +150,23 @@ def judge(call: Call, rules: Rules, *, rewrites: bool = True) -> Judgment:
     return judged
 
 
+def strictest(judgments: Sequence[Judgment]) -> Judgment:
+    """The verdict on one agent call that is several file calls (a patch: each file judged as its
+    own call, guard.apply_patch): the strictest answers, deny > ask > rewrite > warn >
+    allow; the warnings of several files are told together."""
+    if not judgments:
+        return Judgment("allow")
+    chosen = min(judgments, key=lambda judged: ANSWERS.index(judged.answer))
+    if chosen.answer != "warn":
+        return chosen
+    from cortex_hooks.guard import verdict_texts as texts
+
+    contexts = [judged.context for judged in judgments if judged.answer == "warn" and judged.context]
+    merged = Judgment("warn", hits=[hit for judged in judgments for hit in judged.hits])
+    merged.context = "\n".join(contexts)[: texts.TEXT_LIMIT]
+    return merged
+
+
 def answer(hit: Hit, *, rewrites: bool = True) -> str:
     """What this match does by itself: `rewrite` (a trusted learning whose correction of this
     call applies), `deny` or `ask` (a trusted block or ask learning), else `warn`. Trusted: its

@@ -1,4 +1,5 @@
-"""What a learning is matched against: Claude Code's tool matchers, target texts, timed regexes."""
+"""What a learning is matched against: tool matchers (Claude Code's, and the agent-neutral kinds),
+target texts, timed regexes."""
 
 from __future__ import annotations
 
@@ -16,6 +17,36 @@ if TYPE_CHECKING:
 
 TARGETS = ("content", "path", "input", "raw")
 READ_TOOL = "Bash"  # the tool whose `command` is read as the shell reads it (target content)
+
+# The agent-neutral tool kinds (SPEC §22): every agent's tool call reaches the judge under the
+# name of Claude Code's tool of the same kind (cortex_hooks.agents), and a learning may name a
+# kind where it names a tool: `shell` accepts Bash in Claude Code, Codex's Bash, Gemini CLI's
+# run_shell_command, Copilot's bash and Cursor's Shell alike; `mcp` every MCP server's tools.
+KINDS = {
+    "Bash": "shell",
+    "PowerShell": "shell",
+    "Write": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "NotebookEdit": "edit",
+    "Read": "read",
+    "NotebookRead": "read",
+    "Grep": "read",
+    "Glob": "read",
+    "LS": "read",
+}
+KIND_NAMES = frozenset({"shell", "write", "edit", "read", "mcp"})
+TOOL_OF_KIND = {"shell": "Bash", "write": "Write", "edit": "Edit", "read": "Read"}  # a kind's call, named
+MCP_PREFIX = "mcp__"  # an MCP tool's name in every agent's call: mcp__SERVER__TOOL
+
+
+def kind_of(tool_name: str) -> str | None:
+    """The kind of a tool (shell, write, edit, read, mcp), or None for any other tool."""
+    found = KINDS.get(tool_name)
+    if found is None and tool_name.startswith(MCP_PREFIX):
+        return "mcp"
+    return found
+
 
 # Claude Code reads a matcher made only of these characters as exact tool names separated by
 # `|` or `,`; anything else is an unanchored, case-sensitive regular expression. (A set, not a
@@ -35,12 +66,14 @@ _PATH_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "
 
 
 def tool_accepts(matcher: str, tool_name: str) -> bool:
-    """Whether a learning's `tool` matcher accepts this tool, as Claude Code's hook matchers do."""
+    """Whether a learning's `tool` matcher accepts this tool, as Claude Code's hook matchers do;
+    a name that is a kind (shell, write, edit, read, mcp) accepts every tool of that kind."""
     matcher = matcher.strip()
     if matcher in ("", "*"):
         return True
     if _NAME_CHARACTERS.issuperset(matcher):
-        return tool_name in {name.strip() for name in matcher.replace(",", "|").split("|")}
+        names = {name.strip() for name in matcher.replace(",", "|").split("|")}
+        return tool_name in names or (not names.isdisjoint(KIND_NAMES) and kind_of(tool_name) in names)
     try:
         return re.search(matcher, tool_name) is not None
     except re.error:
@@ -54,8 +87,9 @@ def check_tool_matcher(matcher: str) -> str:
     if rule is not None:
         raise CortexError(
             f"tool matcher {matcher!r} looks like a permission rule, which never matches a tool name;"
-            " a tool matcher is a name (Bash), names joined by | (Edit|Write), a regex (mcp__.*)"
-            f" or *; to match what it names use --tool {rule[0]} and a --regex{_example(*rule)}",
+            " a tool matcher is a name (Bash) or a kind (shell, write, edit, read, mcp), names joined"
+            " by | (Edit|Write), a regex (mcp__.*) or *;"
+            f" to match what it names use --tool {rule[0]} and a --regex{_example(*rule)}",
             USAGE,
         )
     if matcher.strip() not in ("", "*") and not _NAME_CHARACTERS.issuperset(matcher.strip()):

@@ -5,8 +5,10 @@ and a refusal to touch them.
 A path is compared as written (`..` removed) and with its symlinks resolved, so neither a
 relative path, a `..` nor a link around it hides a protected file. Protection also goes by name,
 wherever the file lies: any `.cortex/` folder (another project's guard too), the database and
-config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`)
-and the team file (`.claude/cortex-team.jsonl`: an edit leaves every team learning untrusted).
+config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`),
+another agent's settings or hook file (`.codex/hooks.json`, `.gemini/settings.json`, `.cursor/hooks.json`,
+`.github/hooks/*.json` …: SPEC §22) and the team file (`.claude/cortex-team.jsonl`: an edit leaves
+every team learning untrusted).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import fnmatch
 import posixpath
 
 from cortex_hooks.guard.protected_names import (  # the names, here where callers have looked for them
+    AGENT_FOLDERS,
+    AGENT_HOOK_FOLDERS,
+    AGENT_SETTINGS,
     CONFIG,
     CONFIG_NAME,
     DATABASE,
@@ -31,6 +36,9 @@ from cortex_hooks.guard.protected_names import (  # the names, here where caller
 )
 
 __all__ = [
+    "AGENT_FOLDERS",
+    "AGENT_HOOK_FOLDERS",
+    "AGENT_SETTINGS",
     "CONFIG",
     "CONFIG_NAME",
     "DATABASE",
@@ -166,6 +174,11 @@ class Places:
             return CONFIG
         if parent == SETTINGS_FOLDER and name in SETTINGS_NAMES:
             return SETTINGS
+        if (parent, name) in AGENT_SETTINGS or (
+            (posixpath.basename(posixpath.dirname(folder)), parent) in AGENT_HOOK_FOLDERS
+            and name.endswith(".json")
+        ):
+            return SETTINGS
         if parent == SETTINGS_FOLDER and name == TEAM_NAME:
             return TEAM
         return None
@@ -173,7 +186,7 @@ class Places:
     def holds(self, path: str) -> str | None:
         """The protected thing a folder would take with it, deleted or moved: a `.claude/` or
         `.cortex/` folder anywhere, or any folder above a protected file of this call."""
-        if posixpath.basename(path) in (SETTINGS_FOLDER, FOLDER):
+        if posixpath.basename(path) in (SETTINGS_FOLDER, FOLDER, *AGENT_FOLDERS):
             return path
         prefix = path.rstrip("/") + "/"
         held_folder = next((folder for folder in self.folders if folder.startswith(prefix)), None)

@@ -11,6 +11,19 @@ CONFIG_NAME = "config.toml"
 SETTINGS_FOLDER = ".claude"
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
 TEAM_NAME = team_path.NAME  # the team file, beside the settings files
+# The other agents' own settings and hook files (SPEC §22), protected as Claude Code's settings
+# files are: by name wherever they lie, as (folder, file); any `.json` in a hooks folder of
+# GitHub's (Copilot CLI's repository hooks, and the cloud agent's) or of Copilot's user folder.
+AGENT_SETTINGS = frozenset(
+    {
+        (".codex", "hooks.json"),
+        (".codex", "config.toml"),
+        (".gemini", "settings.json"),
+        (".cursor", "hooks.json"),
+    }
+)
+AGENT_HOOK_FOLDERS = frozenset({(".github", "hooks"), (".copilot", "hooks")})
+AGENT_FOLDERS = frozenset({".codex", ".gemini", ".cursor"})  # a folder that takes an agent's hooks with it
 # A database is its file and those SQLite and the guard keep beside it: its write-ahead log and
 # shared memory, a rollback journal, the guard file and the writes a hook could not make yet.
 DATABASE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".guard", ".pending")

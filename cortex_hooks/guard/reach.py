@@ -138,7 +138,7 @@ def reached(
 
 
 def _distinctive(databases: list[str]) -> frozenset[str]:
-    names = {protected.FOLDER, protected.SETTINGS_FOLDER, protected.TEAM_NAME}
+    names = {protected.FOLDER, protected.SETTINGS_FOLDER, protected.TEAM_NAME, *protected.AGENT_FOLDERS}
     for path in databases:
         names.update(posixpath.basename(path) + suffix for suffix in protected.DATABASE_SUFFIXES)
     names.update(protected.DATABASE_NAME + suffix for suffix in protected.DATABASE_SUFFIXES)
@@ -171,8 +171,12 @@ def _targets(concrete: list[tuple[str, str]], *, whole: bool) -> list[tuple[str,
     found.append((protected.FOLDER_KIND, cortex, True))
     found += [(protected.SETTINGS, f"{claude}/{name}", True) for name in protected.SETTINGS_NAMES]
     found.append((protected.TEAM, f"{claude}/{protected.TEAM_NAME}", True))
+    found += [
+        (protected.SETTINGS, f"{folder}/{name}", True) for folder, name in sorted(protected.AGENT_SETTINGS)
+    ]
     if whole:
         found.append((HOLDER, claude, True))
+        found += [(HOLDER, folder, True) for folder in sorted(protected.AGENT_FOLDERS)]
     return found
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_CORRECTED = 100_000  # characters: a longer corrected command is not applied
 TOOL = "Bash"  # the one tool a rewrite is for
+TOOLS = frozenset({TOOL, "shell"})  # named by Claude Code's name or by its kind (guard.matching)
 TARGETS = ("content", "raw")  # the command as the shell reads it, or the raw string
 
 
@@ -39,8 +40,8 @@ class Correction:
 
 def refusal(tool: str, target: str) -> str | None:
     """Why a learning of this tool and target cannot carry a rewrite, or None."""
-    if tool != TOOL or target not in TARGETS:
-        return "a rewrite is for Bash learnings only (--tool Bash, target content or raw)"
+    if tool not in TOOLS or target not in TARGETS:
+        return "a rewrite is for shell learnings only (--tool Bash or shell, target content or raw)"
     return None
 
 

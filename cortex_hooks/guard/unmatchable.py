@@ -1,5 +1,6 @@
 """What makes a learning unable to do its work, found when it is given (SPEC §19): a tool name
-in the wrong case (Claude Code's tool names are case-sensitive: `bash` never matches `Bash`),
+in the wrong case (Claude Code's tool names are case-sensitive: `bash` never matches `Bash`; the
+kinds are lower case: `Shell` never matches),
 and a regex whose nested unbounded quantifiers (`(a+)+$`) can take exponential time on a text
 that almost matches, so that the hook's timeout skips it exactly when it matters."""
 
@@ -36,16 +37,24 @@ TOOLS = (
     "Write",
 )
 _BY_CASE = {name.casefold(): name for name in TOOLS}
+KINDS = ("shell", "write", "edit", "read", "mcp")  # the agent-neutral kinds (guard.matching)
+_KIND_BY_CASE = {kind.casefold(): kind for kind in KINDS}
 
 
 def tool_case(matcher: str) -> str | None:
-    """What is wrong with a tool matcher that names a Claude Code tool in the wrong case, or None."""
+    """What is wrong with a tool matcher that names a Claude Code tool or a kind in the wrong
+    case, or None (`write` is a kind, `Write` Claude Code's tool: both are right)."""
     for part in re.split(r"[|,]", matcher):
         word = part.strip()
-        known = _BY_CASE.get(word.casefold())
-        if known is not None and word != known:
+        if word in KINDS or word in TOOLS:
+            continue
+        known = [name for name in (_BY_CASE.get(word.casefold()), _KIND_BY_CASE.get(word.casefold())) if name]
+        if word.casefold() == "bash":
+            known.append("shell")
+        if known:
+            meant = " or ".join(dict.fromkeys(known))
             return (
-                f"{word!r} is no tool name (they are case-sensitive, and `{word}` never matches): use {known}"
+                f"{word!r} is no tool name (they are case-sensitive, and `{word}` never matches): use {meant}"
             )
     return None
 

@@ -142,3 +142,30 @@ def _more(rest: list[Hit]) -> str:
     ids = ", ".join(f"#{hit.id}" + (" (global)" if hit.scope == "global" else "") for hit in rest)
     show = "`cortex-hooks show ID`" + (", `--global` for a global one" if "(global)" in ids else "")
     return f"\n… and {len(rest)} more: learnings {ids} ({show})"
+
+
+# What an agent reads where its hooks cannot say what Claude Code's can (cortex_hooks.agents):
+# an ask where the agent has no ask, a rewrite where it cannot change a call's input.
+CANNOT_ASK = (
+    "This agent cannot ask the person from a hook, so the call is refused: ask the person in "
+    "the conversation, and make the call only if they agree."
+)
+CORRECTED_HEADER = (
+    f"{BLOCKED}: a learned correction applies, and this agent cannot change a call's input. "
+    "Run the corrected command instead:"
+)
+
+
+def asked_without_asking(reason: str) -> str:
+    """An ask's reason, as a deny's, for an agent that has no ask."""
+    return f"{reason[: TEXT_LIMIT - len(CANNOT_ASK) - 1]}\n{CANNOT_ASK}"
+
+
+def corrected_as_deny(corrected: str, context: str | None) -> str:
+    """A rewrite, as a deny's reason, for an agent that cannot rewrite: the corrected command to
+    run, then what was corrected (and the other matches)."""
+    command = _cut(sanitize.clean(corrected), TEXT_LIMIT // 3)
+    text = f"{CORRECTED_HEADER}\n{command}"
+    if context:
+        text += "\n" + context
+    return text[:TEXT_LIMIT]

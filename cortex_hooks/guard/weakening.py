@@ -161,3 +161,28 @@ def config_lowered(before: Any, after: Any) -> list[str]:
     if after.prune and not before.prune:
         reasons.append("pruning was turned on")
     return reasons
+
+
+OUR_SCRIPTS = ("cortex-pre-tool-use", "cortex-session-start", "cortex-session-end")
+# what, written into an agent's settings or hook file, can switch its hooks off (Claude Code's own
+# settings are judged by install.wiring: disableAllHooks, our plugin disabled)
+HOOK_SWITCHES = ("disableAllHooks", "hooksConfig", "allowManagedHooksOnly", "[hooks", "hooks =", "hooks=")
+
+
+def hooks_dropped(before: str | None, after: str | None) -> list[str]:
+    """What an agent's settings or hook file (its own format: Codex's, Gemini's, Copilot's,
+    Cursor's) loses of our hooks between two texts, in words: our hooks' commands dropped, or a
+    switch that could turn hooks off written into a file that holds ours. Empty: nothing; a file
+    that held none of ours loses nothing."""
+    held = sum(before.count(script) for script in OUR_SCRIPTS) if before else 0
+    if not held or before is None:
+        return []
+    if after is None:
+        return ["its cortex-hooks hooks would be removed"]
+    lost = []
+    if sum(after.count(script) for script in OUR_SCRIPTS) < held:
+        lost.append("its cortex-hooks hooks would be removed")
+    added = [switch for switch in HOOK_SWITCHES if after.count(switch) > before.count(switch)]
+    if added:
+        lost.append(f"it would write {added[0]!r}, which can switch hooks off")
+    return lost

@@ -8,6 +8,7 @@ hooks.pre_tool_use; what the hooks print is in cortex_hooks.judging.protocol.)
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, TypeVar
 
 from cortex_hooks.errors import FAILURE, CortexError
@@ -19,9 +20,10 @@ class _Payload:
 
     EVENT = ""
     FIELD = ("", "")
-    __slots__ = ("cwd", "session_id", "transcript_path")
+    __slots__ = ("agent", "cwd", "session_id", "transcript_path")
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], agent: ModuleType | None = None) -> None:
+        self.agent = agent  # the adapter of the agent that sent it (cortex_hooks.agents); None: Claude Code
         problems: list[str] = []
         self.session_id = _text(payload, "session_id", problems, required=True) or ""
         self.transcript_path = _text(payload, "transcript_path", problems)
@@ -67,6 +69,9 @@ def _text(payload: dict[str, Any], name: str, problems: list[str], *, required: 
 Model = TypeVar("Model", bound=_Payload)
 
 
-def parse(model: type[Model], payload: dict[str, Any]) -> Model:
-    """The payload checked, or CortexError naming every field that is wrong."""
-    return model(payload)
+def parse(model: type[Model], payload: dict[str, Any], agent: ModuleType | None = None) -> Model:
+    """The payload checked, or CortexError naming every field that is wrong; another agent's
+    payload read into Claude Code's fields by its adapter first."""
+    if agent is not None and agent.NAME != "claude":
+        return model(agent.session(payload, model.EVENT), agent)
+    return model(payload, agent)

@@ -11,8 +11,8 @@ import json
 import os
 import sys
 
-from cortex_hooks import boundary, location
-from cortex_hooks.errors import CortexError
+from cortex_hooks import agents, boundary, location
+from cortex_hooks.errors import FAILURE, CortexError
 from cortex_hooks.keeper import environment
 from cortex_hooks.scopes import Scope, close, open_scopes
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT
@@ -20,6 +20,7 @@ from cortex_hooks.store.connection import HOOK_WRITE_WAIT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
     from typing import Any, TypeVar
 
     Payload = dict[str, Any]
@@ -45,33 +46,42 @@ class Outcome:
 
 def run(
     event: str,
-    parse: Callable[[Payload], Parsed | Outcome],
+    parse: Callable[[Payload, ModuleType], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
     *,
     guard_files: bool = False,
     without_database: bool = False,
     kept: bool = False,
+    agent: str = "claude",
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
-    `parse` validates the payload before a database is looked at, so bad input is reported even
-    in a project without one; it may decide from the payload alone, and then no database is
-    opened at all. `handle` loads, decides and writes, scope by scope. With
-    `guard_files`, a database another process holds unreadable reaches `handle` as its guard file
-    (scopes.open_scopes). With `without_database`, `handle` is called even when neither scope has
-    a database (PreToolUse: the built-in protection needs none). With `kept`, the keeper checks
-    the guard's state first (SPEC §21: a weakening put back, and told beside the answer).
+    `parse` validates the payload, as the agent's adapter (cortex_hooks.agents) reads it, before
+    a database is looked at, so bad input is reported even in a project without one; it may
+    decide from the payload alone, and then no database is opened at all. `handle` loads, decides
+    and writes, scope by scope. With `guard_files`, a database another process holds unreadable
+    reaches `handle` as its guard file (scopes.open_scopes). With `without_database`, `handle` is
+    called even when neither scope has a database (PreToolUse: the built-in protection needs none).
+    With `kept`, the keeper checks the guard's state first (SPEC §21: a weakening put back, and
+    told beside the answer). A failure exits with the status the agent takes as a non-blocking
+    error (the adapter's FAILED).
     """
     dropped = environment.drop_untrusted()  # before anything reads a CORTEX_* variable (SPEC §21)
     if boundary.is_child():
         return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
     if dropped:
         print(f"cortex-hooks: {event}: {'; '.join(dropped)}", file=sys.stderr)
-    return boundary.guarded(
-        lambda: _run(event, parse, handle, (guard_files, without_database, kept)),
+    status = boundary.guarded(
+        lambda: _run(event, parse, handle, (guard_files, without_database, kept), agent),
         prefix=f"cortex-hooks: {event}",
         hook=True,
     )
+    if status == FAILURE and agent != "claude":
+        try:
+            return int(agents.adapter(agent).FAILED)
+        except CortexError:
+            return status
+    return status
 
 
 def leave(status: int) -> int:
@@ -92,13 +102,18 @@ def leave(status: int) -> int:
 
 def _run(
     event: str,
-    parse: Callable[[Payload], Parsed | Outcome],
+    parse: Callable[[Payload, ModuleType], Parsed | Outcome],
     handle: Callable[[Parsed, list[Scope]], Outcome],
     options: tuple[bool, bool, bool],
+    agent: str,
 ) -> int:
     guard_files, without_database, kept = options
-    payload, repaired = read_payload(event)
-    parsed = parse(payload)
+    adapter = agents.adapter(agent)
+    payload, repaired = read_payload(event, adapter.EVENTS[event])
+    folder = adapter.project(payload)
+    if folder is not None:  # an agent that names no project: the one its adapter finds, for all below
+        os.environ["CLAUDE_PROJECT_DIR"] = folder
+    parsed = parse(payload, adapter)
     if isinstance(parsed, Outcome):  # decided before any database
         return _emit(event, parsed, repaired)
     project = location.hook_database(payload.get("cwd"))
@@ -124,10 +139,12 @@ def _run(
         # Closing the last one checkpoints the write-ahead log (16 ms after a boost); a commit
         # checkpoints it anyway once it grows, and nothing committed is lost either way.
     outcome.problems[:0] = skipped
-    if told:
+    if told and agent == "claude":
         from cortex_hooks.judging import protocol
 
         outcome.output = protocol.told(event, outcome.output, told)
+    elif told:  # another agent's answer takes no field it does not know (Codex would then run the call)
+        outcome.notes += told
     return _emit(event, outcome, repaired)
 
 
@@ -151,9 +168,10 @@ def _report(event: str, outcome: Outcome) -> None:
         print(f"cortex-hooks: {event}: {' '.join(line.split())}"[:2000], file=sys.stderr)
 
 
-def read_payload(event: str) -> tuple[Payload, str | None]:
-    """The hook payload from stdin: a JSON object of this event, or CortexError saying why not;
-    and a note when a string had to be repaired.
+def read_payload(event: str, names: tuple[str, ...] | None = None) -> tuple[Payload, str | None]:
+    """The hook payload from stdin: a JSON object of this event (its `hook_event_name` one of
+    `names`, Claude Code's name of the event by default; an agent whose payloads carry no event
+    name gives none), or CortexError saying why not; and a note when a string had to be repaired.
 
     Only what a decision reads is checked, each field by the hook that reads it (SPEC §19: a
     decision never depends on what it does not read). Depth is no failure: a payload nested past
@@ -185,11 +203,16 @@ def read_payload(event: str) -> tuple[Payload, str | None]:
     repaired = None
     if "\\ud" in text or "\\uD" in text:  # only a \u escape can make a lone surrogate
         repaired = _well_formed(payload)
+    names = (event,) if names is None else names
+    if not names:
+        return payload, repaired
     name = payload.get("hook_event_name")
     if name is None:
-        raise CortexError(f"invalid payload: hook_event_name is missing (expected {event!r})")
-    if name != event:
-        raise CortexError(f"got a payload of another event ({name!r}); this hook handles {event}")
+        raise CortexError(f"invalid payload: hook_event_name is missing (expected {names[0]!r})")
+    if name not in names:
+        raise CortexError(
+            f"got a payload of another event ({name!r}); this hook handles {' or '.join(names)}"
+        )
     return payload, repaired
 
 

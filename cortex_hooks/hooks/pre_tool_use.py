@@ -1,6 +1,6 @@
 """PreToolUse: the call judged (guard.judge) against the built-in protection and the learnings of
-every scope; the matches boosted; the deny, ask, correction or warning Claude Code reads (SPEC §4.1,
-§16, §20).
+every scope; the matches boosted; the deny, ask, correction or warning Claude Code — or the agent
+the script was started for (`--agent NAME`, cortex_hooks.agents) — reads (SPEC §4.1, §16, §20, §22).
 
 This is the hot path, run before every tool call. A call that cannot match any learning costs
 a JSON parse, a few substring tests for the guard's own places, an index lookup per scope and
@@ -12,9 +12,9 @@ are checked with the standard library.
 
 from __future__ import annotations
 
-from cortex_hooks import location
-from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching
+import sys
+
+from cortex_hooks import agents, location
 from cortex_hooks.guard.call import Call, Origin
 from cortex_hooks.guard.judge import judge
 from cortex_hooks.hooks import pipeline
@@ -24,6 +24,7 @@ from cortex_hooks.upkeep import team_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
     from cortex_hooks.guard.protected import Refusal
@@ -31,29 +32,42 @@ if TYPE_CHECKING:
 
 def main() -> int:
     return pipeline.leave(
-        pipeline.run("PreToolUse", parse, handle, guard_files=True, without_database=True, kept=True)
+        pipeline.run(
+            "PreToolUse",
+            parse,
+            handle,
+            guard_files=True,
+            without_database=True,
+            kept=True,
+            agent=agents.named(sys.argv[1:]),
+        )
     )
 
 
-def parse(payload: dict[str, Any]) -> tuple[Call, Origin]:
-    """The fields this hook's decision reads, checked with the standard library (no pydantic
-    here), and where the call was asked; nothing else (SPEC §19): the session id, a description,
-    an extra key of any type or depth never stops a deny."""
-    tool_name = payload.get("tool_name")
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_name, str) or not tool_name:
-        raise CortexError("invalid payload: tool_name must be a non-empty string")
-    if not isinstance(tool_input, dict):
-        raise CortexError("invalid payload: tool_input must be a JSON object")
-    problem = matching.mistyped(tool_name, tool_input)
-    if problem:
-        raise CortexError(f"invalid payload: {problem}")
-    origin = Origin(
-        _text(payload.get("session_id")),
-        _text(payload.get("tool_use_id")),
-        _text(payload.get("transcript_path")),
-    )
-    return Call(tool_name, tool_input, payload.get("cwd")), origin
+class Parsed:
+    """A PreToolUse payload as its agent's adapter reads it: the calls (one, or one per file of a
+    patch), whether a rewrite may be answered, what writes the answer, and where the calls were
+    asked (what a catch's outcome is worked out from)."""
+
+    __slots__ = ("adapter", "calls", "origin", "payload", "rewrites")
+
+    def __init__(self, calls: list[Call], rewrites: bool, adapter: ModuleType, payload: dict[str, Any]):
+        self.calls = calls
+        self.rewrites = rewrites
+        self.adapter = adapter
+        self.payload = payload
+        self.origin = Origin(
+            _text(payload.get("session_id")),
+            _text(payload.get("tool_use_id")),
+            _text(payload.get("transcript_path")),
+        )
+
+
+def parse(payload: dict[str, Any], adapter: ModuleType) -> Parsed:
+    """The calls the agent's payload makes (cortex_hooks.agents: Claude Code's fields checked with
+    the standard library, nothing else read: SPEC §19)."""
+    calls, rewrites = adapter.calls(payload)
+    return Parsed(calls, rewrites, adapter, payload)
 
 
 def _text(value: object) -> str | None:
@@ -61,28 +75,31 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def handle(asked: tuple[Call, Origin], scopes: list[Scope]) -> pipeline.Outcome:
-    """The call judged under the rules in force (no database at all: the built-in protection
-    alone); a match recorded, with where it was asked."""
-    call, origin = asked
+def handle(parsed: Parsed, scopes: list[Scope]) -> pipeline.Outcome:
+    """Each call judged under the rules in force (no database at all: the built-in protection
+    alone); a match recorded, with where it was asked; the agent's answer to the strictest verdict."""
     outcome = pipeline.Outcome()
+    cwd = parsed.calls[0].cwd if parsed.calls else None
     for scope in scopes:
         if scope.connection is None:  # it cannot be used (a lock, a full disk …): its guard file decides
             outcome.notes.append(f"{scope.name} database skipped ({scope.why}): decided from its guard file")
         elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
-            outcome.problems += team_file.refresh(
-                scope.connection, location.hook_project(call.cwd), scope.path
-            )
+            outcome.problems += team_file.refresh(scope.connection, location.hook_project(cwd), scope.path)
     rules = InForce(scopes, protection=_protection, problems=outcome.problems)
-    judged = judge(call, rules)
-    if judged.answer == "allow":
+    judgments = [judge(call, rules, rewrites=parsed.rewrites) for call in parsed.calls]
+    if all(judged.answer == "allow" for judged in judgments):
+        outcome.output = getattr(parsed.adapter, "NOTHING", None)
         return outcome
     # past here the hot path imports more; a call that matches nothing never gets here
+    from cortex_hooks.guard.judge import strictest
     from cortex_hooks.hooks import record
-    from cortex_hooks.judging import protocol
 
-    judged = record.recorded(call, rules, judged, outcome, origin)
-    outcome.output = protocol.pre_tool_use(judged) if judged.answer != "allow" else None
+    judgments = [
+        record.recorded(call, rules, judged, outcome, parsed.origin) if judged.answer != "allow" else judged
+        for call, judged in zip(parsed.calls, judgments, strict=True)
+    ]
+    judged = strictest(judgments)
+    outcome.output = parsed.adapter.pre_tool_use(judged, parsed.payload)
     return outcome
 
 

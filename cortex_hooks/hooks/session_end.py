@@ -5,10 +5,13 @@ the push surface."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 import time
 from functools import partial
+from types import ModuleType
+from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits
 from cortex_hooks.hooks import payloads, pipeline, transcript
@@ -18,21 +21,26 @@ from cortex_hooks.store import learnings, pending, sessions, transaction
 
 
 def main() -> int:
-    return pipeline.run("SessionEnd", parse, handle)
+    return pipeline.run("SessionEnd", parse, handle, agent=agents.named(sys.argv[1:]))
 
 
-def parse(payload: dict[str, object]) -> payloads.SessionEndPayload:
-    return payloads.parse(payloads.SessionEndPayload, payload)
+def parse(payload: dict[str, Any], agent: ModuleType | None = None) -> payloads.SessionEndPayload:
+    return payloads.parse(payloads.SessionEndPayload, payload, agent)
 
 
 def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline.Outcome:
     """Each scope decays once per session (the global one therefore once per session in any
-    project); then the transcript's summary, read once, is stored beside each end."""
+    project); then the transcript's summary, read once, is stored beside each end. An agent whose
+    session end is not awaited, or that has none (Codex's Stop ends a turn), decays once per day
+    of use instead (upkeep.day_of_use): here its session is only marked ended and summarized."""
     notes: list[str] = []
     now = clock.iso(clock.now())
     # The decay first, in its own transaction: it must never wait for, or depend on, the
     # transcript (a FIFO, /dev/zero, a huge file). The summary is a second, small write.
-    ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
+    if payload.agent is not None and payload.agent.DECAY == "day":
+        ended = [scope for scope in scopes if _mark_ended(scope, payload, now, notes)]
+    else:
+        ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
     if ended:  # else a repeated SessionEnd: every scope has decayed already
         _record_summary(payload, ended, now, notes)
     _outcomes(payload, scopes, now, notes)  # a resumed session's end too: what it added may decide
@@ -44,6 +52,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     # a note, never a failed session end; nor is a capture.
     _surface(payload, scopes, notes)
     _capture(payload, scopes, notes)
+    _release_recall(payload, scopes)
     return pipeline.Outcome(notes=notes)
 
 
@@ -66,6 +75,18 @@ def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str
         )
     except sqlite3.Error as error:  # never a failed session end: the catches stay open
         notes.append(f"outcomes not worked out: {error}")
+
+
+def _release_recall(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> None:
+    """The resident recall process told this session ended (upkeep.resident): it exits a
+    minute after its last session."""
+    project = project_scope(scopes)
+    if project is None:
+        return
+    from cortex_hooks.upkeep import resident
+
+    user = next((other.path for other in scopes if other.is_global), location.global_database())
+    resident.end(project.path, user, location.hook_project(payload.cwd), payload.session_id)
 
 
 # SessionEnd's goal is 1 s in all, on any transcript: capture scans until the hook has run
@@ -258,6 +279,24 @@ def _decay(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: l
     if ended is None:
         notes.append(pending.kept_note(scope.name, "session end"))
     return ended is not False
+
+
+def _mark_ended(scope: Scope, payload: payloads.SessionEndPayload, now: str, notes: list[str]) -> bool:
+    """An end without a decay (its agent decays by the day): the session marked ended, again at
+    each end of a turn; never waits for another process's lock (the next end marks it)."""
+    from cortex_hooks.store.transaction import Transaction, locked
+
+    try:
+        with Transaction(scope.connection):
+            sessions.record_end(scope.connection, payload.session_id, reason=payload.reason, now=now)
+    except sqlite3.OperationalError as error:
+        if not locked(error):
+            raise
+        notes.append(
+            f"another process holds the {scope.name} database's write lock: the end is marked next time"
+        )
+        return False
+    return True
 
 
 def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from datetime import datetime
+from types import ModuleType
 from typing import Any
 
-from cortex_hooks import clock, location
+from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits, review
 from cortex_hooks.hooks import payloads, pipeline
@@ -19,35 +21,40 @@ from cortex_hooks.upkeep import startup
 
 
 def main() -> int:
-    return pipeline.run("SessionStart", parse, handle, kept=True)
+    return pipeline.run("SessionStart", parse, handle, kept=True, agent=agents.named(sys.argv[1:]))
 
 
-def parse(payload: dict[str, object]) -> payloads.SessionStartPayload:
-    return payloads.parse(payloads.SessionStartPayload, payload)
+def parse(payload: dict[str, Any], agent: ModuleType | None = None) -> payloads.SessionStartPayload:
+    return payloads.parse(payloads.SessionStartPayload, payload, agent)
 
 
 def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeline.Outcome:
     now = clock.now()
     notes: list[str] = []
+    agent = payload.agent
     project = location.hook_project(payload.cwd)  # the folder whose CLAUDE.local.md Claude Code reads
     for scope in scopes:
         _start(scope, payload, now, notes)
         _kept(scope, project, notes)
+        if agent is not None and agent.DECAY == "day":  # no session end is awaited: decay by the day
+            from cortex_hooks.upkeep import day_of_use
+
+            try:
+                day_of_use.decay(scope, agent.NAME, now, notes)
+            except sqlite3.Error as error:  # never costs the agent its context
+                _skipped(notes, f"{scope.name} day's decay not run", error)
     waiting = _team_file(scopes, project, notes)
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
     text, awaiting = startup.session_text(scopes, now, (shown, total), project)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
+    _keep_recall_warm(scopes, project, payload.session_id)
     upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
+    answer = agent.session_start if agent is not None else _claude_code
     if not text:
         said = " ".join(part for part in (upgraded, waiting) if part)
-        output = None
-        if waiting:
-            output = protocol.session_start(waiting, said)
-        elif upgraded:
-            output = {"systemMessage": upgraded}
-        return pipeline.Outcome(output, notes=notes)
+        return pipeline.Outcome(answer(waiting, said or None), notes=notes)
     _count_shown(scopes, shown, now, notes)
     if total:
         from cortex_hooks.capture import texts
@@ -60,7 +67,27 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     message = " ".join(part for part in (upgraded, message, retrying, waiting) if part) or None
     if waiting:
         text = f"{text}\n\n{waiting}"
-    return pipeline.Outcome(protocol.session_start(text, message), notes=notes)
+    return pipeline.Outcome(answer(text, message), notes=notes)
+
+
+def _claude_code(text: str | None, message: str | None) -> dict[str, Any] | None:
+    if text:
+        return protocol.session_start(text, message)
+    return {"systemMessage": message} if message else None
+
+
+def _keep_recall_warm(scopes: list[Scope], project: str, session: str) -> None:
+    """The session's command-line recalls answered warm (upkeep.resident), when semantic recall
+    runs the local model for the project's database."""
+    scope = project_scope(scopes)
+    if scope is None:
+        return
+    from cortex_hooks.embeddings.backend import in_force
+    from cortex_hooks.upkeep import resident
+
+    user = next((other.path for other in scopes if other.is_global), location.global_database())
+    setting = in_force(location.config_for(scope.path).embeddings)
+    resident.start(scope.path, user, project, setting, session)
 
 
 def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | None:

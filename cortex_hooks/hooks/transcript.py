@@ -1,4 +1,5 @@
-"""Reading a session transcript (JSON lines): the first user prompt and the files changed.
+"""Reading a session transcript (JSON lines): the first user prompt and the files changed (a
+Codex rollout or a Gemini chat read as Claude Code's records: capture.agent_transcripts).
 
 Transcripts grow to hundreds of megabytes, and SessionEnd has a small time budget, so the file
 is streamed line by line, only lines that can matter are parsed, and every read loop stops at a
@@ -48,6 +49,11 @@ def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
     decides what an unreadable file means.
     """
     deadline = time.monotonic() + budget_seconds
+    from cortex_hooks.capture import agent_transcripts
+
+    kind = agent_transcripts.format_of(path)
+    if kind != agent_transcripts.CLAUDE:
+        return _summarize_agent(path, kind, deadline)
     prompt: str | None = None
     changes: dict[str, tuple[str, str]] = {}  # tool_use id -> (file, tool), in order
     with regular_file.open_regular(path) as stream:
@@ -71,6 +77,34 @@ def summarize(path: str, budget_seconds: float = 0.5) -> Summary:
     unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
     key_changes = [{"file": file, "action": tool} for file, tool in unique][:MAX_CHANGES]
     return Summary(prompt, key_changes)
+
+
+def _summarize_agent(path: str, kind: str, deadline: float) -> Summary:
+    """Another agent's transcript (a Codex rollout, a Gemini chat), read as Claude Code's records."""
+    from cortex_hooks.capture import agent_transcripts
+
+    state = agent_transcripts.state_for(path, kind)
+    prompt: str | None = None
+    changes: dict[str, tuple[str, str]] = {}
+    with regular_file.open_regular(path) as stream:
+        while time.monotonic() < deadline and (line := stream.readline(PARSE_LIMIT)):
+            if len(line) == PARSE_LIMIT and not line.endswith(b"\n"):
+                _skip_rest_of_line(stream, deadline)
+                continue
+            record = _parse(line)
+            for each in agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ():
+                if prompt is None and each["type"] == "user":
+                    prompt = _prompt(each)
+                content = _message_content(each)
+                for block in content if isinstance(content, list) else ():
+                    if block.get("type") == "tool_use" and block.get("name") in _TOOLS:
+                        file = block["input"].get("file_path")
+                        if isinstance(file, str) and file:
+                            changes[str(block["id"])] = (file, block["name"])
+                for failed in _failed(each):
+                    changes.pop(failed, None)
+    unique: dict[tuple[str, str], None] = dict.fromkeys(changes.values())
+    return Summary(prompt, [{"file": file, "action": tool} for file, tool in unique][:MAX_CHANGES])
 
 
 def _skip_rest_of_line(stream: BinaryIO, deadline: float) -> None:

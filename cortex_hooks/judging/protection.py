@@ -51,7 +51,7 @@ def of_rewrite(pattern: str, template: str) -> str | None:
 def places(cwd: str, project: str | None = None) -> protected.Places:
     """The protected places of a call made in `cwd`: the project's database (that of the project
     Claude Code names, and of the cwd), a CORTEX_DB, the global one, and the settings files of
-    those projects and of the user."""
+    those projects and of the user — Claude Code's and the other agents' (location.agent_files)."""
     home = os.path.expanduser("~")
     projects = {project or os.path.abspath(location.hook_project(cwd)), cwd}
     databases = [os.path.join(folder, location.DIRECTORY, location.FILENAME) for folder in projects]
@@ -65,6 +65,7 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
         for name in protected.SETTINGS_NAMES
     ]
     settings.append(guarding.managed_path(sys.platform))  # an administrator's: never the agent's to write
+    settings += location.agent_files(projects, home)
     variables = {"HOME": home, "PWD": cwd}
     for name in protected.VARIABLES[2:]:
         if os.environ.get(name):
@@ -82,10 +83,18 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
 
 def _settings_lost(before: str | None, after: str | None) -> list[str]:
     """install.wiring's judgement of a settings file's new text, imported only for a settings
-    file (its import costs a Bash call that only names a folder ~12 ms)."""
+    file (its import costs a Bash call that only names a folder ~12 ms); and, for any agent's file
+    (its own format: Codex's, Gemini's, Copilot's, Cursor's), our hooks' commands dropped from its
+    text, or a switch that could turn hooks off written into a file that holds ours."""
+    from cortex_hooks.guard.weakening import OUR_SCRIPTS, hooks_dropped
     from cortex_hooks.install import wiring
 
-    return wiring.weakened(before, after)
+    lost = wiring.weakened(before, after)
+    if lost or not before or not any(script in before for script in OUR_SCRIPTS):
+        return lost
+    if after is None:
+        return ["what the file would say cannot be known"]
+    return hooks_dropped(before, after)
 
 
 def _current(path: str) -> str | None:

@@ -123,11 +123,14 @@ def adopt_new(scope: Scope, project: str | None) -> bool:
 def watched(database: str, project: str | None) -> dict[str, str]:
     """The files the keeper watches for a database: its config file, and (for a project's) every
     settings file of the project and the user that the agent could write, whether it holds our
-    hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard)."""
+    hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard), and
+    the other agents' settings and hook files (their hooks dropped or switched off is put back)."""
     from cortex_hooks.keeper import environment
 
     found = {location.config_path(database): "config"}
     found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))
+    if project:  # the other agents' settings and hook files, of the project and the user (SPEC §22)
+        found.update(dict.fromkeys(location.agent_files([project], os.path.expanduser("~")), "agent"))
     return found
 
 
@@ -139,3 +142,17 @@ def unwatch(database: str, paths: list[str]) -> None:
         return
     entries = {path: entry for path, entry in (ledger.get("files") or {}).items() if path not in paths}
     keeper.write_ledger(folder, {**ledger, "files": entries})
+
+
+def follow(databases: list[str], path: str, kind: str) -> None:
+    """The keeper's copy of a watched file follows a change cortex-hooks made to it itself
+    (install or uninstall --agent), in each kept database that watches it: never put back."""
+    from cortex_hooks.keeper import files
+
+    for database in databases:
+        folder = location.keeper_folder(database)
+        ledger = keeper.ledger(folder)
+        if ledger is None or path not in (ledger.get("files") or {}):
+            continue
+        entries = {**ledger["files"], path: files.keep(folder, path, kind)}
+        keeper.write_ledger(folder, {**ledger, "files": entries})

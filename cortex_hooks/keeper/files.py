@@ -67,7 +67,12 @@ def checked(folder: str, path: str, entry: dict[str, Any]) -> tuple[dict[str, An
     kind = str(entry.get("kind"))
     copy = os.path.join(folder, FILES, str(entry.get("copy")))
     before, after = text_of(copy), text_of(path)
-    lost = settings_lost(before, after) if kind == "settings" else config_lost(before, after)
+    if kind == "agent":  # another agent's settings or hook file (install --agent)
+        from cortex_hooks.guard.weakening import hooks_dropped
+
+        lost = hooks_dropped(before, after)
+    else:
+        lost = settings_lost(before, after) if kind == "settings" else config_lost(before, after)
     if not lost:
         return keep(folder, path, kind), None
     aside = _set_aside(folder, path, after)
@@ -77,7 +82,11 @@ def checked(folder: str, path: str, entry: dict[str, Any]) -> tuple[dict[str, An
         regular_file.write_whole(path, before.encode("utf-8"), mode=0o600, keep_mode=True)
     where = f"; the changed file is kept at {aside}" if aside else ""
     command = (
-        "cortex-hooks uninstall" if kind == "settings" else "cortex-hooks integrity accept (after reading it)"
+        "cortex-hooks uninstall"
+        if kind == "settings"
+        else "cortex-hooks uninstall --agent NAME"
+        if kind == "agent"
+        else "cortex-hooks integrity accept (after reading it)"
     )
     said = (
         f"{path} was changed ({'; '.join(lost)}): put back{where} "

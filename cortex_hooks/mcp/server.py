@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 from typing import Any, BinaryIO
 
 from cortex_hooks import __version__
@@ -169,9 +170,13 @@ def read_line(stream: BinaryIO) -> bytes | None:
 
 
 def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) -> int:
-    """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0."""
+    """Answer every message until end of input (or SIGINT/SIGTERM): exit status 0. Once the
+    client is answered its `initialize`, recall's model and vectors are loaded in a thread
+    (api.recall.warm): the agent's first recall finds them warm. The thread is waited for at the
+    exit (onnxruntime aborts a process that ends while one of its sessions is being opened)."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
+    warming: threading.Thread | None = None
     try:
         while True:
             line = read_line(reader)
@@ -186,8 +191,27 @@ def serve(reader: BinaryIO, writer: BinaryIO, options: Options | None = None) ->
                 answer = respond(line, options)
             if answer is not None and not _send(writer, answer):
                 return 0
+            if warming is None and answer is not None and "serverInfo" in answer.get("result", {}):
+                warming = threading.Thread(target=_warm, args=(options,), name="warm recall")
+                warming.start()
     except Stop:
         return 0
+
+
+def _warm(options: Options | None) -> None:
+    """What a first tool call loads (the tools' models, pydantic) and recall's model and vectors
+    for the databases the tools use (after `initialize`: the imports hold the interpreter's lock
+    a moment, and the handshake must not wait for them)."""
+    from cortex_hooks.api.databases import find
+    from cortex_hooks.api.recall import warm
+    from cortex_hooks.mcp import calls, models  # noqa: F401 (imported now, not at the first call)
+
+    given = options or Options()
+    try:
+        databases = find(given.db, given.global_db)
+    except Exception:  # a tool call will say what is wrong with the databases
+        return
+    warm(databases)
 
 
 def _send(writer: BinaryIO, answer: dict[str, Any]) -> bool:

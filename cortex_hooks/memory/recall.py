@@ -1,14 +1,19 @@
 """What recall returns, pure (SPEC §9.3, §12): the words of a query, and found rows ranked.
 
-Relevance, from the found rows' signals (chosen on three labelled sets: benchmarks/quality):
+Relevance, from the found rows' signals (chosen on several labelled sets at once, short project
+notes and long conversations: benchmarks/quality, docs/internals/recall-quality.md):
 - keyword recall: bm25 over the query's weight (store.recall.Query: the sum of its words' IDF),
   i.e. how much of the query an item holds, rare words counting most;
-- semantic recall (rows that carry a `cosine`): the cosine plus that share, capped at
-  KEYWORD_CAP, times the scope's keyword weight (embeddings.recall.keyword_weight): 1 when the
-  nearest items by meaning are bunched together (the meaning cannot tell them apart, the words
-  can), less when one stands out by meaning — and 1 whatever the spread for a query holding an
-  identifier (`orders.v2`, `eu-west-1`). Exact keywords and identifiers hold most of the query
-  and so come first; a question worded unlike its answer is decided by its meaning.
+- semantic recall (rows that carry a `cosine`): the cosine plus the words the item holds (its
+  `coverage`: their IDF over the query's weight, however often and in however long a text),
+  capped at KEYWORD_CAP, times the scope's keyword weight
+  (embeddings.recall.keyword_weight: small in a database of notes on many subjects, where the
+  meaning finds the one asked about; full in one whose items are all alike to the query, a
+  conversation, where only the words can tell them apart) — and at least 1 for a query holding
+  an identifier (`orders.v2`, `eu-west-1`). Exact keywords and identifiers hold most of the query
+  and so come first; a question worded unlike its answer is decided by its meaning. An item that
+  itself ends in a question mark loses QUESTION: it asks, it does not tell (a quarter of a
+  conversation's turns are questions, and a question is near another by its words and its shape).
 The rank score (memory.rank) only breaks near-ties: it moves a relevance by at most RANK_TIEBREAK
 (each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). The score shown
 is that sum mapped into [0, 1) (`shown`). Best first; at equal scores the project before the
@@ -23,7 +28,8 @@ import re
 from cortex_hooks.memory import rank
 from cortex_hooks.memory.similarity import WORD
 
-KEYWORD_CAP = 2.0  # semantic recall: bm25 / weight counts up to this (a short note holding every word twice)
+KEYWORD_CAP = 2.0  # semantic recall: the words held count up to this (identifiers beyond the weight)
+QUESTION = 0.15  # semantic recall: what an item that is a question loses
 RANK_TIEBREAK = 0.01  # the rank score (0-1) moves a score by at most this
 MAX_WORDS = 64  # a 10,000-character query is searched by its first 64 distinct words
 KINDS = ("memory", "learning", "decision", "error", "todo")
@@ -113,12 +119,18 @@ class Found:
 
 def relevance(row: dict[str, object]) -> float:
     """How well a found row answers the query (see the module's docstring)."""
-    keywords = float(str(row["relevance"]))
     if "cosine" not in row:
-        return keywords
-    # An identifier in the query (store.recall.Query.exact): the words decide in full.
-    weight = 1.0 if row.get("exact") else float(str(row.get("keyword_weight", 1.0)))
-    return float(str(row["cosine"])) + weight * min(KEYWORD_CAP, keywords)
+        return float(str(row["relevance"]))
+    weight = float(str(row.get("keyword_weight", 1.0)))
+    if row.get("exact"):  # an identifier in the query (store.recall.Query.exact): the words decide in full
+        weight = max(weight, 1.0)
+    value = float(str(row["cosine"])) + weight * min(KEYWORD_CAP, float(str(row.get("coverage", 0.0))))
+    return value - QUESTION if asks(row) else value
+
+
+def asks(row: dict[str, object]) -> bool:
+    """Whether an item is a question (its text ends with a question mark)."""
+    return str(row.get("content") or "").rstrip().endswith("?")
 
 
 def shown(score: float) -> float:

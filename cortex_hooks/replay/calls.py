@@ -164,7 +164,14 @@ def read(
     clock); what was left out is said in `left`. With `results`, each call's result too, in the
     order they were written (what became of each call: SPEC §23); `results` may be a test of a
     call's id: then only the results it wants. OSError when the file cannot be opened (raised at
-    the first item asked for)."""
+    the first item asked for). A Codex rollout or a Gemini chat gives its calls as Claude Code's
+    (capture.agent_transcripts; from its start, without results)."""
+    from cortex_hooks.capture import agent_transcripts
+
+    kind = agent_transcripts.format_of(path)
+    if kind != agent_transcripts.CLAUDE:
+        yield from _agent_calls(path, kind, deadline, since, left)
+        return
     wanted = results if callable(results) else None
     unreadable = 0
     with regular_file.open_regular(path) as stream:
@@ -329,6 +336,33 @@ def _lines(
         problems.append(
             (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
         )
+
+
+def _agent_calls(path: str, kind: str, deadline: float, since: str | None, left: Left) -> Iterator[Call]:
+    """Another agent's transcript, line by line, its calls read as Claude Code's records."""
+    from cortex_hooks.capture import agent_transcripts
+
+    state = agent_transcripts.state_for(path, kind)
+    unreadable = number = 0
+    with regular_file.open_regular(path) as stream:
+        while time.monotonic() < deadline:
+            line = stream.readline(MAX_LINE + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                if not _skip_rest(stream, deadline):
+                    break
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                unreadable += 1
+                continue
+            for each in agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ():
+                yield from _calls(each, since, path, number)
+    if unreadable:
+        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 
 
 def _complete(line: bytes) -> bool:

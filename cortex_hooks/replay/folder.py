@@ -100,3 +100,49 @@ def _walk(folder: str, depth: int, found: list[str], skipped: list[tuple[str, st
                     skipped.append((entry.path, "not a regular file (a FIFO or a device is never read)"))
         except OSError as error:
             skipped.append((entry.path, error.strerror or "cannot be read"))
+
+
+def agents_transcripts(project: str) -> list[str]:
+    """The other agents' transcripts of a project (SPEC §22): Codex CLI's rollouts of sessions
+    started in it or below (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, told by their first
+    line's `cwd`) and Gemini CLI's chats of its folder (`~/.gemini/tmp/NAME/chats/*.jsonl`, where
+    `NAME/.project_root` names the project)."""
+    home = os.path.expanduser("~")
+    root = os.path.realpath(project)
+    found: list[str] = []
+    sessions = os.path.join(os.environ.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
+    rollouts: list[str] = []
+    if os.path.isdir(sessions):
+        _walk(sessions, 0, rollouts, [])
+    for path in rollouts:
+        if os.path.basename(path).startswith("rollout-") and _codex_cwd_in(path, root):
+            found.append(path)
+    chats_home = os.path.join(home, ".gemini", "tmp")
+    for name in sorted(os.listdir(chats_home)) if os.path.isdir(chats_home) else []:
+        try:
+            with open(os.path.join(chats_home, name, ".project_root"), encoding="utf-8") as stream:
+                named = stream.read().strip()
+        except OSError:
+            continue
+        chats = os.path.join(chats_home, name, "chats")
+        if named and os.path.realpath(named) == root and os.path.isdir(chats):
+            found += sorted(
+                os.path.join(chats, file) for file in os.listdir(chats) if file.endswith((".jsonl", ".json"))
+            )
+    return found
+
+
+def _codex_cwd_in(path: str, root: str) -> bool:
+    import json
+
+    try:
+        with open(path, "rb") as stream:
+            first = json.loads(stream.readline(1 << 16))
+    except (OSError, ValueError):
+        return False
+    payload = first.get("payload") if isinstance(first, dict) else None
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    if not isinstance(cwd, str):
+        return False
+    real = os.path.realpath(cwd)
+    return real == root or real.startswith(root.rstrip("/") + "/")

@@ -56,6 +56,9 @@ class Query(NamedTuple):
     text: str  # the FTS5 query: each word and phrase quoted (never FTS syntax)
     weight: float  # the sum of its words' IDF: bm25 / weight is the share of the query an item holds
     exact: bool = False  # it holds a phrase (an identifier): its rows are marked `exact`
+    # Asked for (`query(..., held=True)`): each word's and phrase's IDF and the rows holding it (the
+    # newest BUDGET), from which `found` gives each row its `coverage`.
+    terms: tuple[tuple[float, frozenset[int]], ...] = ()
 
 
 def found(
@@ -63,11 +66,12 @@ def found(
 ) -> list[dict[str, object]]:
     """The active rows of these kinds among the `best` hits of an FTS5 query, each with its kind
     and its bm25 relevance (higher is better; over the query's weight for a Query, and marked
-    `exact` when the Query is), best first.
+    `exact` when the Query is), best first. With a Query's `terms`, each row also has its
+    `coverage`: the IDF of the words and phrases it holds over the query's weight, however often
+    and in however long a text (bm25's length normalisation buried the long turns of a
+    conversation that answer a question under short ones that only share its words).
     bm25 scores the newest BUDGET rows the query finds, never more (see `query`)."""
-    text, weight, exact = (
-        (match.text, match.weight, match.exact) if isinstance(match, Query) else (match, 1.0, False)
-    )
+    text, weight, exact, terms = match if isinstance(match, Query) else Query(match, 1.0)
     hits = connection.execute(
         "SELECT rowid, -bm25(search) AS relevance FROM search WHERE search MATCH :match "
         "AND rowid >= :floor AND rowid % 8 IN (SELECT value FROM json_each(:kinds)) "
@@ -80,12 +84,19 @@ def found(
         },
     ).fetchall()
     wanted: dict[str, dict[int, float]] = {}
+    coverage: dict[tuple[str, int], float] = {}
     for rowid, relevance in hits:
         wanted.setdefault(KINDS[rowid % 8], {})[rowid // 8] = relevance / weight
+        if terms:
+            held = sum(term_idf for term_idf, holding in terms if rowid in holding)
+            coverage[(KINDS[rowid % 8], rowid // 8)] = held / weight
     results = rows(connection, wanted)
     results.sort(key=lambda result: -float(str(result["relevance"])))
-    for result in results if exact else ():
-        result["exact"] = True
+    for result in results:
+        if exact:
+            result["exact"] = True
+        if terms:
+            result["coverage"] = coverage[(str(result["kind"]), int(str(result["id"])))]
     return results
 
 
@@ -172,21 +183,24 @@ STOPWORDS = frozenset(
 )
 
 
-def query(connection: sqlite3.Connection, words: list[str]) -> Query:
+def query(connection: sqlite3.Connection, words: list[str], *, held: bool = False) -> Query:
     """Recall's FTS5 query for these words (and phrases: words joined by a space, an identifier
     such as `orders.v2` that must match whole): every one of them while the rows they find fit the
     budget, else the rarest (`_rarest`). Its weight is the sum of the words' IDF as bm25 computes it
     (a word in no row at its highest), so that bm25 / weight says how much of the query an item
-    holds, whatever the size of the database."""
+    holds, whatever the size of the database. With `held`, the Query keeps each word's and
+    phrase's IDF and the rows holding it (`terms`): semantic recall ranks by them (`found`)."""
     words = [word for word in words if word not in STOPWORDS] or words
     newest = connection.execute("SELECT coalesce(max(rowid), 0) FROM search").fetchone()[0]
-    counts = {word: _rows_holding(connection, word, newest) for word in words}
+    holding = {word: _rows_holding(connection, word, newest, held=held) for word in words}
+    counts = {word: count for word, (count, _) in holding.items()}
     every = words_query(words)
     if sum(counts.values()) > BUDGET and _rows_finding(connection, every) > BUDGET:
         every = _rarest(words, counts, newest)
     size = _index_rows(connection)
     weight = sum(idf(size, counts[word]) for word in words if " " not in word)
-    return Query(every, weight or 1.0, any(" " in word for word in words))
+    terms = tuple((idf(size, count), rowids) for count, rowids in holding.values() if rowids)
+    return Query(every, weight or 1.0, any(" " in word for word in words), terms)
 
 
 def idf(size: int, holding: float) -> float:
@@ -216,7 +230,7 @@ def match(connection: sqlite3.Connection, words: list[str]) -> str:
     words within the budget."""
     words = [word for word in words if word not in STOPWORDS] or words
     newest = connection.execute("SELECT coalesce(max(rowid), 0) FROM search").fetchone()[0]
-    counts = {word: _rows_holding(connection, word, newest) for word in words}
+    counts = {word: _rows_holding(connection, word, newest)[0] for word in words}
     return _rarest(words, counts, newest, KEPT_WORDS)
 
 
@@ -239,17 +253,31 @@ def _rarest(words: list[str], counts: dict[str, float], newest: int, most: int |
     return words_query(absent + kept[:most])
 
 
-def _rows_holding(connection: sqlite3.Connection, word: str, newest: int) -> float:
+def _rows_holding(
+    connection: sqlite3.Connection, word: str, newest: int, *, held: bool = False
+) -> tuple[float, frozenset[int]]:
     """How many rows hold a word: counted up to the budget, beyond it estimated from how recent
-    the newest BUDGET of them are (reading no more than those)."""
-    count, oldest = connection.execute(
-        """SELECT count(*), min(rowid) FROM (
-               SELECT rowid FROM search WHERE search MATCH :word ORDER BY rowid DESC LIMIT :enough)""",
-        {"word": words_query([word]), "enough": BUDGET + 1},
-    ).fetchone()
+    the newest BUDGET of them are (reading no more than those); and with `held`, those newest
+    BUDGET rows (else none)."""
+    if held:
+        found = [
+            rowid
+            for (rowid,) in connection.execute(_NEWEST, {"word": words_query([word]), "enough": BUDGET + 1})
+        ]
+        count, oldest = len(found), (found[-1] if found else 0)
+        rowids = frozenset(found[:BUDGET])
+    else:
+        count, oldest = connection.execute(
+            f"SELECT count(*), min(rowid) FROM ({_NEWEST})",
+            {"word": words_query([word]), "enough": BUDGET + 1},
+        ).fetchone()
+        rowids = frozenset()
     if count <= BUDGET:
-        return float(count)
-    return float(count * newest / max(newest - oldest, 1))
+        return float(count), rowids
+    return float(count * newest / max(newest - oldest, 1)), rowids
+
+
+_NEWEST = "SELECT rowid FROM search WHERE search MATCH :word ORDER BY rowid DESC LIMIT :enough"
 
 
 def archived_memories(connection: sqlite3.Connection, words: list[str]) -> list[sqlite3.Row]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from cortex_hooks.guard.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
+from cortex_hooks.store import sessions
 
 Listed = list[dict[str, object]]
 AUTO_BLOCK_SHOWN = 500  # more than any snapshot budget can show (an entry is 20 characters or more)
@@ -33,8 +34,10 @@ def rows(connection: sqlite3.Connection, since: str) -> Rows:
         sessions=_rows(
             connection,
             """SELECT id, ended_at, summary, key_changes FROM session WHERE ended_at IS NOT NULL
+               AND reason IS NOT :day_of_use
                ORDER BY ended_at DESC, rowid DESC LIMIT :limit""",
             limit=RECENT_SESSIONS + OLDER_SESSIONS,
+            day_of_use=sessions.DAY_OF_USE,  # an agent's day's decay is no session worth showing
         ),
         decisions=_rows(
             connection,

@@ -89,3 +89,11 @@ def every(connection: sqlite3.Connection, model: str) -> list[tuple[int, int, by
 def counts(connection: sqlite3.Connection) -> dict[str, int]:
     """How many vectors each model has."""
     return dict(connection.execute("SELECT model, count(*) FROM vector GROUP BY model ORDER BY model"))
+
+
+def reader(path: str) -> sqlite3.Connection:
+    """A connection of its own that can only read (a warming thread's: never one a long-running
+    process keeps and lends to its commands, which belong to another thread)."""
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, isolation_level=None, timeout=1.0)
