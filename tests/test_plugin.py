@@ -222,11 +222,20 @@ def test_the_agents_cortex_hooks_is_the_installed_one(tmp_path: Path) -> None:
 
 def test_the_agents_cortex_hooks_says_when_the_environment_is_not_ready(tmp_path: Path) -> None:
     home, path = tmp_path / "home", tools_dir(tmp_path)  # no installation, no Python: never ready
+    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"  # as Claude Code names it
+    # A setup under way (its lock held by a live process: this one). Without it, the setup the call
+    # starts may fail before the call looks (no Python: at once), and it says that instead.
+    (data / "setup.lock").mkdir(parents=True)
+    (data / "setup.lock" / "pid").write_text(f"{os.getpid()}\n")
     ran = agents_bash("list", path=path, home=home)
     assert ran.returncode == 1
     assert "the plugin's Python environment is not ready yet" in ran.stderr
     assert ran.stdout == ""
-    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"  # as Claude Code names it
+    assert not (data / "setup.failed").exists()  # none started beside the one under way
+    shutil.rmtree(data / "setup.lock")  # that setup gone: the next call starts one, which fails
+    started = agents_bash("list", path=path, home=home)
+    assert (started.returncode, started.stdout) == (1, "")
+    assert "not ready yet" in started.stderr or "could not set up" in started.stderr, started.stderr
     wait_for(data / "setup.failed")
     wait_for_gone(data / "setup.lock")
     again = agents_bash("list", path=path, home=home)
