@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_clients import network_namespace
 from support import SCRIPTS, cli, cli_json, reminder_unless_regex
 
 MOCK = Path(__file__).with_name("mock_anthropic.py")
@@ -41,22 +41,7 @@ def claude() -> str:
 @pytest.fixture(scope="module")
 def namespace() -> list[str]:
     """The command prefix that runs a command in a private network namespace with loopback up."""
-    search = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
-    unshare, ip = shutil.which("unshare", path=search), shutil.which("ip", path=search)
-    if unshare is None or ip is None:
-        pytest.skip("no private network namespace: `unshare` or `ip` is missing")
-    prefixes = [[unshare, "-r", "-n"]]
-    if os.geteuid() == 0:
-        prefixes.insert(0, [unshare, "-n"])
-    for prefix in prefixes:
-        command = [*prefix, "sh", "-c", f'{ip} link set lo up && exec "$@"', "sh"]
-        try:
-            probe = subprocess.run([*command, "true"], capture_output=True, timeout=20, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if probe.returncode == 0:
-            return command
-    pytest.skip("no private network namespace could be made (unshare -n / unshare -r -n failed)")
+    return network_namespace()
 
 
 class Run:

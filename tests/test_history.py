@@ -238,8 +238,20 @@ def test_the_fold_boundary_is_the_first_of_a_month_a_year_back(today: str, bound
     assert history.fold_boundary(today) == boundary
 
 
-def _database(path: Path) -> sqlite3.Connection:
-    connection = open_database(str(path), create=True)
+_TEMPLATES: dict[int, Path] = {}
+
+
+def _database(factory: pytest.TempPathFactory) -> sqlite3.Connection:
+    """A new database in a write transaction: a copy of one made once per worker (a schema made
+    per Hypothesis example took most of the property's ~13 s)."""
+    template = _TEMPLATES.get(id(factory))
+    if template is None:
+        template = factory.mktemp("template") / "cortex.db"
+        open_database(str(template), create=True).close()
+        _TEMPLATES[id(factory)] = template
+    path = factory.mktemp("fold") / "cortex.db"
+    shutil.copy(template, path)
+    connection = open_database(str(path))
     connection.execute("BEGIN")
     return connection
 
@@ -261,8 +273,7 @@ def test_folding_keeps_every_count_and_each_months_last_confidence(
     tmp_path_factory: pytest.TempPathFactory, written: list[tuple[int, int, int, int, int]]
 ) -> None:
     today = date(2026, 11, 20)
-    path = tmp_path_factory.mktemp("fold") / "cortex.db"
-    with closing(_database(path)) as connection:
+    with closing(_database(tmp_path_factory)) as connection:
         for learning, back, denies, warnings, value in written:
             day = (today - timedelta(days=back)).isoformat()
             # what the agent did after the denies (SPEC §23): folded like every other count
