@@ -37,8 +37,9 @@ class Project:
 
     def cli(self, *args: str, timeout: float | None = None) -> Result:
         """In this process; with a timeout, as a process that it bounds (a read that may hang)."""
-        bound = {} if timeout is None else {"timeout": timeout}
-        return cli(*args, env=self.env, cwd=self.root, **bound)
+        if timeout is None:
+            return cli(*args, env=self.env, cwd=self.root)
+        return cli(*args, env=self.env, cwd=self.root, timeout=timeout)
 
     def add(self, *args: str) -> int:
         result = self.cli(
