@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locking import write_lock
 from support import add, cli, cli_json, payload, run
-from test_locked import write_lock
 
 from cortex_hooks.redact import redact
 from cortex_hooks.store import schema

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from locking import SEQUENCE, play, write_lock
 from support import add, cli, cli_json, payload, run
-from test_locked import SEQUENCE, play, write_lock
 
 from cortex_hooks.store import history
 from cortex_hooks.store.connection import open_database
