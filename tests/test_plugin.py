@@ -557,7 +557,7 @@ def bash_payload(command: str, project: Path) -> str:
 
 
 def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
-    from test_judgment import CORPORA, DCG, cases, core, denied
+    from judging import CORPORA, DCG, cases, core, denied
 
     from cortex_hooks.hooks import packs_only
 
