@@ -365,19 +365,3 @@ def cli_command() -> str:
     if found and os.path.samefile(found, beside):
         return "cortex-hooks"
     return shlex.quote(beside)
-
-
-def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
-    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
-    where `install --agent` writes, and the files that could switch those hooks off."""
-    from cortex_hooks.guard.protected_names import AGENT_SETTINGS
-
-    found: list[str] = []
-    user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
-    user_copilot = os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")
-    for folder in (*projects, home):
-        found += [os.path.join(folder, parent, name) for parent, name in sorted(AGENT_SETTINGS)]
-        found.append(os.path.join(folder, ".github", "hooks", "cortex-hooks.json"))
-    found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
-    found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
-    return found

@@ -12,11 +12,12 @@ import os
 import sqlite3
 
 from cortex_hooks import location
+from cortex_hooks.judging import protection
 from cortex_hooks.store import keeper
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 KEYS = ("inode", "schema", "version", "changes")
 
@@ -130,7 +131,7 @@ def watched(database: str, project: str | None) -> dict[str, str]:
     found = {location.config_path(database): "config"}
     found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))
     if project:  # the other agents' settings and hook files, of the project and the user (SPEC §22)
-        found.update(dict.fromkeys(location.agent_files([project], os.path.expanduser("~")), "agent"))
+        found.update(dict.fromkeys(protection.agent_files([project], os.path.expanduser("~")), "agent"))
     return found
 
 
