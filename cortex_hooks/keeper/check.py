@@ -12,7 +12,6 @@ import os
 import sqlite3
 
 from cortex_hooks import location
-from cortex_hooks.judging import protection
 from cortex_hooks.store import keeper
 
 TYPE_CHECKING = False
@@ -126,6 +125,7 @@ def watched(database: str, project: str | None) -> dict[str, str]:
     settings file of the project and the user that the agent could write, whether it holds our
     hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard), and
     the other agents' settings and hook files (their hooks dropped or switched off is put back)."""
+    from cortex_hooks.judging import protection
     from cortex_hooks.keeper import environment
 
     found = {location.config_path(database): "config"}
