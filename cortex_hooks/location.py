@@ -365,3 +365,18 @@ def cli_command() -> str:
     if found and os.path.samefile(found, beside):
         return "cortex-hooks"
     return shlex.quote(beside)
+
+
+MANAGED = {  # managed settings, by platform: written by `install --managed`, guarded like the rest
+    "linux": "/etc/claude-code/managed-settings.json",
+    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "win32": "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+}
+
+
+def managed_path(platform: str) -> str:
+    """Where managed settings live on this platform (CortexError: none known)."""
+    found = MANAGED.get(platform) or (MANAGED["linux"] if platform.startswith("linux") else None)
+    if found is None:
+        raise CortexError(f"no managed settings location is known for {platform}", USAGE)
+    return found

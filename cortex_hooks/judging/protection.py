@@ -11,7 +11,6 @@ import sys
 from cortex_hooks import location, regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import protected, self_protection
-from cortex_hooks.install import guarding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
         for folder in (*projects, home)
         for name in protected.SETTINGS_NAMES
     ]
-    settings.append(guarding.managed_path(sys.platform))  # an administrator's: never the agent's to write
+    settings.append(location.managed_path(sys.platform))  # an administrator's: never the agent's to write
     settings += agent_files(projects, home)
     variables = {"HOME": home, "PWD": cwd}
     for name in protected.VARIABLES[2:]:
