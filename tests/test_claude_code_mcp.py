@@ -17,9 +17,10 @@ from claude_client import (
 )
 from support import cli, cli_json
 
-from cortex_hooks.mcp.schemas import SCHEMAS
+from cortex_hooks.mcp import models
 
 pytestmark = pytest.mark.claude_cli
+SCHEMAS = {name: models.schema(name) for name in models.MODELS}  # what tools/list sends
 
 
 def said(result: dict[str, Any]) -> str:

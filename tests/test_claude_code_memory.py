@@ -25,9 +25,9 @@ from claude_client import (
 )
 from support import cli_json
 
+from cortex_hooks.api import claude_files as claude_memory
 from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION
 from cortex_hooks.install import claude_paths
-from cortex_hooks.upkeep import claude_memory
 
 pytestmark = pytest.mark.claude_cli
 
