@@ -181,10 +181,11 @@ def _runs_or_reaches(command: str, words: tuple[str, ...]) -> bool:
 
 
 def hook_project(payload_cwd: object) -> str:
-    """The project a hook runs for: the one Claude Code names, else the payload's cwd."""
-    return os.environ.get("CLAUDE_PROJECT_DIR") or (
-        payload_cwd if isinstance(payload_cwd, str) and payload_cwd else os.getcwd()
-    )
+    """The project a hook runs for: the one Claude Code names, else the payload's cwd (a text
+    with a NUL byte names no folder: then the hook's own working directory)."""
+    if not (isinstance(payload_cwd, str) and payload_cwd and "\0" not in payload_cwd):
+        payload_cwd = os.getcwd()
+    return os.environ.get("CLAUDE_PROJECT_DIR") or payload_cwd
 
 
 def cli_database(option: str | None) -> str:

@@ -250,13 +250,14 @@ def _rewrites(
 
 
 def _expire(scope: Scope, now: str, notes: list[str]) -> None:
+    """Drop the open outcomes too old to settle; another process holding the write lock leaves it
+    to the next session end, without a word (nothing is lost by waiting)."""
     try:
         with Transaction(scope.connection):
             store.expire(scope.connection, _days_before(now, OPEN_DAYS))
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
-        notes.append(f"{scope.name} database busy: old open outcomes dropped another time")
 
 
 def _days_before(now: str, days: int) -> str:
