@@ -99,7 +99,7 @@ def every_pack() -> list[dict[str, Any]]:
 def first_denier(learnings: list[dict[str, Any]], command: str) -> str | None:
     """The id of the first of these learnings that denies the command (as read), or None."""
     from cortex_hooks.guard import matching
-    from cortex_hooks.guard.reading import BashCommand
+    from cortex_hooks.guard.shell.bash_command import BashCommand
 
     subject = BashCommand(command)
     for item in learnings:

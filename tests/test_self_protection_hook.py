@@ -218,7 +218,7 @@ def imported(command: str, where: Path) -> list[str]:
         "cortex_hooks.judging.protection",
         "cortex_hooks.guard.self_protection",
         "cortex_hooks.guard.protected",
-        "cortex_hooks.guard.shell",
+        "cortex_hooks.guard.shell.reader",
         "cortex_hooks.install.wiring",
     ]
     program = (

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from cortex_hooks.guard.call import Call
-    from cortex_hooks.guard.shell import Simple
+    from cortex_hooks.guard.shell.reader import Simple
 
 RESULTS = ("followed", "retried", "asked")
 CAUGHT = ("deny", "ask", "rewrite")  # the answers whose outcome is worked out
@@ -89,9 +89,9 @@ def jobs(call: Call, index: int | None = None) -> frozenset[str]:
     learning matched, guard.call.Call.where), when it reads as one."""
     command = call.command
     if command is not None:
-        from cortex_hooks.guard import shell
+        from cortex_hooks.guard.shell import reader
 
-        reading = shell.read(command)
+        reading = reader.read(command)
         chosen = reading.commands[index] if index is not None and 0 <= index < len(reading.commands) else None
         if chosen is not None and not (chosen.wrapped or chosen.pipeline):  # a form with its wrapper: all
             job = _job(chosen)
@@ -157,10 +157,10 @@ class Way:
         way, command = self.words, call.command
         if way is None or command is None or way[0] not in command:
             return False
-        from cortex_hooks.guard import shell
+        from cortex_hooks.guard.shell import reader
 
         swapped = all(job.split(" ", 1)[0] != way[0] for job in caught)
-        for simple in _plain(shell.read(command).commands):
+        for simple in _plain(reader.read(command).commands):
             words = _words(simple)
             if words and words[0] == way[0] and (swapped or _begins(words, way)):
                 return True
@@ -173,9 +173,9 @@ def form(correct_pattern: str) -> tuple[str, ...] | None:
 
 
 def _command_words(span: str) -> tuple[str, ...] | None:
-    from cortex_hooks.guard import shell
+    from cortex_hooks.guard.shell import reader
 
-    simples = _plain(shell.read(span).commands)
+    simples = _plain(reader.read(span).commands)
     words = _words(simples[0]) if simples else []
     if not words or words[0].startswith("-") or re.match(_ANY_WORD, words[0]):
         return None
@@ -208,7 +208,7 @@ def _plain(simples: list[Simple]) -> list[Simple]:
 def _words(simple: Simple) -> list[str]:
     """A simple command's words as the shell will use them: the program's base name, then each
     argument's value."""
-    from cortex_hooks.guard import shell_words
+    from cortex_hooks.guard.shell import invocation as shell_words
 
     invocation = shell_words.invocation(simple)
     if invocation is not None:
@@ -246,12 +246,13 @@ def intended(
     --force-with-lease`. None when it cannot be said so, or the rewrite would match its own
     learning again."""
     from cortex_hooks.errors import CortexError
-    from cortex_hooks.guard import rewrite, shell
+    from cortex_hooks.guard import rewrite
     from cortex_hooks.guard.call import Call
+    from cortex_hooks.guard.shell import reader
 
     if target not in rewrite.TARGETS or caught == followed:
         return None
-    if len(shell.read(caught).texts()) != 1 or len(shell.read(followed).texts()) != 1:
+    if len(reader.read(caught).texts()) != 1 or len(reader.read(followed).texts()) != 1:
         return None  # a correction among other commands would carry them into the rewrite
     call = Call(matching.READ_TOOL, {"command": caught})
     try:

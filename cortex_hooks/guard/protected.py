@@ -63,8 +63,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from cortex_hooks.guard.reach import Pattern
-    from cortex_hooks.guard.shell import Simple
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
+    from cortex_hooks.guard.shell.reader import Simple
     from cortex_hooks.guard.word_paths import Context
 
 

@@ -89,7 +89,7 @@ def _refusal(
 
 
 def _protected(path: str, places: Places, cwd: str) -> tuple[str, str] | None:
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     found = places.named(Arg(path, tilde=path == "~" or path.startswith("~/")), [cwd])
     return None if found is None or found[0] == UNKNOWN else found
@@ -166,9 +166,9 @@ def harm(refused: Refusal, places: Places, cwd: str, project: str) -> str | None
     verb = refused.why.split(" ", 2)[1] if refused.why.startswith(("it deletes ", "it moves ")) else None
     if refused.simple is None or verb is None:
         return None
-    from cortex_hooks.guard import shell_words
+    from cortex_hooks.guard.shell import invocation
 
-    call = shell_words.invocation(refused.simple)
+    call = invocation.invocation(refused.simple)
     for arg in call.args if call is not None else []:
         for path in places.paths(arg, [cwd]) or []:
             words = _plain(path.rstrip("/") or "/", places.home, project)

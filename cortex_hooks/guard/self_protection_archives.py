@@ -14,7 +14,7 @@ from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.word_paths import Context
 
 DECOMPRESSORS = {
@@ -140,7 +140,7 @@ def _bundle(bundle: str, arg: Arg, given: dict[str, Arg], pending: list[str]) ->
 
 
 def _word(value: str, like: Arg) -> Arg:
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     return Arg(value, expands=like.expands, tilde=value.startswith("~/"))
 
@@ -149,7 +149,7 @@ def _extracted(
     folder: Arg | None, members: list[Arg], places: Places, bases: list[str], context: Context
 ) -> Refusal | None:
     """Extraction into a folder of the guard's, or of a member named as one of its files."""
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     if folder is not None:
         held = _guard_folder(folder, places, bases)
@@ -215,7 +215,7 @@ def _unzip(call: Invocation, places: Places, bases: list[str], context: Context)
 
 def _seven(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     from cortex_hooks.guard.self_protection_words import named
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     words = [arg for arg in call.args if not arg.value.startswith("-")]
     if len(words) < 2:
@@ -241,7 +241,7 @@ def _seven(call: Invocation, places: Places, bases: list[str], context: Context)
 def _decompressed(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """`gunzip X.gz` writes X (and `gzip X` replaces it: any program given one is refused)."""
     from cortex_hooks.guard.self_protection_words import named, operands
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     values = call.values()
     name = call.program

@@ -1,5 +1,5 @@
 """The Bash calls that would switch the guard off (SPEC §19, §21), pure: each simple command the
-shell would run, read by the command reader (guard.shell: wrappers removed, `bash -c`, `eval` and a
+shell would run, read by the command reader (guard.shell.reader: wrappers removed, `bash -c`, `eval` and a
 heredoc fed to a shell read again, data never taken for a command), judged by what its program
 does to the files it names — a word the command itself binds judged by what it is bound to
 (guard.self_protection_sources).
@@ -22,15 +22,14 @@ does to the files it names — a word the command itself binds judged by what it
 from __future__ import annotations
 
 from cortex_hooks.guard import self_protection_cli as own_cli
-from cortex_hooks.guard import shell, shell_words
-from cortex_hooks.guard import shell_programs as programs
 from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.shell import invocation, programs, reader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.self_protection_sources import Facts
-    from cortex_hooks.guard.shell import Simple
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
+    from cortex_hooks.guard.shell.reader import Simple
     from cortex_hooks.guard.word_paths import Context
 
 CLI = frozenset({"cortex-hooks", "cortex-hooks.exe"})
@@ -60,7 +59,7 @@ def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal |
     from cortex_hooks.guard.self_protection_runtime import decoded
     from cortex_hooks.guard.self_protection_sources import Facts
 
-    reading = shell.read(command)
+    reading = reader.read(command)
     if reading.raw:
         return Refusal("this command", "it is too large for the hook to read before it runs")
     facts = Facts(reading, places, cwd, command)
@@ -68,7 +67,7 @@ def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal |
     for simple in reading.commands:
         if simple.wrapped or simple.pipeline:
             continue  # the same command again, as written from its wrapper or with its pipeline
-        call = shell_words.invocation(simple)
+        call = invocation.invocation(simple)
         if call is None:
             return Refusal("this command", "it nests too deep for the hook to read before it runs")
         call = decoded(call, simple)

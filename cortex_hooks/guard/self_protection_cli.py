@@ -18,7 +18,7 @@ from cortex_hooks.guard.protected import DATABASE, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
 GROUPS = frozenset(
     {"memories", "reflect", "decisions", "errors", "todos", "sessions", "packs", "team", "integrity"}
@@ -195,7 +195,7 @@ def _paths(args: list[Arg], key: str, places: Places, bases: list[str]) -> Refus
 
 def _word(value: str) -> Arg:
     """The value of `--option=value`, as a word of its own."""
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     return Arg(value, expands="$" in value or "`" in value, tilde=value == "~" or value.startswith("~/"))
 

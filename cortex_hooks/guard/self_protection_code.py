@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard import shell_programs as programs
-from cortex_hooks.guard import shell_words
 from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
 
     Judge = Callable[[str, Places, str, int], Refusal | None]
 
@@ -47,7 +46,7 @@ def sqlite(call: Invocation, places: Places, bases: list[str], raw: str) -> Refu
     for text in texts:
         for written in _SQLITE_WRITES.finditer(text):
             target = written[1] or written[2] or written[3] or ""
-            hit = places.named(shell_words.Arg(target, tilde=target.startswith("~/")), bases)
+            hit = places.named(invocation.Arg(target, tilde=target.startswith("~/")), bases)
             if hit is not None and hit[0] not in (UNKNOWN, FOLDER_KIND):
                 return Refusal("", f"sqlite3 is told to write the guard's {hit[0]} {hit[1]}")
     if database is not None:
@@ -55,7 +54,7 @@ def sqlite(call: Invocation, places: Places, bases: list[str], raw: str) -> Refu
         if path.startswith("file:"):
             uri, _, query = path[5:].partition("?")
             readonly = readonly or "mode=ro" in query or "immutable=1" in query
-            database = shell_words.Arg(uri, expands=database.expands, tilde=uri.startswith("~"))
+            database = invocation.Arg(uri, expands=database.expands, tilde=uri.startswith("~"))
         found = places.named(database, bases)
         if found is not None and found[0] not in (UNKNOWN, FOLDER_KIND):
             if not readonly:
@@ -121,7 +120,7 @@ def inline(
                 return Refusal("", f"its code deletes or moves {built}: it could be the guard's")
             whole = "tree" in call_name or "rm_r" in call_name
             whole = whole or call_name.endswith(("move", "rename", "replace", "rmSync", "mv"))
-            hit = places.named(shell_words.Arg(path, tilde=path.startswith("~/")), bases, whole=whole)
+            hit = places.named(invocation.Arg(path, tilde=path.startswith("~/")), bases, whole=whole)
             if hit is not None and hit[0] != UNKNOWN:
                 return Refusal("", f"its code deletes or moves the guard's {hit[0]} {hit[1]}")
     return None

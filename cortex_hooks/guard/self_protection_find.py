@@ -7,14 +7,15 @@ an `-o`), of the type it asks for (-type f|d); none of the guard's when it asks 
 
 from __future__ import annotations
 
-from cortex_hooks.guard import reach, shell_words, word_paths
+from cortex_hooks.guard import reach, word_paths
 from cortex_hooks.guard.reach import ANY_NAME, NOTHING, Pattern
+from cortex_hooks.guard.shell import invocation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
 
 NAMES = frozenset({"-name", "-iname"})
 OR = frozenset({"-o", "-or", ","})
@@ -126,7 +127,7 @@ def _split_roots(call: Invocation) -> tuple[list[Arg], list[str]]:
         (at for at in range(index, len(values)) if values[at][:1] in ("-", "(", "!") or values[at] == ","),
         len(values),
     )
-    return call.args[index:start] or [shell_words.Arg(".")], values[start:]
+    return call.args[index:start] or [invocation.Arg(".")], values[start:]
 
 
 def _root(
@@ -163,7 +164,7 @@ def _none_of_the_guards(expression: list[str], context: word_paths.Context) -> b
         ):
             return True
         if value == "-samefile" and not following.startswith("$"):
-            found = context.places.named(shell_words.Arg(following), context.bases)
+            found = context.places.named(invocation.Arg(following), context.bases)
             if found is None:
                 return True
     return False

@@ -13,7 +13,7 @@ from cortex_hooks.guard.protected import UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell_words import Invocation
+    from cortex_hooks.guard.shell.invocation import Invocation
     from cortex_hooks.guard.word_paths import Context
 
 # Settings whose value git runs as a shell command (a value starting with `!` for alias and

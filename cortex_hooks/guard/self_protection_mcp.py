@@ -113,7 +113,7 @@ def _from_uri(value: str) -> str:
 
 
 def _named(path: str, places: Places, cwd: str, *, whole: bool) -> tuple[str, str] | None:
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     found = places.named(Arg(path, tilde=path == "~" or path.startswith("~/")), [cwd], whole=whole)
     return None if found is None or found[0] == UNKNOWN else found

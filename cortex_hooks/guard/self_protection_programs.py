@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.word_paths import Context
 
 READERS = frozenset(
@@ -277,7 +277,7 @@ def _copied(
     sources of a move (or of rsync --remove-source-files): none protected nor holding one; the
     source of a link (`ln`, `cp -s|-l`): a protected file or `.cortex/`, which a later Write
     through the link would reach with a path that names none of the guard's places."""
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     words = [arg for arg in operands(call.args) if not (call.program == "scp" and ":" in arg.value)]
     target = option_value(call.args, "t", "--target-directory") if call.program != "rsync" else None
@@ -332,7 +332,7 @@ def _target_written(
 ) -> Refusal | None:
     """A copy's or move's destination: a protected file, or a folder where a source of the same
     name as one would land on it."""
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     found = places.named(target, bases, context=context)
     if found is not None and found[0] in FILES:

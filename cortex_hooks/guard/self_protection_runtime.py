@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard import shell_programs as programs
-from cortex_hooks.guard import shell_words
 from cortex_hooks.guard.protected import Places, Refusal
+from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cortex_hooks.guard.self_protection_sources import Facts
-    from cortex_hooks.guard.shell import Simple
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
+    from cortex_hooks.guard.shell.reader import Simple
 
     Judge = Callable[[str, Places, str, int], Refusal | None]
 
@@ -57,7 +56,7 @@ def decoded(call: Invocation, simple: Simple) -> Invocation:
             args.append(decoded.get(index, call.args[position]))
             position += 1
         index += 1
-    return shell_words.Invocation(named, args, redirects, call.wrappers, call.stdin, source=call.source)
+    return invocation.Invocation(named, args, redirects, call.wrappers, call.stdin, source=call.source)
 
 
 def _ansi_word(source: str, word: object) -> Arg:
@@ -82,7 +81,7 @@ def _ansi_word(source: str, word: object) -> Arg:
     expands = expands or bool(re.search(r"\$[\w{(@*#?$!-]|`", plain))
     pieces.append(programs.unquote(plain))
     value = "".join(pieces)
-    return shell_words.Arg(
+    return invocation.Arg(
         value, expands=expands, globbed=any(c in plain for c in "*?["), tilde=value.startswith("~/")
     )
 
@@ -174,7 +173,7 @@ def _made(simple: Simple, facts: Facts, level: int) -> str | None:
     """The text a producer writes, when the command holds it (None: only run time knows)."""
     from cortex_hooks.guard import self_protection_text as text
 
-    call = shell_words.invocation(simple)
+    call = invocation.invocation(simple)
     if call is None or level > 6:
         return None
     call = decoded(call, simple)
@@ -197,7 +196,7 @@ def _decodes(simple: Simple, facts: Facts) -> bool:
     for _ in range(8):
         if current is None:
             return False
-        call = shell_words.invocation(current)
+        call = invocation.invocation(current)
         if call is not None and call.program in DECODERS:
             return True
         piped = current.parts[0].piped_from  # type: ignore[index]

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard import shell_programs as programs
-from cortex_hooks.guard import shell_words, word_paths
+from cortex_hooks.guard import word_paths
 from cortex_hooks.guard.reach import ANYTHING, NOTHING, Pattern
+from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.protected import Places
-    from cortex_hooks.guard.shell import Reading, Simple
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
+    from cortex_hooks.guard.shell.reader import Reading, Simple
 
 _FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+[\w.-]+|[\w.-]+\s*\(\s*\))")
 _SETS_ARGUMENTS = re.compile(r"(?:^|[\s;&|(){}])(?:set\s+--|set\s+[-+]\w*\s+\S|shift\b)")
@@ -55,7 +55,7 @@ class Facts:
             first = command.words[0] if command.words else None
             if first is not None and id(first) in self.finds and self.finds[id(first)] is not simple:
                 self.children.add(id(simple))
-            call = shell_words.invocation(simple)
+            call = invocation.invocation(simple)
             if call is not None and call.program == "find":
                 for word in command.words:
                     self.finds.setdefault(id(word), simple)
@@ -85,14 +85,14 @@ class Facts:
         context = word_paths.Context(places, bases, bound, produced=lambda text: self._produced(text, bases))
         parent = self.find_of(simple)
         if parent is not None:
-            parent_call = shell_words.invocation(parent)
+            parent_call = invocation.invocation(parent)
             if parent_call is not None:
                 from cortex_hooks.guard.self_protection_find import find_yield
 
                 return context.with_replaced(
                     "{}", find_yield(parent_call, self.context(parent, places, bases))
                 )
-        call = shell_words.invocation(simple)
+        call = invocation.invocation(simple)
         if call is not None and "xargs" in call.wrappers:
             replace, _ = xargs_options(simple)
             told = next((arg for operator, arg in call.redirects if operator == "<<<"), None)
@@ -112,7 +112,7 @@ class Facts:
 
     def yielded(self, simple: Simple, bases: list[str]) -> list[Pattern]:
         """The paths a command's output may name."""
-        call = shell_words.invocation(simple)
+        call = invocation.invocation(simple)
         if call is None or self._depth > MAX_YIELD_DEPTH:
             return [ANYTHING]
         self._depth += 1
@@ -126,7 +126,7 @@ class Facts:
     def _bind(self, simple: Simple) -> None:
         """Record what this command binds: a `for` list, `read`, an assignment, a `-c` script's
         positional parameters."""
-        call = shell_words.invocation(simple)
+        call = invocation.invocation(simple)
         if call is None:
             return
         bases = [self.cwd]
@@ -173,7 +173,7 @@ class Facts:
         name, _, raw = text.partition("=")
         name = name.rstrip("+").split("[", 1)[0]
         value = programs.unquote(raw)
-        arg = shell_words.Arg(value, expands="$" in raw or "`" in raw, tilde=value.startswith("~/"))
+        arg = invocation.Arg(value, expands="$" in raw or "`" in raw, tilde=value.startswith("~/"))
         self._add(name, self._word(arg, context))
         if not arg.expands:
             self.texts.setdefault(name, []).append(value)

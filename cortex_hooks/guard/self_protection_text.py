@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cortex_hooks.guard.shell_words import Invocation
+    from cortex_hooks.guard.shell.invocation import Invocation
 
 MAX_TEXT = 1 << 20  # what a producer may make before the hook stops working it out
 DECODERS = frozenset({"base64", "base32", "basenc", "xxd", "openssl", "rev", "tr", "uudecode", "gpg"})

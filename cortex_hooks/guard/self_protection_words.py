@@ -8,7 +8,7 @@ from cortex_hooks.guard.protected import UNKNOWN, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell_words import Arg, Invocation
+    from cortex_hooks.guard.shell.invocation import Arg, Invocation
 
 
 def options(call: Invocation) -> list[str]:
@@ -32,7 +32,7 @@ def with_values(arg: Arg) -> list[Arg]:
     """A word, and the value of `name=value` in it (`of=FILE`, `--output=FILE`) as a word too."""
     if "=" not in arg.value:
         return [arg]
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     value = arg.value.partition("=")[2]
     return [arg, Arg(value, expands=arg.expands, globbed=arg.globbed, tilde=value.startswith("~"))]
@@ -41,7 +41,7 @@ def with_values(arg: Arg) -> list[Arg]:
 def option_value(args: list[Arg], short: str, long: str) -> Arg | None:
     """The value of an option: `-t DIR`, `-tDIR`, `--target-directory DIR` or `=DIR`; for a bundle
     of short flags ending in it (`tar -czf ARCHIVE`), the next word."""
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     for index, arg in enumerate(args):
         value = arg.value

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from cortex_hooks.guard.protected import Places
-    from cortex_hooks.guard.shell import Simple
-    from cortex_hooks.guard.shell_words import Invocation
+    from cortex_hooks.guard.shell.invocation import Invocation
+    from cortex_hooks.guard.shell.reader import Simple
 
     class Facts(Protocol):
         """What of guard.self_protection_sources' Facts a producer is read with (not imported: it

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
-    from cortex_hooks.guard.shell_words import Arg
+    from cortex_hooks.guard.shell.invocation import Arg
 
     class Places(Protocol):
         """What of guard.protected's Places a word is read against (not imported: it reads

@@ -1,4 +1,5 @@
-"""The command reader (SPEC §13): a Bash command as the simple commands the shell would run.
+"""The command reader: a Bash command as the simple commands the shell would run
+(docs/guide/command-reader.md).
 
 Each simple command is given as its canonical text — its words joined by single spaces, quoted
 words shown as written, the program by its base name with its quotes removed, wrappers (`sudo`,
@@ -14,9 +15,7 @@ reader fails on, comes back `raw`: matched as the raw string, as before the read
 
 from __future__ import annotations
 
-from cortex_hooks.guard import shell_programs as programs
-from cortex_hooks.guard import shell_scan as scan
-from cortex_hooks.guard import shell_strings as strings
+from cortex_hooks.guard.shell import programs, scan, strings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ class Simple:
     was written in the command read, as (text start, text end, command start, command end), or is
     None when the text comes from a string the shell runs again (`bash -c '…'`): what a rewrite
     (guard.rewrite) needs to correct the command as written. `parts`, for a rule that reads
-    arguments rather than text (guard.shell_words): the words the scanner read, the index of the
+    arguments rather than text (guard.shell.invocation): the words the scanner read, the index of the
     program among them and that of its first wrapper."""
 
     __slots__ = ("_spans", "data", "depth", "fed", "order", "parts", "pipeline", "text", "wrapped")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from cortex_hooks.guard import shell_programs as programs
+from cortex_hooks.guard.shell import programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

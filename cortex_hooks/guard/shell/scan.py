@@ -69,7 +69,7 @@ class Command:
         self.source = source
         self.words: list[Word] = []
         self.piped_from: Command | None = None
-        self.facts: object = None  # what the reader concluded (guard.shell), once finished
+        self.facts: object = None  # what the reader concluded (guard.shell.reader), once finished
 
 
 class Budget:

@@ -3,17 +3,16 @@ file a program writes) rather than text: the program, each argument's value afte
 and whether the shell will still change it (an expansion, a glob), the redirections, the wrappers
 the reader removed, and where the command's standard input comes from.
 
-Read from what the command reader (guard.shell) already scanned: no second parser.
+Read from what the command reader (guard.shell.reader) already scanned: no second parser.
 """
 
 from __future__ import annotations
 
-from cortex_hooks.guard import shell_programs as programs
-from cortex_hooks.guard import shell_scan as scan
+from cortex_hooks.guard.shell import programs, scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell import Simple
+    from cortex_hooks.guard.shell.reader import Simple
 
 # What may follow `$` in an expansion: a name, `{`, `(`, a digit or a special parameter.
 _EXPANDS_AFTER = frozenset("_{(@*#?$!-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -25,7 +25,7 @@ QUERY_CLIENTS = frozenset(
 
 # GNU parallel's long options that take a value. It runs its command words, joined, through a
 # shell, once per argument (`:::` or standard input): a command written as one string is read
-# again (guard.shell_strings).
+# again (guard.shell.strings).
 _PARALLEL_VALUED = (
     "--arg-file --colsep --delimiter --eof --jobs --max-procs --profile --max-lines --max-args"
     " --max-replace-args --sshlogin --max-chars --joblog --results --res --tmpdir --workdir --wd --halt"
@@ -41,12 +41,12 @@ _UVX_VALUED = (
 _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     "sudo": ("ugCDprtTUR", frozenset({"--user", "--group", "--chdir", "--prompt", "--role", "--type"}), 0),
     "doas": ("uC", frozenset(), 0),
-    # `env -S STRING` splits STRING into the command: env is then the program (guard.shell_strings)
+    # `env -S STRING` splits STRING into the command: env is then the program (guard.shell.strings)
     "env": ("uCP", frozenset({"--unset", "--chdir"}), 0),
     "busybox": ("", frozenset(), 0),  # `busybox rm -rf x`: the applet is the program
     "toybox": ("", frozenset(), 0),
     "setsid": ("", frozenset(), 0),
-    # `flock [options] FILE CMD …`; `flock FILE -c STRING` hands a string to a shell (guard.shell_strings)
+    # `flock [options] FILE CMD …`; `flock FILE -c STRING` hands a string to a shell (guard.shell.strings)
     "flock": ("wE", frozenset({"--wait", "--timeout", "--conflict-exit-code"}), 1),
     "command": ("", frozenset(), 0),
     "builtin": ("", frozenset(), 0),
@@ -62,7 +62,7 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
         frozenset({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines"}),
         0,
     ),
-    # GNU parallel: a wrapper, unless its command is one string (guard.shell_strings reads it)
+    # GNU parallel: a wrapper, unless its command is one string (guard.shell.strings reads it)
     "parallel": ("aCdEIjJLnNPSs", frozenset(_PARALLEL_VALUED.split()), 0),
     # package runners: `npx cdk destroy`, `uvx twine upload` (`npx -c STRING`: a shell runs it)
     "npx": ("p", frozenset({"--package"}), 0),
@@ -72,7 +72,7 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
 }
 # Programs that hand one option's string to a shell (`script -c CMD`, `flock FILE -c CMD`, `su -c`).
 COMMAND_OPTION = frozenset({"script", "flock", "su", "runuser", "npx"})
-# Programs that hand a string of theirs to a shell, besides the shells (guard.shell_strings).
+# Programs that hand a string of theirs to a shell, besides the shells (guard.shell.strings).
 STRING_RUNNERS = COMMAND_OPTION | {"eval", "env", "parallel", "ssh"}
 # A parallel's separators: what follows them is arguments, not its command.
 PARALLEL_SEPARATORS = frozenset({":::", "::::", ":::+", "::::+"})

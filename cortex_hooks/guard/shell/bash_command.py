@@ -1,6 +1,6 @@
-"""A Bash command as a learning's regex sees it (SPEC §13): read by the command reader once, the
-first time a regex needs it, and searched simple command by simple command, where a match that
-begins inside data (a quoted word, a here-string) is no match.
+"""A Bash command as a learning's regex sees it (docs/guide/command-reader.md): read by the
+command reader once, the first time a regex needs it, and searched simple command by simple
+command, where a match that begins inside data (a quoted word, a here-string) is no match.
 
 Nothing here is imported by a call that matches no learning: the prefilter decides that on the
 raw string (guard.prefilter.loosen), so the reader is only loaded, and the command only read,
@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from cortex_hooks.guard.shell import Reading, Simple
+    from cortex_hooks.guard.shell.reader import Reading, Simple
 
 
 class BashCommand:
-    """A Bash `command`, read when first asked (guard.shell.read); cached for every learning."""
+    """A Bash `command`, read when first asked (guard.shell.reader.read); cached for every learning."""
 
     __slots__ = ("_reading", "raw")
 
@@ -32,9 +32,9 @@ class BashCommand:
     @property
     def reading(self) -> Reading:
         if self._reading is None:
-            from cortex_hooks.guard import shell
+            from cortex_hooks.guard.shell import reader
 
-            self._reading = shell.read(self.raw)
+            self._reading = reader.read(self.raw)
         return self._reading
 
 
