@@ -1,5 +1,5 @@
 """The names of the guard's places and the kinds of protected things, as the deny reasons name
-them (guard.protected uses them; so does guard.reach, which guard.protected uses)."""
+them (selfguard.protected uses them; so does selfguard.reach, which selfguard.protected uses)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ CONFIG_NAME = "config.toml"
 SETTINGS_FOLDER = ".claude"
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
 TEAM_NAME = team_path.NAME  # the team file, beside the settings files
-# The other agents' own settings and hook files (SPEC §22), protected as Claude Code's settings
+# The other agents' own settings and hook files (docs/guide/agents/), protected as Claude Code's settings
 # files are: by name wherever they lie, as (folder, file); any `.json` in a hooks folder of
 # GitHub's (Copilot CLI's repository hooks, and the cloud agent's) or of Copilot's user folder.
 AGENT_SETTINGS = frozenset(

@@ -1,10 +1,10 @@
-"""A program's words as the built-in protection's rules read them, and the refusal they give (SPEC
-§19), pure: its options, its operands (all after `--`), an option's value in any of its
+"""A program's words as the built-in protection's rules read them, and the refusal they give,
+pure: its options, its operands (all after `--`), an option's value in any of its
 spellings, `name=value` as a word too."""
 
 from __future__ import annotations
 
-from cortex_hooks.guard.protected import UNKNOWN, Refusal
+from cortex_hooks.guard.selfguard.protected import UNKNOWN, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,10 +1,10 @@
-"""The Bash calls that would switch the guard off (SPEC §19, §21), pure: each simple command the
+"""The Bash calls that would switch the guard off, pure: each simple command the
 shell would run, read by the command reader (guard.shell.reader: wrappers removed, `bash -c`, `eval` and a
 heredoc fed to a shell read again, data never taken for a command), judged by what its program
 does to the files it names — a word the command itself binds judged by what it is bound to
-(guard.self_protection_sources).
+(guard.selfguard.bindings).
 
-- the CLI's weakening commands (guard.self_protection_cli), however it is started: by path, through
+- the CLI's weakening commands (guard.selfguard.own_cli), however it is started: by path, through
   `sudo`, `xargs`, a runner (`uv run`, `pipx run` …), `python -m cortex_hooks`, the plugin's
   launcher; the session hooks themselves (a session end decays every learning);
 - a write redirection onto a protected file;
@@ -12,25 +12,25 @@ does to the files it names — a word the command itself binds judged by what it
   FILE`, `.output FILE`); inline code (`python -c`, `perl -e`, `awk`, a heredoc fed to an
   interpreter) that names one, once its strings are joined and decoded, or deletes a path it builds;
 - text a shell runs that the hook can work out (`printf … | bash`, `base64 -d | sh` of text in the
-  command, `$'\\x2e…'`: guard.self_protection_text) is read as commands; text it cannot work out is
+  command, `$'\\x2e…'`: guard.selfguard.made_text) is read as commands; text it cannot work out is
   refused where what makes it names the guard or decodes it (`… | base64 -d | sh`, `eval "$(cat
   x | rev)"`), never for an everyday `eval "$(ssh-agent -s)"` or `curl … | sh`;
 - the commands git, an archiver or an environment variable runs (`-c alias.x='!…'`, `GIT_PAGER=…`);
-- what a program does to the files it is given (guard.self_protection_programs).
+- what a program does to the files it is given (guard.selfguard.file_effects).
 """
 
 from __future__ import annotations
 
-from cortex_hooks.guard import self_protection_cli as own_cli
-from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.selfguard import own_cli
+from cortex_hooks.guard.selfguard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 from cortex_hooks.guard.shell import invocation, programs, reader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.self_protection_sources import Facts
+    from cortex_hooks.guard.selfguard.bindings import Facts
+    from cortex_hooks.guard.selfguard.word_paths import Context
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.shell.reader import Simple
-    from cortex_hooks.guard.word_paths import Context
 
 CLI = frozenset({"cortex-hooks", "cortex-hooks.exe"})
 SESSION_HOOKS = {
@@ -56,8 +56,8 @@ MAX_AGAIN = 4  # how deep a string a program hands to a shell (`watch`, `su -c`)
 def refusal(command: str, places: Places, cwd: str, depth: int = 0) -> Refusal | None:
     """Why the agent may not run this Bash command (None: it may): the first simple command that
     would weaken the guard."""
-    from cortex_hooks.guard.self_protection_runtime import decoded
-    from cortex_hooks.guard.self_protection_sources import Facts
+    from cortex_hooks.guard.selfguard.bindings import Facts
+    from cortex_hooks.guard.selfguard.runtime import decoded
 
     reading = reader.read(command)
     if reading.raw:
@@ -140,19 +140,18 @@ def _program(
     depth: int,
 ) -> Refusal | None:
     """What this program, none of ours, would do to the guard's places."""
-    from cortex_hooks.guard import self_protection_code as code
-    from cortex_hooks.guard import self_protection_runtime as runtime
+    from cortex_hooks.guard.selfguard import inline_code, runtime
 
     places, name = facts.places, call.program
     judge = refusal if depth < MAX_AGAIN else _nothing
     if name in SQLITE:
-        return code.sqlite(call, places, bases, raw)
+        return inline_code.sqlite(call, places, bases, raw)
     if name in programs.SHELLS or name in ("eval", *SOURCES):
         found = runtime.runs_text(call, simple, facts, bases, depth=depth, judge=judge)
         if found is not None or (name in programs.SHELLS and _runs_a_string(call)):
             return found  # `sh -c SCRIPT ARGS`: ARGS are the script's, judged where it uses them
-    if programs.is_interpreter(name) or name in code.AWKS:
-        found = code.inline(call, places, bases, raw, depth=depth, judge=judge)
+    if programs.is_interpreter(name) or name in inline_code.AWKS:
+        found = inline_code.inline(call, places, bases, raw, depth=depth, judge=judge)
         if found is not None or programs.is_interpreter(name):
             return found or _judged_program(call, places, bases, context)
     if name in STRING_RUNNERS or name == "watch":
@@ -165,9 +164,9 @@ def _program(
 
 
 def _judged_program(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard import self_protection_programs as rules
+    from cortex_hooks.guard.selfguard import file_effects
 
-    return rules.judged(call, places, bases, context)
+    return file_effects.judged(call, places, bases, context)
 
 
 def _runs_a_string(call: Invocation) -> bool:
@@ -183,8 +182,7 @@ def _nothing(command: str, places: Places, cwd: str, depth: int) -> Refusal | No
 def _commands_run(call: Invocation, simple: Simple) -> list[str]:
     """The command lines this command has another program run: an environment variable set for it
     (`GIT_PAGER='…' git log`), git's aliases and settings, an archiver's."""
-    from cortex_hooks.guard import self_protection_archives as archives
-    from cortex_hooks.guard import self_protection_git as git
+    from cortex_hooks.guard.selfguard import archives, git
 
     found: list[str] = []
     command, program, _ = simple.parts  # type: ignore[misc]

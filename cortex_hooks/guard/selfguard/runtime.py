@@ -1,8 +1,8 @@
-"""Text a shell runs that the command makes when it runs (SPEC §21), pure: `printf … | bash`,
+"""Text a shell runs that the command makes when it runs, pure: `printf … | bash`,
 `echo cm0g… | base64 -d | sh`, `eval "$(…)"`, `bash <(…)`, `C='…'; eval "$C"`, and the words
 spelled in the shell's ANSI-C quoting (`$'\\x2ecortex'`).
 
-Text the hook can work out (guard.self_protection_text) is judged as commands of the agent's;
+Text the hook can work out (guard.selfguard.made_text) is judged as commands of the agent's;
 text it cannot is refused where what makes it names the guard or decodes hidden text (`… |
 base64 -d | sh`, `eval "$(cat x | rev)"`), never for an everyday `eval "$(ssh-agent -s)"` or `curl
 … | sh`: what those run is only known when they run, and a change they make to the guard is for the
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard.protected import Places, Refusal
+from cortex_hooks.guard.selfguard.protected import Places, Refusal
 from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cortex_hooks.guard.self_protection_sources import Facts
+    from cortex_hooks.guard.selfguard.bindings import Facts
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.shell.reader import Simple
 
@@ -60,7 +60,7 @@ def decoded(call: Invocation, simple: Simple) -> Invocation:
 
 
 def _ansi_word(source: str, word: object) -> Arg:
-    from cortex_hooks.guard.self_protection_text import ansi_c
+    from cortex_hooks.guard.selfguard.made_text import ansi_c
 
     start, end = word.start, word.end  # type: ignore[attr-defined]
     pieces: list[str] = []
@@ -94,7 +94,7 @@ def runs_text(
     substitution (`bash <(…)`, `source <(…)`), a variable set in the command. Text the hook works
     out is judged as commands (`judge`); text it cannot is refused where what makes it names the
     guard or decodes hidden text."""
-    from cortex_hooks.guard import self_protection_text as text
+    from cortex_hooks.guard.selfguard import made_text
 
     places = facts.places
     makers, made = _makers(call, simple, facts)
@@ -104,7 +104,7 @@ def runs_text(
             made.append(found)
             continue
         shown = _source_of(maker)
-        if places.mentioned(text.folded(shown)) or "cortex" in shown or _decodes(maker, facts):
+        if places.mentioned(made_text.folded(shown)) or "cortex" in shown or _decodes(maker, facts):
             return Refusal(
                 "",
                 "it runs text made only when the command runs, from text that names the guard or is encoded",
@@ -171,7 +171,7 @@ def _inside(simple: Simple, facts: Facts, arg: Arg) -> list[Simple]:
 
 def _made(simple: Simple, facts: Facts, level: int) -> str | None:
     """The text a producer writes, when the command holds it (None: only run time knows)."""
-    from cortex_hooks.guard import self_protection_text as text
+    from cortex_hooks.guard.selfguard import made_text
 
     call = invocation.invocation(simple)
     if call is None or level > 6:
@@ -185,12 +185,12 @@ def _made(simple: Simple, facts: Facts, level: int) -> str | None:
         producer = facts.by_command.get(id(piped)) if piped is not None else None
         return _made(producer, facts, level + 1) if producer is not None else None
 
-    return text.produced(call, fed)
+    return made_text.produced(call, fed)
 
 
 def _decodes(simple: Simple, facts: Facts) -> bool:
     """Whether a pipe into a shell passes its text through a decoder (`base64 -d`, `xxd -r`, `rev`)."""
-    from cortex_hooks.guard.self_protection_text import DECODERS
+    from cortex_hooks.guard.selfguard.made_text import DECODERS
 
     current: Simple | None = simple
     for _ in range(8):

@@ -1,4 +1,4 @@
-"""What the guard protects on disk (SPEC §19), pure: its databases, their config files, the
+"""What the guard protects on disk, pure: its databases, their config files, the
 settings files that hold its hooks and the folders that hold them; which of them a path names;
 and a refusal to touch them.
 
@@ -7,7 +7,7 @@ relative path, a `..` nor a link around it hides a protected file. Protection al
 wherever the file lies: any `.cortex/` folder (another project's guard too), the database and
 config file in it, a Claude Code settings file (`.claude/settings.json`, `.claude/settings.local.json`),
 another agent's settings or hook file (`.codex/hooks.json`, `.gemini/settings.json`, `.cursor/hooks.json`,
-`.github/hooks/*.json` …: SPEC §22) and the team file (`.claude/cortex-team.jsonl`: an edit leaves
+`.github/hooks/*.json` …: docs/guide/agents/) and the team file (`.claude/cortex-team.jsonl`: an edit leaves
 every team learning untrusted).
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 
-from cortex_hooks.guard.protected_names import (  # the names, here where callers have looked for them
+from cortex_hooks.guard.selfguard.protected_names import (  # the names, where callers look for them
     AGENT_FOLDERS,
     AGENT_HOOK_FOLDERS,
     AGENT_SETTINGS,
@@ -62,10 +62,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from cortex_hooks.guard.reach import Pattern
+    from cortex_hooks.guard.selfguard.reach import Pattern
+    from cortex_hooks.guard.selfguard.word_paths import Context
     from cortex_hooks.guard.shell.invocation import Arg
     from cortex_hooks.guard.shell.reader import Simple
-    from cortex_hooks.guard.word_paths import Context
 
 
 # the variables a path may use that the hook knows as the shell will (PWD is the call's cwd)
@@ -76,7 +76,7 @@ class Refusal:
     """A call the agent may not make: `what` it would do, `why` that weakens the guard, and the
     `command` the person can run in their own terminal instead (None: no command does it); the
     simple command refused (a Bash call's), and the `harm` it does besides, in plain words
-    ("deletes your home folder", told first: guard.self_protection.harm)."""
+    ("deletes your home folder", told first: guard.selfguard.tool_calls.harm)."""
 
     __slots__ = ("command", "harm", "simple", "what", "why")
 
@@ -115,7 +115,7 @@ class Places:
         settings = list(settings)
         self.databases = sorted({real(path) for path in databases})
         self.settings = sorted({real(path) for path in settings})
-        # folders of the guard's own, whole: the keeper's (SPEC §21), wherever they lie
+        # folders of the guard's own, whole: the keeper's (docs/internals/integrity.md), wherever they lie
         self.folders = sorted({real(path).rstrip("/") for path in folders})
         concrete: dict[str, str] = {}
         for database in self.databases:
@@ -132,8 +132,8 @@ class Places:
         self._concrete = concrete
 
     def reached(self, pattern: Pattern, *, whole: bool, deleting: bool = False) -> tuple[str, str] | None:
-        """(kind, path) of a protected place a pattern may name (guard.reach)."""
-        from cortex_hooks.guard import reach
+        """(kind, path) of a protected place a pattern may name (guard.selfguard.reach)."""
+        from cortex_hooks.guard.selfguard import reach
 
         return reach.reached(pattern, self.concrete_places(), self.databases, whole=whole, deleting=deleting)
 
@@ -229,8 +229,8 @@ class Places:
     ) -> tuple[str, str] | None:
         """(kind, path) of the protected thing a word names, or None; with `whole` (the word is
         deleted or moved) a folder that holds one counts too. A word the shell completes (a glob,
-        an expansion: guard.word_paths, against the `context` of what the command binds) counts
-        when some path it may take is one (guard.reach); a word only run time knows gives
+        an expansion: guard.selfguard.word_paths, against the `context` of what the command binds) counts
+        when some path it may take is one (guard.selfguard.reach); a word only run time knows gives
         (UNKNOWN, word) when it is deleted or moved (`whole`, or a file `deleted`: `rm "$F"`), and
         a write to it counts only when its known part names a protected file (`"$D/config.toml"`,
         not `"$F"`)."""
@@ -244,7 +244,7 @@ class Places:
                 if whole and (held := self.holds(path)) is not None:
                     return self.kind(held) or FOLDER_KIND, held
             return None
-        from cortex_hooks.guard import reach, word_paths
+        from cortex_hooks.guard.selfguard import reach, word_paths
 
         for pattern in word_paths.patterns(arg, context or word_paths.Context(self, bases)):
             if pattern.anything and not (whole or deleted):

@@ -1,4 +1,4 @@
-"""The paths `find ROOTS EXPRESSION` may name (SPEC §21), pure: under its roots, at the depths it
+"""The paths `find ROOTS EXPRESSION` may name, pure: under its roots, at the depths it
 goes (-mindepth, -maxdepth), with the names its tests let through (-name, -iname, in every branch of
 an `-o`), of the type it asks for (-type f|d); none of the guard's when it asks for empty files
 (-empty, -size 0: the guard's never are), another user's (-user, -nouser), a named file's links
@@ -7,8 +7,8 @@ an `-o`), of the type it asks for (-type f|d); none of the guard's when it asks 
 
 from __future__ import annotations
 
-from cortex_hooks.guard import reach, word_paths
-from cortex_hooks.guard.reach import ANY_NAME, NOTHING, Pattern
+from cortex_hooks.guard.selfguard import reach, word_paths
+from cortex_hooks.guard.selfguard.reach import ANY_NAME, NOTHING, Pattern
 from cortex_hooks.guard.shell import invocation
 
 TYPE_CHECKING = False
@@ -65,7 +65,7 @@ def find_output(call: Invocation, context: word_paths.Context) -> list[Pattern]:
     """What `find` prints, for a command it is piped into: the paths it yields (-print, or no
     action), their folders or names (-printf %h, %f), what an -exec'd program prints of them
     (`-exec basename {} \\;`: names; `-exec rm {} \\;`: nothing); nothing it cannot tell."""
-    from cortex_hooks.guard.reach import ANYTHING
+    from cortex_hooks.guard.selfguard.reach import ANYTHING
 
     _, expression = _split_roots(call)
     paths = find_yield(call, context)
@@ -100,7 +100,7 @@ _QUIET = frozenset(
 
 
 def _folder(pattern: Pattern) -> Pattern:
-    from cortex_hooks.guard.reach import ANYTHING
+    from cortex_hooks.guard.selfguard.reach import ANYTHING
 
     if pattern.anything or len(pattern.levels) < 2 or pattern.levels[-1][0] == "dirs":
         return ANYTHING if pattern.anything or not pattern.levels else pattern.then()
@@ -109,7 +109,7 @@ def _folder(pattern: Pattern) -> Pattern:
 
 def _name(pattern: Pattern, context: word_paths.Context) -> Pattern:
     """A path's last name, as a word in the folder the command runs in."""
-    from cortex_hooks.guard import reach
+    from cortex_hooks.guard.selfguard import reach
 
     last = pattern.levels[-1] if pattern.levels and not pattern.anything else ANY_NAME
     if last[0] == "dirs":
@@ -209,7 +209,7 @@ def _paths_keep_out(expression: list[str], roots: list[Arg], context: word_paths
 def _printed(roots: list[Arg], context: word_paths.Context) -> list[str]:
     """The guard's places as find would print them from these roots (by name below any root whose
     value only run time knows)."""
-    from cortex_hooks.guard import protected
+    from cortex_hooks.guard.selfguard import protected
 
     names = [
         f"{protected.FOLDER}/{protected.DATABASE_NAME}",
@@ -303,7 +303,7 @@ def _branch_names(tokens: list[str]) -> list[str] | None:
 def _root_named(root: Arg, names: list[str]) -> bool:
     import fnmatch
 
-    from cortex_hooks.guard.reach import shell_glob
+    from cortex_hooks.guard.selfguard.reach import shell_glob
 
     last = root.value.rstrip("/").rsplit("/", 1)[-1]
     return any(fnmatch.fnmatchcase(last, shell_glob(name)) for name in names)

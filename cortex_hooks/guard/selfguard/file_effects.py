@@ -1,4 +1,4 @@
-"""What a program does to the protected files it is given (SPEC §19, §21), pure.
+"""What a program does to the protected files it is given, pure.
 
 A call is refused only when the hook can name a protected place the program would change:
 
@@ -7,7 +7,7 @@ A call is refused only when the hook can name a protected place the program woul
   -r`), a folder holding one; `mv` may not move one (nor a folder holding one) and may not write
   over one, but a destination that is only a target (`mv build/app.js .`) is no deletion; `rmdir`
   only ever deletes empty folders, and none of the guard's is empty;
-- a word the shell completes is judged by the paths it may take (guard.reach, guard.word_paths):
+- a word the shell completes is judged by the paths it may take (selfguard.reach, selfguard.word_paths):
   a glob that cannot match a dot-folder, a name test of `find`, a producer that cannot yield one
   (`ls *.txt | xargs -I{} mv {} archive/`) keep it away; a word only run time knows (`rm -rf
   "$DIR"`) may be anything, and is refused where it is deleted or moved;
@@ -15,14 +15,15 @@ A call is refused only when the hook can name a protected place the program woul
 - `chmod`, `chown`, `chattr`, `setfacl` may not take the owner's reading or writing of one away (`find
   . -exec chmod g+w {} ';'` changes nothing the guard needs; `chmod -R 000 .` does);
 - `sed`, `perl` and `ruby` may not edit one in place; `find -delete` may not reach one;
-- archivers (guard.self_protection_archives), git (guard.self_protection_git);
+- archivers (guard.selfguard.archives), git (guard.selfguard.git);
 - any other program may not be given a protected file by name: nothing says it only reads it.
 """
 
 from __future__ import annotations
 
-from cortex_hooks.guard import reach
-from cortex_hooks.guard.protected import (
+from cortex_hooks.guard.selfguard import reach
+from cortex_hooks.guard.selfguard.operands import named, operands, option_value, options, with_values
+from cortex_hooks.guard.selfguard.protected import (
     CONFIG,
     DATABASE,
     FOLDER_KIND,
@@ -32,14 +33,13 @@ from cortex_hooks.guard.protected import (
     Places,
     Refusal,
 )
-from cortex_hooks.guard.self_protection_words import named, operands, option_value, options, with_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from cortex_hooks.guard.selfguard.word_paths import Context
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
-    from cortex_hooks.guard.word_paths import Context
 
 READERS = frozenset(
     {
@@ -72,8 +72,7 @@ def judged(call: Invocation, places: Places, bases: list[str], context: Context)
     for programs, rule in _RULES:
         if name in programs:
             return rule(call, places, bases, context)
-    from cortex_hooks.guard import self_protection_archives as archives
-    from cortex_hooks.guard import self_protection_git as git
+    from cortex_hooks.guard.selfguard import archives, git
 
     if name in archives.PROGRAMS:
         return archives.judged(call, places, bases, context)
@@ -105,7 +104,7 @@ def _given(call: Invocation, places: Places, bases: list[str], context: Context)
 def _by_name(arg: Arg, places: Places, bases: list[str], context: Context) -> tuple[str, str] | None:
     if not context.binds(arg):
         return places.named(arg, bases)
-    from cortex_hooks.guard import word_paths
+    from cortex_hooks.guard.selfguard import word_paths
 
     for pattern in word_paths.patterns(arg, context):
         found = _pattern_by_name(pattern, places)
@@ -365,7 +364,7 @@ def _links(option: str) -> bool:
 def _find(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """`find … -delete` that may reach a protected file (its -exec commands are judged as commands
     of their own, `{}` standing for what find yields); `-fprint FILE` onto a protected file."""
-    from cortex_hooks.guard.self_protection_find import find_yield
+    from cortex_hooks.guard.selfguard.find import find_yield
 
     values = call.values()
     for index, value in enumerate(values[:-1]):

@@ -1,4 +1,4 @@
-"""The `cortex-hooks` commands the agent may run through Bash (SPEC §19), pure: an allow-list.
+"""The `cortex-hooks` commands the agent may run through Bash, pure: an allow-list.
 
 A command that reads, adds or strengthens runs (list, show, recall, remember, add, pin, restore,
 explain, stats, packs enable …); one that lowers protection or hides a record is the person's to
@@ -14,7 +14,7 @@ The words are read as the CLI's argparse reads them: options before or after the
 
 from __future__ import annotations
 
-from cortex_hooks.guard.protected import DATABASE, Places, Refusal
+from cortex_hooks.guard.selfguard.protected import DATABASE, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

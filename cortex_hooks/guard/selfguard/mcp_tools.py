@@ -1,7 +1,7 @@
-"""Another MCP server's tools and the guard's places (SPEC §19, §21 class 5), pure.
+"""Another MCP server's tools and the guard's places, pure.
 
 - a tool that runs a shell command (`command`, `cmd`: a string, or a list of words) is judged as a
-  Bash call of the same command (guard.self_protection_bash);
+  Bash call of the same command (guard.selfguard.bash);
 - a path it is given — `path`, `file_path`, `filePath`, `file`, `paths` (a list), `uri`
   (`file://…`), `relative_path`, `source`, `destination`, `target` … — that is one of the guard's
   files is refused unless the tool only reads (`read_file`, `list_directory`: its name begins with
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.selfguard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,9 +51,9 @@ def refusal(tool_name: str, tool_input: dict[str, Any], places: Places, cwd: str
         return None  # our own tools refuse a weakening themselves (guard.weakening)
     command = _command(tool_input)
     if command is not None:
-        from cortex_hooks.guard import self_protection_bash
+        from cortex_hooks.guard.selfguard import bash
 
-        refused = self_protection_bash.refusal(command, places, cwd)
+        refused = bash.refusal(command, places, cwd)
         if refused is not None:
             refused.what = f"{tool_name} running `{command[:200]}`"
             refused.command = command

@@ -1,4 +1,4 @@
-"""Text a command makes before a shell or an interpreter runs it (SPEC §21), pure: what the
+"""Text a command makes before a shell or an interpreter runs it, pure: what the
 hook can work out of it without running anything.
 
 - `$'\\x2ecortex'`: the shell's ANSI-C quoting, decoded (ansi_c);

@@ -1,14 +1,14 @@
-"""Code a program runs that names the guard's places (SPEC §19, §21), pure: SQL given to `sqlite3`
+"""Code a program runs that names the guard's places, pure: SQL given to `sqlite3`
 (a database opened to write, `.once FILE` onto one of the guard's files) and inline code of an
 interpreter (`python -c`, `perl -e`, `node -e`, `awk '…'`, a heredoc fed to one), read with its
-string literals joined and decoded (guard.self_protection_text).
+string literals joined and decoded (guard.selfguard.made_text).
 """
 
 from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.selfguard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
@@ -99,7 +99,7 @@ def inline(
     names a protected file once its strings are joined and decoded, drives cortex-hooks' library,
     hands a shell a command that would be refused, or deletes or moves a path it builds at run
     time (as `rm -rf "$DIR"`) or one of the guard's."""
-    from cortex_hooks.guard import self_protection_text as text
+    from cortex_hooks.guard.selfguard import made_text as text
 
     for code in _codes(call, raw):
         folded = text.folded(code)

@@ -1,4 +1,4 @@
-"""What a command's own words bind (SPEC §21), pure: the paths a variable may hold and what a
+"""What a command's own words bind, pure: the paths a variable may hold and what a
 producer yields, so that a word only the shell completes is judged by where it comes from.
 
 - `for f in *.html`, `for a in $(find . -name '*.py')`: f, a hold what the list yields;
@@ -8,7 +8,7 @@ producer yields, so that a word only the shell completes is judged by where it c
 - `… | xargs -I{} mv {} dir/`, `find … -exec rm {} \\;`: the `{}` (or what xargs appends) is
   what the producer yields.
 
-A producer yields paths it can name: `find ROOT -name '*.pyc'` (guard.reach's Pattern of its roots,
+A producer yields paths it can name: `find ROOT -name '*.pyc'` (guard.selfguard.reach's Pattern of its roots,
 depth and name tests), `ls` (no dot-names without -a), `echo`, `git ls-files 'x*'`, a filter
 (`sort`, `grep`, `head`) its input; anything else (`cat list`, a program's output) may yield
 anything. A command that defines a function or sets positional parameters binds `$1` … to
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard import word_paths
-from cortex_hooks.guard.reach import ANYTHING, NOTHING, Pattern
+from cortex_hooks.guard.selfguard import word_paths
+from cortex_hooks.guard.selfguard.reach import ANYTHING, NOTHING, Pattern
 from cortex_hooks.guard.shell import invocation, programs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.protected import Places
+    from cortex_hooks.guard.selfguard.protected import Places
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.shell.reader import Reading, Simple
 
@@ -87,7 +87,7 @@ class Facts:
         if parent is not None:
             parent_call = invocation.invocation(parent)
             if parent_call is not None:
-                from cortex_hooks.guard.self_protection_find import find_yield
+                from cortex_hooks.guard.selfguard.find import find_yield
 
                 return context.with_replaced(
                     "{}", find_yield(parent_call, self.context(parent, places, bases))
@@ -117,7 +117,7 @@ class Facts:
             return [ANYTHING]
         self._depth += 1
         try:
-            from cortex_hooks.guard.self_protection_yields import yielded
+            from cortex_hooks.guard.selfguard.yields import yielded
 
             return yielded(call, simple, self, bases)
         finally:

@@ -1,4 +1,4 @@
-"""A command's word as the paths it may name (guard.reach's Patterns), pure: its globs, the
+"""A command's word as the paths it may name (guard.selfguard.reach's Patterns), pure: its globs, the
 variables the hook knows (HOME, PWD …), those the command itself sets (`for f in *.html`,
 `D=.cortex`, what `read` takes from `find … |`, `$1` of `sh -c '…' _ {}`: a Context's
 bindings), and what is known only when the shell runs it (`$(…)`, a variable set elsewhere).
@@ -9,8 +9,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from cortex_hooks.guard import reach
-from cortex_hooks.guard.reach import ANYTHING, Pattern
+from cortex_hooks.guard.selfguard import reach
+from cortex_hooks.guard.selfguard.reach import ANYTHING, Pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.shell.invocation import Arg
 
     class Places(Protocol):
-        """What of guard.protected's Places a word is read against (not imported: it reads
+        """What of guard.selfguard.protected's Places a word is read against (not imported: it reads
         words through this module)."""
 
         home: str

@@ -1,4 +1,4 @@
-"""Which of the guard's places a path only the shell completes could be (SPEC §21), pure.
+"""Which of the guard's places a path only the shell completes could be, pure.
 
 A word with a glob (`rm /var/www/html/**/_*`), an expansion (`rm -rf "$DIR"`, `"$FILE.tmp"`), or
 what a producer yields (`find . -name '*.jpg'`, `ls *.txt`) is a Pattern: the names it may take,
@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 
-from cortex_hooks.guard import protected_names as protected
+from cortex_hooks.guard.selfguard import protected_names as protected
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""What git does to the guard's places (SPEC §19, §21), pure: `git clean -x` and `git stash
+"""What git does to the guard's places, pure: `git clean -x` and `git stash
 --all` delete the ignored `.cortex/`; `git rm`, `checkout`, `restore` and `mv` of a protected
 path change it; and the commands git itself runs — an alias (`-c alias.x='!rm -rf .cortex'`), a
 pager, an editor, an ssh command, a filter — given on its command line or set with `git config`
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from cortex_hooks.guard.protected import UNKNOWN, Places, Refusal
+from cortex_hooks.guard.selfguard.protected import UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cortex_hooks.guard.selfguard.word_paths import Context
     from cortex_hooks.guard.shell.invocation import Invocation
-    from cortex_hooks.guard.word_paths import Context
 
 # Settings whose value git runs as a shell command (a value starting with `!` for alias and
 # credential.helper), by name; a `*` stands for any subsection.
@@ -78,7 +78,7 @@ def _setting(text: str) -> list[str]:
 
 def judged(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """`git clean -x`, `git stash --all`; `git rm|checkout|restore|mv` of a protected path."""
-    from cortex_hooks.guard.self_protection_words import named, operands
+    from cortex_hooks.guard.selfguard.operands import named, operands
 
     values = [arg.value for arg in call.args]
     index = 0

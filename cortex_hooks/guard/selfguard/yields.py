@@ -1,7 +1,7 @@
-"""What a producer's output may name (SPEC §21), pure: for a word bound to it (`… | xargs rm`,
-`for f in $(…)`, `… | while read f`), guard.reach's Patterns of the paths it prints.
+"""What a producer's output may name, pure: for a word bound to it (`… | xargs rm`,
+`for f in $(…)`, `… | while read f`), guard.selfguard.reach's Patterns of the paths it prints.
 
-`find` (guard.self_protection_find), `ls` (no dot-names without -a), `echo`, `printf`, `pwd`,
+`find` (guard.selfguard.find), `ls` (no dot-names without -a), `echo`, `printf`, `pwd`,
 `dirname`, `git ls-files PATHSPEC`, `grep -l` (what it searched), a filter that passes lines
 through (`sort`, `head`, `grep` — none of the guard's when its pattern matches none of their
 paths, `tr '\\n' '\\0'`, `awk 'NR>5'`) what it is fed; numbers and names (`seq`, `date`) nothing;
@@ -10,19 +10,19 @@ anything else may print anything.
 
 from __future__ import annotations
 
-from cortex_hooks.guard import reach, word_paths
-from cortex_hooks.guard.reach import ANYTHING, NOTHING, Pattern
+from cortex_hooks.guard.selfguard import reach, word_paths
+from cortex_hooks.guard.selfguard.reach import ANYTHING, NOTHING, Pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from cortex_hooks.guard.protected import Places
+    from cortex_hooks.guard.selfguard.protected import Places
     from cortex_hooks.guard.shell.invocation import Invocation
     from cortex_hooks.guard.shell.reader import Simple
 
     class Facts(Protocol):
-        """What of guard.self_protection_sources' Facts a producer is read with (not imported: it
+        """What of guard.selfguard.bindings' Facts a producer is read with (not imported: it
         reads producers through this module)."""
 
         places: Places
@@ -45,7 +45,7 @@ def yielded(call: Invocation, simple: Simple, facts: Facts, bases: list[str]) ->
     if name in ("echo", "printf"):
         return _echoed(call, context)
     if name == "find":
-        from cortex_hooks.guard.self_protection_find import find_output
+        from cortex_hooks.guard.selfguard.find import find_output
 
         return find_output(call, context)
     if name in ("ls", "dirname") or (name == "git" and values[:1] == ["ls-files"]):
@@ -175,7 +175,7 @@ def _lets_guard_through(call: Invocation, places: Places, bases: list[str]) -> b
 
 def _guard_lines(places: Places, bases: list[str]) -> list[str]:
     """How a producer may print the guard's places: absolute, relative, `./`-relative, by name."""
-    from cortex_hooks.guard import protected
+    from cortex_hooks.guard.selfguard import protected
 
     lines = [
         f"{protected.FOLDER}/{protected.DATABASE_NAME}",

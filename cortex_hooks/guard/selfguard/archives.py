@@ -1,4 +1,4 @@
-"""What archivers and (de)compressors do to the guard's places (SPEC §21), pure.
+"""What archivers and (de)compressors do to the guard's places, pure.
 
 They read what they archive and write the archive; some delete what they archived (`tar
 --remove-files`, `zip -m`, `7z a -sdel`), or write what they extract: into a folder of the guard's
@@ -10,12 +10,12 @@ known when it runs. Some run a command (`tar --to-command=…`, `zip -TT …`): 
 
 from __future__ import annotations
 
-from cortex_hooks.guard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
+from cortex_hooks.guard.selfguard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cortex_hooks.guard.selfguard.word_paths import Context
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
-    from cortex_hooks.guard.word_paths import Context
 
 DECOMPRESSORS = {
     **dict.fromkeys(("gunzip",), (".gz", ".tgz", ".z")),
@@ -76,7 +76,7 @@ def judged(call: Invocation, places: Places, bases: list[str], context: Context)
 
 
 def _tar(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard.self_protection_words import named
+    from cortex_hooks.guard.selfguard.operands import named
 
     letters, archive, folder, members = _tar_words(call.args)
     values = call.values()
@@ -167,7 +167,7 @@ def _extracted(
 def _guard_folder(folder: Arg, places: Places, bases: list[str]) -> str | None:
     """The folder, when it is (or lies in) `.cortex/`, `.claude/` or the folder of one of the
     guard's places."""
-    from cortex_hooks.guard.protected import FOLDER, SETTINGS_FOLDER
+    from cortex_hooks.guard.selfguard.protected import FOLDER, SETTINGS_FOLDER
 
     held = {path.rsplit("/", 1)[0] for path, _ in places.concrete_places()}
     for path in places.paths(folder, bases) or []:
@@ -178,7 +178,7 @@ def _guard_folder(folder: Arg, places: Places, bases: list[str]) -> str | None:
 
 
 def _zip(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard.self_protection_words import named
+    from cortex_hooks.guard.selfguard.operands import named
 
     words = _positional(call.args, _ZIP_VALUED)
     if not words:
@@ -204,7 +204,7 @@ def _zip(call: Invocation, places: Places, bases: list[str], context: Context) -
 
 
 def _unzip(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard.self_protection_words import option_value
+    from cortex_hooks.guard.selfguard.operands import option_value
 
     folder = option_value(call.args, "d", "--exdir")
     words = _positional(call.args, _UNZIP_VALUED)
@@ -214,7 +214,7 @@ def _unzip(call: Invocation, places: Places, bases: list[str], context: Context)
 
 
 def _seven(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard.self_protection_words import named
+    from cortex_hooks.guard.selfguard.operands import named
     from cortex_hooks.guard.shell.invocation import Arg
 
     words = [arg for arg in call.args if not arg.value.startswith("-")]
@@ -240,7 +240,7 @@ def _seven(call: Invocation, places: Places, bases: list[str], context: Context)
 
 def _decompressed(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
     """`gunzip X.gz` writes X (and `gzip X` replaces it: any program given one is refused)."""
-    from cortex_hooks.guard.self_protection_words import named, operands
+    from cortex_hooks.guard.selfguard.operands import named, operands
     from cortex_hooks.guard.shell.invocation import Arg
 
     values = call.values()

@@ -1,18 +1,18 @@
-"""The guard's built-in protection (SPEC §19), pure: the agent's own tool calls that would switch
+"""The guard's built-in protection, pure: the agent's own tool calls that would switch
 its guard off or weaken it are denied. Built in, not a learning: nothing to decay, archive or
 mute, and it works with no learning at all. The person, in their own terminal, is never affected.
 
-- Bash: the command as the shell reads it (guard.self_protection_bash);
+- Bash: the command as the shell reads it (guard.selfguard.bash);
 - Write, Edit, MultiEdit, NotebookEdit: onto a database or a config file; onto a Claude Code
   settings file when the file it leaves would drop our hooks (the edit applied in memory to the
   file as it is, judged by `settings_lost`: install.wiring's, given by the caller);
 - any other tool (an MCP server's): its shell command as Bash, the paths it is given in any of the
-  fields servers name them by (guard.self_protection_mcp).
+  fields servers name them by (guard.selfguard.mcp_tools).
 """
 
 from __future__ import annotations
 
-from cortex_hooks.guard.protected import (
+from cortex_hooks.guard.selfguard.protected import (
     CONFIG,
     DATABASE,
     FOLDER_KIND,
@@ -54,7 +54,7 @@ def refusal(
         return _refusal(tool_name, tool_input, places, cwd, current=current, settings_lost=settings_lost)
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         # A call that names the guard's files and cannot be judged is not let through: the
-        # protection must not be crashed open (SPEC §19). No input should get here.
+        # protection must not be crashed open. No input should get here.
         return Refusal("this tool call", "the hook could not read it, and it names the guard's files")
 
 
@@ -69,9 +69,9 @@ def _refusal(
 ) -> Refusal | None:
     command = tool_input.get("command")
     if tool_name == "Bash" and isinstance(command, str):
-        from cortex_hooks.guard import self_protection_bash
+        from cortex_hooks.guard.selfguard import bash
 
-        refused = self_protection_bash.refusal(command, places, cwd)
+        refused = bash.refusal(command, places, cwd)
         if refused is not None:
             refused.command = command
         return refused
@@ -83,9 +83,9 @@ def _refusal(
         return _file(tool_name, tool_input, found, current=current, settings_lost=settings_lost)
     if tool_name in READ_TOOLS:
         return None
-    from cortex_hooks.guard import self_protection_mcp
+    from cortex_hooks.guard.selfguard import mcp_tools
 
-    return self_protection_mcp.refusal(tool_name, tool_input, places, cwd)
+    return mcp_tools.refusal(tool_name, tool_input, places, cwd)
 
 
 def _protected(path: str, places: Places, cwd: str) -> tuple[str, str] | None:
@@ -162,7 +162,7 @@ def _after(tool_name: str, tool_input: dict[str, Any], before: str | None) -> tu
 def harm(refused: Refusal, places: Places, cwd: str, project: str) -> str | None:
     """What a refused command deletes or moves besides the guard's files, in plain words, when a
     word of it names a folder a person cares about for itself: the whole disk, their home folder,
-    the project (SPEC §20: the harm is told first). None for anything else."""
+    the project (the harm is told first). None for anything else."""
     verb = refused.why.split(" ", 2)[1] if refused.why.startswith(("it deletes ", "it moves ")) else None
     if refused.simple is None or verb is None:
         return None
