@@ -235,13 +235,13 @@ DESTRUCTIVE = st.one_of(st.tuples(PROGRAMS, GIT).map(" ".join), RM)
 
 
 def packs_deny(command: str) -> bool:
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     subject = BashCommand(command)
     return any(
         matching.evaluate(record.regex, subject, 1.0, 1.0)
-        for name in packs.expand("core")
-        for record in packs.load(name)
+        for name in shipped.expand("core")
+        for record in shipped.load(name)
     )
 
 

@@ -82,7 +82,7 @@ def _check_keeper(report: Report, path: str) -> None:
 
 
 def _suggest_packs(report: Report, databases: Databases) -> None:
-    """The packs that fit the project and are not enabled (guard.pack_fit): said, not a problem."""
+    """The packs that fit the project and are not enabled (guard.packs.fit): said, not a problem."""
     from cortex_hooks.api import packs
 
     line = packs.fit_line(databases)

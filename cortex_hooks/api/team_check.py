@@ -11,7 +11,8 @@ from typing import Any
 
 from cortex_hooks import location
 from cortex_hooks.config import DEFAULT
-from cortex_hooks.guard import matching, shared, team, unmatchable
+from cortex_hooks.guard import matching, team, unmatchable
+from cortex_hooks.guard.packs import shared_format
 from cortex_hooks.judging import proof
 from cortex_hooks.upkeep import team_file, team_read
 
@@ -39,10 +40,10 @@ def check() -> dict[str, Any]:
         problems.append(f"{team.NAME}: {crlf} lines end with CR LF: use LF line ends")
         data = data.replace(b"\r\n", b"\n")
     text = data.decode("utf-8", "replace")
-    records, said = shared.problems(text, team.NAME, memories=True)
+    records, said = shared_format.problems(text, team.NAME, memories=True)
     problems += said
     numbers = _numbers(text)
-    learnings = [record for record in records if isinstance(record, shared.SharedLearning)]
+    learnings = [record for record in records if isinstance(record, shared_format.SharedLearning)]
     for record in learnings:
         where = f"{team.NAME} line {numbers.get(record.id, '?')}"
         problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
@@ -65,7 +66,7 @@ def _numbers(text: str) -> dict[str, int]:
     return found
 
 
-def _learning_problems(record: shared.SharedLearning) -> list[str]:
+def _learning_problems(record: shared_format.SharedLearning) -> list[str]:
     found = []
     wrong_case = unmatchable.tool_case(record.tool)
     if wrong_case:
@@ -80,7 +81,7 @@ def _learning_problems(record: shared.SharedLearning) -> list[str]:
     return found
 
 
-def _benign_hit(record: shared.SharedLearning) -> str | None:
+def _benign_hit(record: shared_format.SharedLearning) -> str | None:
     """What the regex does with the shipped benign commands (as a Bash call reads them), if
     anything: matches one, or cannot decide on one within the timeout."""
     from cortex_hooks.capture.regex_synthesis import benign

@@ -177,7 +177,7 @@ class ImportedLearning(LearningFields):
     (and what `list --json` adds: its outcomes, history that an import does not bring)."""
 
     id: int | None = None
-    slug: str | None = None  # a pack learning's (guard.packs); None for the user's own
+    slug: str | None = None  # a pack learning's (guard.packs.shipped); None for the user's own
     pack: str | None = None
     muted: bool = False
     access_count: int = Field(default=0, ge=0)

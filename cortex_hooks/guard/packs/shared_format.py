@@ -1,10 +1,10 @@
-"""The shared learnings format (SPEC §17): shipped packs and the team file, one model.
+"""The shared learnings format (docs/guide/packs.md): shipped packs and the team file, one model.
 
 A file of JSON lines, one learning per line, keys sorted, lines sorted by `id`, a final newline;
 declarative fields only (no counters, no times): `id` (a slug, `core.git:reset-hard`), `tool`,
 `target`, `regex`, `anti_pattern`, `correct_pattern`, `action`, `severity`, `rewrite`, `context`,
 and `examples` (`{"deny": [...], "allow": [...]}`: commands the rule must deny and must let
-through, SPEC §20). The team file may also hold memories (`"kind": "memory"`: `id`, `type`,
+through). The team file may also hold memories (`"kind": "memory"`: `id`, `type`,
 `content`, `tags`); a pack's file begins with its policy (`"kind": "policy"`: `pack`, `policy`).
 `entry` reads one line; `problems` every problem of a whole file, each naming its line; `read`
 validates a whole file and refuses it on its first problem; `dump` writes records in the one
@@ -52,9 +52,9 @@ class SharedLearning(BaseModel):
     correct_pattern: Text
     action: Action = "warn"
     severity: Literal["low", "medium", "high", "critical"] = "medium"
-    rewrite: str | None = None  # a replacement for the match (SPEC §16, guard.rewrite)
+    rewrite: str | None = None  # a replacement for the match (guard.rewrite)
     context: str | None = None
-    examples: dict[str, list[str]] | None = None  # commands it must deny and let through (SPEC §20)
+    examples: dict[str, list[str]] | None = None  # commands it must deny and let through
 
     _encodable = field_validator("*")(encodable)
 

@@ -1,7 +1,7 @@
 """Which shipped packs fit a project, from the files it holds (issue 37): a Dockerfile for
 `containers`, Kubernetes manifests or a chart for `kubernetes`, `*.tf` for `infrastructure`, a
 publishable package.json or pyproject.toml for `publishing` … `install` and `doctor` name them
-with the command that enables them; nothing is enabled by this (SPEC §14: `core` stays the default).
+with the command that enables them; nothing is enabled by this (`core` stays the default).
 
 Bounded: the project's top three levels, at most MAX_ENTRIES entries, the first MAX_READ bytes of
 the few files whose contents decide; dependency and tool folders are not entered. Never raises."""

@@ -1,6 +1,6 @@
-"""Packs (SPEC §14): shipped learnings that protect on day one, one data file per pack
-(guard/packs/NAME.jsonl, in the shared format of guard.shared). Pure: what a pack holds, and
-what enabling or refreshing it changes in a scope, given what the scope holds."""
+"""Packs (docs/guide/packs.md): shipped learnings that protect on day one, one data file per pack
+(guard/packs/NAME.jsonl, in the shared format of guard.packs.shared_format). Pure: what a pack
+holds, and what enabling or refreshing it changes in a scope, given what the scope holds."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from cortex_hooks.guard.shared import SharedLearning
+    from cortex_hooks.guard.packs.shared_format import SharedLearning
 
 # What a pack learning is, whatever its file says: pinned (safety rules do not decay for lack
-# of use), and trusted from the start (SPEC §14); what it does is its file's `action` (block, ask
-# or warn, SPEC §16) and `rewrite`.
+# of use), and trusted from the start; what it does is its file's `action` (block, ask
+# or warn: docs/guide/actions.md) and `rewrite`.
 DECLARED = (
     "anti_pattern",
     "correct_pattern",
@@ -66,19 +66,19 @@ def digest(content: str) -> str:
 
 def load(name: str) -> list[SharedLearning]:
     """A pack's learnings, validated by the shared format's model."""
-    from cortex_hooks.guard import shared
+    from cortex_hooks.guard.packs import shared_format
 
-    return shared.read(text(name), f"pack {name}", pack=name)
+    return shared_format.read(text(name), f"pack {name}", pack=name)
 
 
 def policy(name: str) -> str:
     """A pack's policy, in words: the first line of its file (validated with the rest)."""
-    from cortex_hooks.guard import shared
+    from cortex_hooks.guard.packs import shared_format
 
-    records, said = shared.problems(text(name), f"pack {name}", pack=name)
+    records, said = shared_format.problems(text(name), f"pack {name}", pack=name)
     if said:
         raise CortexError(said[0], USAGE)
-    return next(record.policy for record in records if isinstance(record, shared.PackPolicy))
+    return next(record.policy for record in records if isinstance(record, shared_format.PackPolicy))
 
 
 def declared(record: SharedLearning) -> dict[str, object]:
