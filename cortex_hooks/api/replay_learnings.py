@@ -21,7 +21,7 @@ from cortex_hooks.store import learnings as store
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
-    from cortex_hooks.guard.records import LearningFields
+    from cortex_hooks.guard.learning_records import LearningFields
 
 
 class Replayed(NamedTuple):

@@ -1,6 +1,6 @@
 """The team file (SPEC §17): list what it holds and what is in force here, add a learning of this
 project to it, trust it, mute one of its learnings, check it for a team's CI. The rules are
-guard.team (pure) and guard.packs.shared_format (the format), the reading upkeep.team_file, the
+guard.team_rules (pure) and guard.packs.shared_format (the format), the reading upkeep.team_file, the
 SQL store.team."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from cortex_hooks import clock, location, sanitize
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import team
+from cortex_hooks.guard import team_rules as team
 from cortex_hooks.guard.packs import shared_format
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings

@@ -96,7 +96,7 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
     scope = project_scope(scopes)
     if scope is None:
         return None
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
     from cortex_hooks.store import team as team_store
     from cortex_hooks.upkeep import team_file
 

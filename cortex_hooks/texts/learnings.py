@@ -11,7 +11,7 @@ from cortex_hooks.texts.words import clean, fit, times
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic records, imported only to be named
     from cortex_hooks.api.learnings import Changed
-    from cortex_hooks.guard.records import Learning
+    from cortex_hooks.guard.learning_records import Learning
 
 _VERBS = {"pin": "Pinned", "unpin": "Unpinned", "keep": "Kept", "archive": "Archived", "restore": "Restored"}
 

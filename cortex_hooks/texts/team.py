@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cortex_hooks.guard.team import waiting_line as waiting
+from cortex_hooks.guard.team_rules import waiting_line as waiting
 from cortex_hooks.texts.words import clean, count
 
 __all__ = ["added", "checked", "listing", "muted", "trusted", "waiting"]

@@ -32,7 +32,7 @@ from cortex_hooks.checks import encodable
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.fields import Text
 from cortex_hooks.guard import shared_rules as rules
-from cortex_hooks.guard.records import Action
+from cortex_hooks.guard.learning_records import Action
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 

@@ -1,4 +1,4 @@
-"""The team file (SPEC §17), pure: where it lives, how it is cut into lines within bounds, what a
+"""The team file (docs/guide/team.md), pure: where it lives, how it is cut into lines within bounds, what a
 line puts in a row, and what is in force before and after `team trust`.
 
 `.claude/cortex-team.jsonl` is tracked in git and read by every clone, so what it says is not

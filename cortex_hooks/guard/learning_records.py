@@ -43,7 +43,7 @@ def one_of(what: str, choices: tuple[str, ...]) -> BeforeValidator:
 GivenSeverity = Annotated[Severity, one_of("severity", get_args(Severity))]
 GivenTarget = Annotated[Target, one_of("target", get_args(Target))]
 GivenAction = Annotated[Action, one_of("action", get_args(Action))]
-START_RANGE = (30, 90)  # what a user may set: SPEC §2.1, whatever the configured floor/ceiling
+START_RANGE = (30, 90)  # what a user may set, whatever the configured floor/ceiling
 
 
 def _settable(value: object) -> int:
@@ -72,11 +72,11 @@ class LearningFields(BaseModel):
     action: GivenAction = "warn"
     # the older flag, an alias: true is action block, false is warn (never stored, never dumped)
     auto_block: bool | None = Field(None, exclude=True)
-    rewrite: str | None = None  # a Bash learning's correction of its match (SPEC §16)
+    rewrite: str | None = None  # a Bash learning's correction of its match (docs/guide/actions.md)
     pinned: bool = False
     confidence: SettableConfidence = confidence.DEFAULT.start
     context: str | None = None
-    # the calls it must catch and let through (SPEC §20), proved by doctor through the judge
+    # the calls it must catch and let through, proved by doctor through the judge
     examples: dict[str, list[str]] | None = None
 
     _encodable = field_validator("*")(encodable)
@@ -147,7 +147,7 @@ def _kept(info: ValidationInfo, field: str) -> bool:
 
 
 class RetriedCall(BaseModel):
-    """The call a learning was last retried with (SPEC §23): as the history keeps it, redacted."""
+    """The call a learning was last retried with: as the history keeps it, redacted."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -158,7 +158,7 @@ class RetriedCall(BaseModel):
 
 
 class Outcomes(BaseModel):
-    """What the agent did after a learning's catches (its denies, asks and rewrites, SPEC §23):
+    """What the agent did after a learning's catches (its denies, asks and rewrites: docs/guide/outcomes.md):
     followed, retried, asked (the person answered), unknown (not known, or from before they were
     worked out), and the latest retried call."""
 

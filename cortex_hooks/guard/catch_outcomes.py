@@ -1,6 +1,7 @@
-"""What the agent did after a deny, ask or rewrite (SPEC §23), pure: the job of a call, the correct
-way a learning names, and a catch's outcome from the calls that came after it. SessionEnd (from the
-transcript, hooks.session_outcomes) and replay (replay.run) both decide through one `Watch`.
+"""What the agent did after a deny, ask or rewrite, pure (docs/guide/outcomes.md): the job of a
+call, the correct way a learning names, and a catch's outcome from the calls that came after it.
+SessionEnd (from the transcript, hooks.session_outcomes) and replay (replay.run) both decide
+through one `Watch`.
 
 The definitions (docs/guide/outcomes.md says them to the person):
 - A call's **job**: for each simple command of a Bash call, as the guard reads it (wrappers such
@@ -240,7 +241,7 @@ def intended(
     regex: str, target: str, caught: str, followed: str, timeouts: tuple[float, float]
 ) -> str | None:
     """The rewrite a learning would need to turn the caught command into the one the agent ran
-    instead (its own retry shows the intended command: capture proposes it, SPEC §23): when each
+    instead (its own retry shows the intended command: capture proposes it): when each
     is one simple command and they differ only within the learning's match — `git push --force
     origin main` then `git push --force-with-lease origin main`: the rewrite `git push
     --force-with-lease`. None when it cannot be said so, or the rewrite would match its own

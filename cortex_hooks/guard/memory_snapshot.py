@@ -1,4 +1,4 @@
-"""The recency-gradient snapshot of the project memory (SPEC §6), pure: sections from values."""
+"""The recency-gradient snapshot of the project memory, pure: sections from values."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class Rows:
     ) -> None:
         self.sessions = sessions  # ended, latest first, at most 10
         self.decisions = decisions  # active and not superseded, latest first
-        # learnings that block or ask (SPEC §16), the most trusted first, as many as a budget
+        # learnings that block or ask, the most trusted first, as many as a budget
         # could show (the name is the older flag's: `auto_block` is action block)
         self.auto_block = auto_block
         self.auto_block_total = auto_block_total
@@ -59,9 +59,9 @@ def session_context(
     `budget` characters. Commands are written `cortex-hooks …`; when that name is not on the
     agent's PATH (`cli` is then the installed path), a last line says where it is."""
     parts = [review.section(waiting, awaiting)]
-    if unclear is not None:  # learnings the agent keeps retrying (SPEC §23), with the review
+    if unclear is not None:  # learnings the agent keeps retrying, with the review
         parts.append(unclear)
-    if proposals is not None:  # capture's proposals (SPEC §10.3), right after the review
+    if proposals is not None:  # capture's proposals, right after the review
         parts.append(proposals)
     if rows is not None:
         snapshot = [section for section in sections(rows, now) if section.length()]

@@ -1,5 +1,5 @@
 """hookify's rules (`.claude/hookify.*.local.md`, Claude Code's hookify plugin) read as learnings
-(SPEC §17), pure: each rule either becomes one learning (regex, tool, target, action) or is named
+(docs/guide/team.md), pure: each rule either becomes one learning (regex, tool, target, action) or is named
 with the reason it cannot be. Never silently dropped.
 
 A rule file is YAML front matter between `---` lines — `name`, `enabled` (default true), `event`
