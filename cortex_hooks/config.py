@@ -6,7 +6,18 @@ The file itself is read and validated by cortex_hooks.config_file; location.conf
 from __future__ import annotations
 
 from cortex_hooks import confidence
-from cortex_hooks.memory import lifecycle
+
+# Half-lives in days by type; None: never decays (configurable: `[half_lives]` in config.toml).
+HALF_LIVES: dict[str, float | None] = {
+    "architecture": None,
+    "decision": 180.0,
+    "pattern": 90.0,
+    "gotcha": 60.0,
+    "context": 30.0,
+    "progress": 7.0,
+    "code_description": None,
+    "code": None,
+}
 
 
 class Config:
@@ -62,7 +73,7 @@ class Config:
         self.surface_budget = surface_budget
         self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
         # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
-        self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
+        self.half_lives = dict(HALF_LIVES if half_lives is None else half_lives)
         self.capture = capture  # SessionEnd scans the transcript for proposals (SPEC §10)
         self.capture_llm = capture_llm  # "off" or "claude-cli" (SPEC §10.4)
 

@@ -77,7 +77,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from cortex_hooks import confidence, config, regular_file
-from cortex_hooks.memory import lifecycle
 from cortex_hooks.validation import explain
 
 TYPE_CHECKING = False
@@ -173,7 +172,7 @@ HalfLife = Annotated[
     Annotated[float, Field(ge=0.01, le=MAX_DAYS, allow_inf_nan=False, strict=True)] | None,
     BeforeValidator(_half_life),
 ]
-_HALF = lifecycle.HALF_LIVES
+_HALF = config.HALF_LIVES
 
 
 class HalfLivesSection(_Section):

@@ -64,6 +64,18 @@ def strings(value: Any) -> Iterator[str]:
             stack.extend(item)
 
 
+def storable(value: object) -> bool:
+    """Whether every string in a value (a parsed JSON value, say, at any depth) can be stored and
+    shown: JSON escapes and command-line bytes can make lone surrogates, which UTF-8 cannot
+    encode."""
+    try:
+        for text in strings(value):
+            text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:
     """The value with `change` applied to every string in it, keys included, at any depth.
     Containers are changed in place (a dict whose keys change is rebuilt in its order)."""

@@ -367,17 +367,16 @@ def cli_command() -> str:
     return shlex.quote(beside)
 
 
-def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
-    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
-    where `install --agent` writes, and the files that could switch those hooks off."""
-    from cortex_hooks.guard.selfguard.protected_names import AGENT_SETTINGS
+MANAGED = {  # managed settings, by platform: written by `install --managed`, guarded like the rest
+    "linux": "/etc/claude-code/managed-settings.json",
+    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "win32": "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+}
 
-    found: list[str] = []
-    user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
-    user_copilot = os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")
-    for folder in (*projects, home):
-        found += [os.path.join(folder, parent, name) for parent, name in sorted(AGENT_SETTINGS)]
-        found.append(os.path.join(folder, ".github", "hooks", "cortex-hooks.json"))
-    found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
-    found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
+
+def managed_path(platform: str) -> str:
+    """Where managed settings live on this platform (CortexError: none known)."""
+    found = MANAGED.get(platform) or (MANAGED["linux"] if platform.startswith("linux") else None)
+    if found is None:
+        raise CortexError(f"no managed settings location is known for {platform}", USAGE)
     return found

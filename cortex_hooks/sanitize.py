@@ -48,20 +48,6 @@ def inert(text: str) -> str:
     return text.replace("<!--", "<! --").replace("-->", "-- >").translate(_INERT)
 
 
-def storable(value: object) -> bool:
-    """Whether every string in a value (a parsed JSON value, say, at any depth) can be stored and
-    shown: JSON escapes and command-line bytes can make lone surrogates, which UTF-8 cannot
-    encode."""
-    from cortex_hooks import json_values
-
-    try:
-        for text in json_values.strings(value):
-            text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def well_formed(text: str) -> str:
     """The text with each lone surrogate (a `\\udXXX` JSON escape without its pair) as U+FFFD:
     what Claude Code's runtime writes in its place when it hands the text on (a Bash command

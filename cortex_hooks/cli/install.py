@@ -259,7 +259,7 @@ def _claude_dir(scope: str) -> str:
 
 def settings_path(scope: str) -> str:
     if scope == "managed":  # CORTEX_MANAGED_SETTINGS: another place (a test's, an image being built)
-        return os.environ.get("CORTEX_MANAGED_SETTINGS") or guarding.managed_path(sys.platform)
+        return os.environ.get("CORTEX_MANAGED_SETTINGS") or location.managed_path(sys.platform)
     name = "settings.local.json" if scope == "local" else "settings.json"
     return os.path.join(_claude_dir(scope), name)
 

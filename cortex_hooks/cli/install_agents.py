@@ -13,12 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_hooks import location
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import agent_hooks, file_changes, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, diff
-from cortex_hooks.texts.words import clean
 
 NAMES = ("claude", *agent_hooks.AGENTS)
 # How each agent is found on this machine: the folder it keeps in the home once it has run

@@ -7,8 +7,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import integrity as api
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api.move import move
+from cortex_hooks.api.wording import count
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.words import count
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

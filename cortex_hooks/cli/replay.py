@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from cortex_hooks.api import replay as api
+from cortex_hooks.api.replay import replayed
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.replay import replayed
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

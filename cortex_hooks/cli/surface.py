@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import surface as api
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.install import surface_import
-from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

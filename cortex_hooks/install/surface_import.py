@@ -17,7 +17,7 @@ import os
 LINE = "@.claude/cortex-memory.local.md"
 FILENAME = "CLAUDE.local.md"
 SURFACE = os.path.join(".claude", "cortex-memory.local.md")  # the file the line imports
-START = "<!-- CORTEX:START -->"  # our block in that file lies between these (upkeep.surface_file)
+START = "<!-- CORTEX:START -->"  # our block in that file lies between these (api.surface_file)
 END = "<!-- CORTEX:END -->"
 MAX_BYTES = 1024 * 1024  # of CLAUDE.local.md read to find the line
 

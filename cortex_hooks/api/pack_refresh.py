@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 
 def stale(connection: sqlite3.Connection) -> list[str]:
@@ -23,9 +23,8 @@ def stale(connection: sqlite3.Connection) -> list[str]:
     enabled = store.enabled(connection)
     if not enabled:
         return []
-    from cortex_hooks.guard.packs import (
-        shipped as packs,  # only where packs are enabled: it reads package data
-    )
+    # only where packs are enabled: it reads package data
+    from cortex_hooks.guard.packs import shipped as packs
 
     shipped = set(packs.names())
     return [
