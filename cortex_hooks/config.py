@@ -1,4 +1,4 @@
-"""The configuration in force: plain values, the defaults or those of `.cortex/config.toml` (SPEC §7).
+"""The configuration in force: plain values, the defaults or those of `.cortex/config.toml`.
 
 The file itself is read and validated by cortex_hooks.config_file; location.config_for finds it.
 """
@@ -69,13 +69,13 @@ class Config:
         self.prune_unused_days = prune_unused_days
         self.prune_rarely_used_days = prune_rarely_used_days
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
-        self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
+        self.surface = surface  # SessionEnd writes the push surface (docs/guide/surface.md)
         self.surface_budget = surface_budget
-        self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
-        # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
+        self.embeddings = embeddings  # the backend setting of semantic recall (docs/guide/embeddings.md)
+        # days per memory type, None: never decays (docs/guide/aging.md; cortex_hooks.memory.lifecycle)
         self.half_lives = dict(HALF_LIVES if half_lives is None else half_lives)
-        self.capture = capture  # SessionEnd scans the transcript for proposals (SPEC §10)
-        self.capture_llm = capture_llm  # "off" or "claude-cli" (SPEC §10.4)
+        self.capture = capture  # SessionEnd scans the transcript for proposals (docs/guide/capture.md)
+        self.capture_llm = capture_llm  # "off" or "claude-cli" (docs/guide/capture.md)
 
 
 DEFAULT = Config()

@@ -14,12 +14,12 @@ if TYPE_CHECKING:
 DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
-GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
+GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # docs/guide/scopes.md
 
 # Words the name of every place the guard keeps holds (guard.selfguard.protected). A database given by
 # CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
 OWN_WORDS: tuple[str, ...] = ("cortex", ".claude", "settings.json", "settings.local.json")
-OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents' (SPEC §22)
+OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents'
 # The programs (and git's commands) that reach the guard's places without naming them: through
 # a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
 # glob (`rm -rf .c*`, `git restore .c*`), git deleting the ignored `.cortex/` (`git clean -x`,
@@ -78,7 +78,7 @@ def hook_database(payload_cwd: object) -> str:
 
 
 def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
-    """Whether a tool call made in `cwd` could reach a place the guard keeps (SPEC §19): a few
+    """Whether a tool call made in `cwd` could reach a place the guard keeps (docs/guide/selfguard.md): a few
     substring tests on its command or paths, all that a call which cannot pays. It never says no
     to a call the built-in protection (guard.selfguard.tool_calls) would refuse: a command's words are
     read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
@@ -227,7 +227,7 @@ def project_root() -> str:
 
 
 def install_project() -> str:
-    """The folder `install` wires: the one Claude Code will start in (SPEC §19).
+    """The folder `install` wires: the one Claude Code will start in (docs/guide/selfguard.md).
 
     Claude Code reads `.claude/settings.json` of the folder it starts in (never of a git root
     above it) and names that folder CLAUDE_PROJECT_DIR, where the hooks then look for the
@@ -280,7 +280,7 @@ def pending_path(database: str) -> str:
 
 
 def keeper_folder(database: str) -> str:
-    """Where the keeper keeps its copy of a database's guard (SPEC §21): a folder of the user's
+    """Where the keeper keeps its copy of a database's guard: a folder of the user's
     state, outside every project (no git command there reaches it), named by the database's
     real path: CORTEX_STATE_DIR, else $XDG_STATE_HOME/cortex-hooks, else ~/.local/state/cortex-hooks.
     (A readable name and a CRC of the whole path; `hashlib` would cost every tool call 10 ms.)"""

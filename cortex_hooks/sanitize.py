@@ -43,8 +43,8 @@ _INERT = {0x40: "\uff20"}
 
 
 def inert(text: str) -> str:
-    """Text for a memory file Claude Code reads (the push surface, SPEC §9.6 and §19): no `@`
-    it could follow as an import, no HTML comment marker."""
+    """Text for a memory file Claude Code reads (the push surface: docs/guide/surface.md): no `@` it
+    could follow as an import, no HTML comment marker."""
     return text.replace("<!--", "<! --").replace("-->", "-- >").translate(_INERT)
 
 

@@ -1,4 +1,4 @@
-"""CLI commands of capture (SPEC §10.1): capture, proposals, accept, reject."""
+"""CLI commands of capture (docs/guide/capture.md): capture, proposals, accept, reject."""
 
 from __future__ import annotations
 

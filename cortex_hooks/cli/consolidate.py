@@ -1,4 +1,4 @@
-"""CLI consolidate (SPEC §9.7): merge the memories flagged as nearly the same, after a checkpoint;
+"""CLI consolidate (docs/guide/aging.md): merge the memories flagged as nearly the same, after a checkpoint;
 `--restore FILE` puts a checkpoint back.
 
 `--json` prints one object (docs/guide/graph.md): `dry_run`, `scope`, `ran` (False when `--auto`

@@ -1,4 +1,4 @@
-"""`install --agent NAME` / `uninstall --agent NAME` for the other coding agents (SPEC §22): each
+"""`install --agent NAME` / `uninstall --agent NAME` for the other coding agents: each
 agent's own hook file at the scope asked (install.agent_hooks), merged with what was there, a
 backup beside it; uninstall takes ours out, and gives back the file's very bytes when nothing but
 install changed it since (or removes the file when nothing but ours is in it). Plain `install`

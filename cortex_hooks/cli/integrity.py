@@ -1,4 +1,4 @@
-"""CLI integrity (SPEC §21): what the keeper keeps and put back; `integrity accept` makes a change
+"""CLI integrity: what the keeper keeps and put back; `integrity accept` makes a change
 it put back for real (the person's command). The work is api.integrity."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CLI lifecycle (SPEC §9.5): decay, archive and delete (prune) the memories of one scope now.
+"""CLI lifecycle (docs/guide/aging.md): decay, archive and delete (prune) the memories of one scope now.
 
 `--json` prints {"scope", "dry_run", "complete", "counts": {"decayed", "archived", "pruned"},
 "changes": [{"id", "field", "before", "after"}], "skipped": [note]}; confidences are decimals,

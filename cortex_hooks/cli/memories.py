@@ -1,4 +1,4 @@
-"""CLI commands for memories (SPEC §9.2): remember, memories list|show|update|pin|unpin|archive|
+"""CLI commands for memories (docs/guide/memories.md): remember, memories list|show|update|pin|unpin|archive|
 restore, forget, index-code, link."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CLI move (SPEC §8): a learning or a memory from one scope to the other, in one step."""
+"""CLI move (docs/guide/scopes.md): a learning or a memory from one scope to the other, in one step."""
 
 from __future__ import annotations
 

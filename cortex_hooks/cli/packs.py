@@ -1,4 +1,4 @@
-"""CLI packs (SPEC §14): list the shipped packs, show one, enable or disable it in a scope, mute
+"""CLI packs (docs/guide/packs.md): list the shipped packs, show one, enable or disable it in a scope, mute
 one of its learnings. The work is api.packs; this parses and prints."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CLI recall (SPEC §9.3): what both scopes know about some words, best first; each result
+"""CLI recall (docs/guide/memories.md): what both scopes know about some words, best first; each result
 returned counts one access (`--peek`: none, and recall writes nothing)."""
 
 from __future__ import annotations

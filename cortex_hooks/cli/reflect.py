@@ -1,4 +1,4 @@
-"""CLI reflect (SPEC §9.8): `reflect decay` scales the confidence of memories left unused;
+"""CLI reflect (docs/guide/graph.md): `reflect decay` scales the confidence of memories left unused;
 `reflect similar` names the pairs of items that say nearly the same (it writes nothing)."""
 
 from __future__ import annotations

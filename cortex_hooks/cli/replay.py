@@ -1,4 +1,4 @@
-"""CLI replay (SPEC §15): what the guard would have done with past tool calls; writes nothing.
+"""CLI replay: what the guard would have done with past tool calls; writes nothing.
 The work is api.replay; this parses and prints, with progress on a terminal."""
 
 from __future__ import annotations

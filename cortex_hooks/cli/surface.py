@@ -1,4 +1,4 @@
-"""CLI surface (SPEC §9.6): write the push surface, `.claude/cortex-memory.local.md`, now."""
+"""CLI surface (docs/guide/surface.md): write the push surface, `.claude/cortex-memory.local.md`, now."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CLI team (SPEC §17): the team file's list, adding a learning of this project to it, trusting it,
+"""CLI team (docs/guide/team.md): the team file's list, adding a learning of this project to it, trusting it,
 muting one of its learnings for yourself, checking it (CI). The work is api.team; this parses
 and prints."""
 

@@ -1,4 +1,4 @@
-"""CLI export and import of the whole memory as one validated JSON file (SPEC §2.2)."""
+"""CLI export and import of the whole memory as one validated JSON file (docs/reference/commands.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What install adds so that the client and the operating system guard the guard (SPEC §21), pure:
+"""What install adds so that the client and the operating system guard the guard, pure:
 Claude Code permission deny rules for the guard's files — the file tools are then refused by the
 client itself, and with Claude Code's sandbox on the same paths are read-only to Bash — and the
 places a wiring lives out of the project's reach.

@@ -1,4 +1,4 @@
-"""What a hook does before it judges a call (SPEC §21): every kept database and watched file
+"""What a hook does before it judges a call: every kept database and watched file
 compared with what cortex-hooks last left, a weakening put back from the keeper's copy, and what
 was put back told — to the person (a systemMessage) and to the model.
 
@@ -130,7 +130,7 @@ def watched(database: str, project: str | None) -> dict[str, str]:
 
     found = {location.config_path(database): "config"}
     found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))
-    if project:  # the other agents' settings and hook files, of the project and the user (SPEC §22)
+    if project:  # the other agents' settings and hook files, of the project and the user
         found.update(dict.fromkeys(protection.agent_files([project], os.path.expanduser("~")), "agent"))
     return found
 

@@ -1,4 +1,4 @@
-"""How a memory ages (SPEC §9.5), pure: its confidence curve, when it is archived and pruned, and
+"""How a memory ages (docs/guide/aging.md), pure: its confidence curve, when it is archived and pruned, and
 when its stored state must next be looked at.
 
     confidence = c0 · 0.5^(days since the last confirmation / half-life)
