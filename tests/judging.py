@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex_hooks.guard import matching, packs, shared
+from cortex_hooks.guard import matching
+from cortex_hooks.guard.packs import shared_format, shipped
 
 CORPORA = Path(__file__).parent / "corpora"
 DCG = Path(
@@ -38,10 +39,10 @@ def cases(path: Path) -> list[tuple[str, bool]]:
     return found
 
 
-def core() -> list[shared.SharedLearning]:
-    return [record for name in packs.expand("core") for record in packs.load(name)]
+def core() -> list[shared_format.SharedLearning]:
+    return [record for name in shipped.expand("core") for record in shipped.load(name)]
 
 
-def denied(learnings: list[shared.SharedLearning], command: str, target: str) -> bool:
+def denied(learnings: list[shared_format.SharedLearning], command: str, target: str) -> bool:
     subject = matching.subject(target, "Bash", [command])
     return any(matching.evaluate(record.regex, subject, 1.0, 1.0) for record in learnings)
