@@ -199,6 +199,44 @@ def cli_json(*args: str, **kwargs: Any) -> Any:
     return result.json()
 
 
+def added(
+    *options: str,
+    anti: str = "an anti-pattern",
+    correct: str = "the correct way",
+    regex: str | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """A new learning through `cortex-hooks add --json` (`kwargs` as `cli` takes them): the record
+    it prints. Without a regex, as `regex` or among the options, it is added with --no-regex."""
+    given = [*options, *([f"--regex={regex}"] if regex is not None else [])]
+    record: dict[str, Any] = cli_json(
+        "add", "--anti-pattern", anti, "--correct", correct, *reminder_unless_regex(given), **kwargs
+    )
+    return record
+
+
+def add(
+    *options: str,
+    anti: str = "an anti-pattern",
+    correct: str = "the correct way",
+    regex: str | None = None,
+    **kwargs: Any,
+) -> int:
+    """A new learning, as `added` makes it: its id."""
+    return int(added(*options, anti=anti, correct=correct, regex=regex, **kwargs)["id"])
+
+
+# The line a hook says, by design, when another process holds the write lock past its bound: its
+# write kept for later (store.pending; applied by the next that gets the lock, so every count holds).
+# On a loaded machine the bound is reached; a test of writes at once accepts this line and no other.
+BUSY_LINES = ("kept for later",)
+
+
+def unexpected_lines(stderr: str) -> list[str]:
+    """The lines of a process's stderr other than the designed BUSY_LINES."""
+    return [line for line in stderr.splitlines() if not line.endswith(BUSY_LINES)]
+
+
 def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """A file `build` makes, made once per test run and shared by every xdist worker: the first to
     get here builds it under a lock, the others wait for it. Tests copy it; they never change it."""

@@ -4,9 +4,8 @@ of a repository reached through a symlink, a path of non-ASCII characters, a lon
 worktree, no repository, CLAUDE_CONFIG_DIR, the settings that move or turn it off), which
 CLAUDE.md files it loads (recall reads the project's), and a rule the model writes into its
 memory becoming a proposal that, once accepted, denies the command in the next session. The
-harness is tests/test_claude_code.py's."""
+harness is tests/claude_client.py."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -17,18 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli_json
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    learn,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
 )
+from support import cli_json
 
 from cortex_hooks.api import claude_files as claude_memory
 from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION

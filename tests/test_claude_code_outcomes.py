@@ -10,18 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_client import bash, run_claude, text_of
 from support import cli_json
-from test_claude_code import (  # the real client's fixtures and helpers
-    bash,
-    claude,
-    learn,
-    namespace,
-    project,
-    run_claude,
-    text_of,
-)
-
-__all__ = ["claude", "learn", "namespace", "project"]  # fixtures, used by name
 
 pytestmark = pytest.mark.claude_cli
 

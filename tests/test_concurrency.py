@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIXTURES, cli_json, payload, script
+from support import FIXTURES, add, cli_json, payload, script, unexpected_lines
 
 PRE, START, END, CLI = (
     "cortex-pre-tool-use",
@@ -65,21 +65,11 @@ class Crowd:
 
 
 def assert_all_clean(results: list[Finished]) -> None:
-    """Every process exited 0 and said nothing, but for the one line of a hook that waited its
-    bound for the write lock and kept its write for later (store.pending: the counts hold all the
-    same, which the tests then check). On a loaded machine that bound is reached; no error is."""
-    failures = [
-        (r.label, r.code, r.stderr)
-        for r in results
-        if r.code != 0 or any(not line.endswith("kept for later") for line in r.stderr.splitlines())
-    ]
+    """Every process exited 0 and said nothing, but for the designed line of a hook that waited its
+    bound for the write lock (support.BUSY_LINES: the counts hold all the same, which the tests then
+    check). On a loaded machine that bound is reached; no error is."""
+    failures = [(r.label, r.code, r.stderr) for r in results if r.code != 0 or unexpected_lines(r.stderr)]
     assert failures == [], failures
-
-
-def add(*options: str, regex: str | None = None, anti: str = "anti") -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", "the correct way"]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args, *options)["id"])
 
 
 def learnings() -> dict[int, dict[str, Any]]:

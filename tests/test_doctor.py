@@ -35,7 +35,10 @@ class Project:
         self.db = self.cortex / "cortex.db"
         self.settings = root / ".claude" / "settings.json"
 
-    def cli(self, *args: str, timeout: float = 60) -> Result:
+    def cli(self, *args: str, timeout: float | None = None) -> Result:
+        """In this process; with a timeout, as a process that it bounds (a read that may hang)."""
+        if timeout is None:
+            return cli(*args, env=self.env, cwd=self.root)
         return cli(*args, env=self.env, cwd=self.root, timeout=timeout)
 
     def add(self, *args: str) -> int:
@@ -77,7 +80,7 @@ def tree(root: Path) -> dict[str, tuple[int, str]]:
 
 class Diagnosis:
     def __init__(self, human: Result, machine: Result) -> None:
-        self.human = human
+        self.human, self.machine = human, machine
         self.code = machine.code
         assert human.code == machine.code, (human.stderr, machine.stderr)
         self.report: dict[str, Any] = machine.json()
@@ -90,11 +93,14 @@ class Diagnosis:
         return found[0]
 
 
-def diagnose(project: Project) -> Diagnosis:
-    """doctor and doctor --json side by side; each check shaped as documented; nothing written."""
+def diagnose(project: Project, timeout: float | None = None) -> Diagnosis:
+    """doctor and doctor --json side by side; each check shaped as documented; nothing written.
+    With a timeout, both run as processes that it bounds (a read that never ends fails there)."""
     before = tree(project.root)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        human, machine = pool.map(lambda extra: project.cli("doctor", *extra), [(), ("--json",)])
+        human, machine = pool.map(
+            lambda extra: project.cli("doctor", *extra, timeout=timeout), [(), ("--json",)]
+        )
     return examine(project, before, human, machine)
 
 
@@ -275,9 +281,9 @@ def test_a_config_file_that_would_break_the_hooks_is_reported_as_the_hooks_repor
 ) -> None:
     config = project.cortex / "config.toml"
     _config(config, kind)
-    guarded = project.cli("doctor", "--json", timeout=10)  # a read that never ends fails here
-    assert guarded.code == 1, guarded.stderr
-    problem = diagnose(project).problem("config")
+    diagnosis = diagnose(project, timeout=10)  # a read that never ends fails here
+    assert diagnosis.code == 1, diagnosis.machine.stderr
+    problem = diagnosis.problem("config")
     assert problem["detail"].startswith(f"{config}: ")
     assert named in problem["detail"]
     # the hooks read the file with the very same function, and say the very same

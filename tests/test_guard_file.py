@@ -13,42 +13,15 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from locking import held_exclusively
 from support import cli, cli_json, payload, run
 
 PRE, END = "cortex-pre-tool-use", "cortex-session-end"
-HOLDER = """
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-connection.execute("PRAGMA locking_mode=EXCLUSIVE")
-connection.execute(sys.argv[2])  # a read is enough to hold the file in this mode
-print("locked", flush=True)
-sys.stdin.read()  # until the test closes our stdin
-"""
-
-
-@contextmanager
-def held_exclusively(db: Path, statement: str = "SELECT count(*) FROM learning") -> Iterator[None]:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(db), statement],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "locked"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 def bash(command: str) -> dict[str, Any]:

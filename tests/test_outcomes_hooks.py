@@ -15,9 +15,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from locking import write_lock
 from outcome_sessions import Transcript, add_learnings, end, outcomes, play
 from support import cli, cli_json, payload, run
-from test_locked import write_lock
 
 LEARNINGS = {
     "force": {

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, reminder_unless_regex, run
+import support
+from support import Result, cli, cli_json, payload, run
 
 T0 = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 NOTHING = {"learnings": 0, "decisions": 0, "errors": 0}
@@ -31,16 +32,8 @@ def at(days: float) -> dict[str, str]:
 
 
 def add(anti: str, *options: str, days: float = 0) -> int:
-    record = cli_json(
-        "add",
-        "--anti-pattern",
-        anti,
-        "--correct",
-        f"not {anti}",
-        *reminder_unless_regex(options),
-        env=at(days),
-    )
-    return int(record["id"])
+    """A learning added `days` after T0."""
+    return support.add(*options, anti=anti, correct=f"not {anti}", env=at(days))
 
 
 def prune(days: float, *options: str) -> dict[str, int]:

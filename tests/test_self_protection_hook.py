@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locking import held_exclusively
 from support import cli, cli_json, payload, run
-from test_guard_file import held_exclusively
 
 PRE = "cortex-pre-tool-use"
 

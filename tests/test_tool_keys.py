@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import support
 from support import Result, cli, cli_json, cli_process, payload, run, script
 
 from cortex_hooks.guard import prefilter
@@ -31,11 +32,10 @@ CALLS: dict[str, dict[str, Any]] = {
 
 
 def add(tool: str, *options: str) -> int:
-    record = cli_json(
-        "add", "--anti-pattern", "the marker", "--correct", "no", f"--regex={MARKER}", "--target",
-        "input", f"--tool={tool}", *options,
-    )  # fmt: skip
-    return int(record["id"])
+    """A learning on `tool` that matches MARKER anywhere in its input."""
+    return support.add(
+        "--target", "input", f"--tool={tool}", *options, anti="the marker", correct="no", regex=MARKER
+    )
 
 
 def decide(tool_name: str) -> Result:
