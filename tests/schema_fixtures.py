@@ -274,50 +274,37 @@ def rows(version: int) -> dict[str, list[dict[str, Any]]]:
 # can and archives what it cannot.
 HAND_EDITS: list[tuple[int, int, str]] = [
     (1, 4, "UPDATE learning SET confidence = 0.9 WHERE id = 8"),
-    (5, 99, "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 8"),
-    (1, 99, "UPDATE learning SET access_count = 'many' WHERE id = 6"),
-    (1, 99, "UPDATE learning SET access_count = -3 WHERE id = 2"),
-    (1, 99, "UPDATE learning SET tool = CAST('Bash' AS BLOB) WHERE id = 10"),
-    (1, 99, "UPDATE learning SET anti_pattern = X'FFFE' WHERE id = 3"),
+    (5, 23, "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 8"),
+    (1, 23, "UPDATE learning SET access_count = 'many' WHERE id = 6"),
+    (1, 23, "UPDATE learning SET access_count = -3 WHERE id = 2"),
+    (1, 23, "UPDATE learning SET tool = CAST('Bash' AS BLOB) WHERE id = 10"),
+    (1, 23, "UPDATE learning SET anti_pattern = X'FFFE' WHERE id = 3"),
     (1, 18, "PRAGMA ignore_check_constraints = ON"),
     (1, 18, "UPDATE learning SET auto_block = 2 WHERE id = 7"),
     (1, 18, "PRAGMA ignore_check_constraints = OFF"),
-    (19, 99, "PRAGMA ignore_check_constraints = ON"),
-    (19, 99, "UPDATE learning SET action = 'maybe' WHERE id = 5"),
-    (19, 99, "PRAGMA ignore_check_constraints = OFF"),
-    (1, 99, "UPDATE decision SET access_count = 2.5 WHERE id = 1"),
-    (1, 99, "UPDATE session SET key_changes = 'not json' WHERE id = '9c8b7a6d-no-start'"),
-    (7, 99, "UPDATE memory SET confidence = 0.8 WHERE id = 2"),
-    (7, 99, "UPDATE memory SET tags = 'deploy, workers' WHERE id = 2"),
-    (7, 99, "PRAGMA ignore_check_constraints = ON"),
-    (7, 99, "UPDATE memory SET priority = 'high' WHERE id = 4"),
-    (7, 99, "PRAGMA ignore_check_constraints = OFF"),
-    (14, 99, "UPDATE learning_day SET matches = 'x' WHERE learning_id = 6"),
+    (19, 23, "PRAGMA ignore_check_constraints = ON"),
+    (19, 23, "UPDATE learning SET action = 'maybe' WHERE id = 5"),
+    (19, 23, "PRAGMA ignore_check_constraints = OFF"),
+    (1, 23, "UPDATE decision SET access_count = 2.5 WHERE id = 1"),
+    (1, 23, "UPDATE session SET key_changes = 'not json' WHERE id = '9c8b7a6d-no-start'"),
+    (7, 23, "UPDATE memory SET confidence = 0.8 WHERE id = 2"),
+    (7, 23, "UPDATE memory SET tags = 'deploy, workers' WHERE id = 2"),
+    (7, 23, "PRAGMA ignore_check_constraints = ON"),
+    (7, 23, "UPDATE memory SET priority = 'high' WHERE id = 4"),
+    (7, 23, "PRAGMA ignore_check_constraints = OFF"),
+    (14, 23, "UPDATE learning_day SET matches = 'x' WHERE learning_id = 6"),
 ]
 
 
-def _redacted(text: str | None) -> str | None:
-    from cortex_hooks.redact import redact
-
-    return None if text is None else redact(text)
-
-
 def build(connection: sqlite3.Connection, version: int) -> None:
-    """The schema of a version, as its code made it."""
+    """The schema of a version, as its code made it: the current one (v4 to v23 were made by the
+    migrations that version 24 replaced with one upgrade, store.upgrade)."""
+    from cortex_hooks.store import schema
     from cortex_hooks.store.version import SCHEMA_VERSION
 
-    connection.create_function("cortex_redacted", 1, _redacted, deterministic=True)
-    from cortex_hooks.store import schema
-
+    assert version == SCHEMA_VERSION, f"the code writes version {SCHEMA_VERSION} only"
     connection.execute("BEGIN")
-    migrations = getattr(schema, "MIGRATIONS", None)  # until the one upgrade replaced them
-    if migrations is not None:
-        for statements in migrations[:version]:
-            for statement in statements:
-                connection.execute(statement) if isinstance(statement, str) else statement(connection)
-    else:
-        assert version == SCHEMA_VERSION, f"the code writes version {SCHEMA_VERSION} only"
-        schema.create(connection)  # type: ignore[attr-defined]
+    schema.create(connection)
     connection.execute("COMMIT")
 
 
@@ -406,7 +393,8 @@ def _learning(connection: sqlite3.Connection, values: dict[str, Any], have: list
     )
     if "confidence" not in have:
         connection.execute(
-            "INSERT INTO learning_confidence (learning_id, confidence) VALUES (:id, :confidence)",
+            """INSERT INTO learning_confidence (learning_id, confidence) VALUES (:id, :confidence)
+               ON CONFLICT (learning_id) DO UPDATE SET confidence = excluded.confidence""",
             {"id": values["id"], "confidence": confidence},
         )
 

@@ -367,9 +367,5 @@ def delete(connection: sqlite3.Connection, learning_id: int) -> None:
     from cortex_hooks.store import history
 
     history.forget_learning(connection, learning_id)
-    for table, column in (
-        ("learning_key", "learning_id"),
-        ("learning_confidence", "learning_id"),
-        ("learning", "id"),
-    ):
+    for table, column in (("learning", "id"), ("learning_key", "learning_id")):  # its confidence with it
         connection.execute(f"DELETE FROM {table} WHERE {column} = :id", {"id": learning_id})
