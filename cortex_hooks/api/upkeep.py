@@ -10,11 +10,10 @@ from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits
 from cortex_hooks.guard.weakening import Weakens
 from cortex_hooks.notes import Notes
 from cortex_hooks.scopes import close
-from cortex_hooks.store import kinds, learnings, sessions
+from cortex_hooks.store import kinds, sessions
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.upkeep import startup
 
@@ -95,8 +94,6 @@ def snapshot(databases: Databases, notes: Notes) -> Snapshot:
         if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
             raise CortexError("; ".join(skipped))
         notes.extend(skipped)  # as SessionStart names them
-        for scope in scopes:
-            notes.extend(hand_edits.notes(learnings.odd_confidences(scope.connection)))
     return Snapshot(text, awaiting)
 
 

@@ -91,14 +91,10 @@ def after_commit(connection: sqlite3.Connection) -> None:
         return
 
 
-# A row edited by hand into values the code cannot read (guard.hand_edits) is left out, as the
-# hook leaves it out of its decision.
 _BLOCKING = f"""SELECT {", ".join(f"l.{field}" for field in FIELDS[:-1])}, c.confidence
     FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
     WHERE (l.action != 'warn' OR l.rewrite IS NOT NULL) AND l.archived_at IS NULL AND NOT l.muted
-        AND typeof(c.confidence) = 'integer'
-        AND {" AND ".join(f"typeof(l.{field}) = 'text'" for field in _TEXTS)}
-        AND (l.rewrite IS NULL OR typeof(l.rewrite) = 'text') ORDER BY l.id"""
+    ORDER BY l.id"""
 
 
 def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int, list[dict[str, Any]]]:

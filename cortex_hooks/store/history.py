@@ -48,7 +48,6 @@ def record_matches(
                d.answer IS 'rewrite', c.confidence
            FROM (SELECT value ->> 0 AS id, value ->> 1 AS answer FROM json_each(:said)) AS d
                JOIN learning_confidence AS c ON c.learning_id = d.id
-           WHERE typeof(c.confidence) = 'integer'
            ON CONFLICT (learning_id, day) DO UPDATE SET matches = matches + 1,
                denies = denies + excluded.denies, asks = asks + excluded.asks,
                warnings = warnings + excluded.warnings, rewrites = rewrites + excluded.rewrites,
@@ -73,7 +72,7 @@ def record_confidences(
     `confidence`): a session end's decay, a `keep`, an update."""
     connection.execute(
         f"""INSERT INTO learning_day (learning_id, day, confidence)
-            SELECT learning_id, :day, confidence FROM ({select}) WHERE typeof(confidence) = 'integer'
+            SELECT learning_id, :day, confidence FROM ({select}) WHERE true
             ON CONFLICT (learning_id, day) DO UPDATE SET confidence = excluded.confidence""",
         {**parameters, "day": day},
     )

@@ -127,8 +127,7 @@ def unaccessed(connection: sqlite3.Connection, before: str, floor: int) -> list[
     return connection.execute(
         """SELECT id, summary, confidence, base_confidence FROM memory
            WHERE status = 'active' AND pinned = 0 AND coalesce(last_accessed, created_at) < :before
-               AND typeof(confidence) = 'integer' AND confidence > :floor
-               AND typeof(base_confidence) = 'integer' AND base_confidence BETWEEN 0 AND 100
+               AND confidence > :floor AND base_confidence IS NOT NULL
            ORDER BY id""",
         {"before": before, "floor": floor},
     ).fetchall()

@@ -30,8 +30,7 @@ _ROWS = {
                        (SELECT e.id FROM team_entry AS e
                         WHERE e.kind = 'learning' AND e.row_id = l.id) AS team
                    FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
-                   WHERE l.archived_at IS NULL AND typeof(c.confidence) = 'integer'
-                       AND l.id IN (SELECT value FROM json_each(:ids))""",
+                   WHERE l.archived_at IS NULL AND l.id IN (SELECT value FROM json_each(:ids))""",
     "decision": """SELECT id, 'decision' AS type, title AS summary, reasoning AS content, '[]' AS tags,
                        NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path,
                        NULL AS team
