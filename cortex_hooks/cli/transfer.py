@@ -10,9 +10,9 @@ import sys
 from typing import Any
 
 from cortex_hooks.api import transfer as api
+from cortex_hooks.api.wording import clean, count
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.texts.words import clean, count
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -104,19 +104,17 @@ def _read(file: str) -> bytes:
 
 def _import_hookify(args: argparse.Namespace) -> int:
     from cortex_hooks.api import hookify
-    from cortex_hooks.texts import hookify as texts
 
     result = hookify.import_rules(database.of(args), args.file, database.notes())
-    render.emit_json(result) if args.json else render.say(texts.imported(result))
+    render.emit_json(result) if args.json else render.say(hookify.imported(result))
     return 0
 
 
 def _import_cortex(args: argparse.Namespace) -> int:
     from cortex_hooks.api import original_cortex
-    from cortex_hooks.texts import original_cortex as texts
 
     result = original_cortex.import_database(
         database.of(args), args.file, database.notes(), dry_run=args.dry_run
     )
-    render.emit_json(result) if args.json else render.say(texts.imported(result))
+    render.emit_json(result) if args.json else render.say(original_cortex.imported(result))
     return 0

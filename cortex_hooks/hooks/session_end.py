@@ -15,8 +15,8 @@ from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.hooks import payloads, pipeline, transcript
 from cortex_hooks.install import surface_import
-from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions, transaction
+from cortex_hooks.store.scopes import Scope, project_scope
 
 
 def main() -> int:
@@ -31,7 +31,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     """Each scope decays once per session (the global one therefore once per session in any
     project); then the transcript's summary, read once, is stored beside each end. An agent whose
     session end is not awaited, or that has none (Codex's Stop ends a turn), decays once per day
-    of use instead (upkeep.day_of_use): here its session is only marked ended and summarized."""
+    of use instead (hooks.day_of_use): here its session is only marked ended and summarized."""
     notes: list[str] = []
     now = clock.iso(clock.now())
     # The decay first, in its own transaction: it must never wait for, or depend on, the
@@ -75,12 +75,12 @@ def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str
 
 
 def _release_recall(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> None:
-    """The resident recall process told this session ended (upkeep.resident): it exits a
+    """The resident recall process told this session ended (api.resident): it exits a
     minute after its last session."""
     project = project_scope(scopes)
     if project is None:
         return
-    from cortex_hooks.upkeep import resident
+    from cortex_hooks.api import resident
 
     user = next((other.path for other in scopes if other.is_global), location.global_database())
     resident.end(project.path, user, location.hook_project(payload.cwd), payload.session_id)
@@ -149,8 +149,8 @@ def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list
     yet, both within a small share of the budget (one file and one chunk at least); what is left
     waits for the next session end (or recall). A busy database costs nothing but the wait: the
     files are read again next time."""
+    from cortex_hooks.api import claude_files as claude_memory
     from cortex_hooks.capture import remembering
-    from cortex_hooks.upkeep import claude_memory
 
     now = clock.iso(clock.now())
     deadline = min(_STARTED + CAPTURE_UNTIL, time.monotonic() + REMEMBERED_BUDGET)
@@ -209,7 +209,7 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     try:
         if not config.surface or not surface_import.wanted(project):
             return
-        from cortex_hooks.upkeep import surface
+        from cortex_hooks.api import surface_update as surface
 
         result = surface.refresh(
             scopes, project, budget=config.surface_budget, now=clock.now(), cli=location.cli_command()
@@ -232,9 +232,9 @@ def _lifecycle(scope: Scope, notes: list[str]) -> None:
     lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time
 
+    from cortex_hooks.api import lifecycle_pass as lifecycle
     from cortex_hooks.store import lifecycle as lifecycle_store
     from cortex_hooks.store.transaction import Transaction, locked
-    from cortex_hooks.upkeep import lifecycle
 
     half_lives = location.config_for(scope.path).half_lives
     try:

@@ -27,7 +27,7 @@ from cortex_hooks.store.transaction import Transaction, locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 OPEN_DAYS = store.OPEN_DAYS
 
@@ -205,7 +205,7 @@ def _rewrites(
 ) -> None:
     """Capture's proposals of the rewrites the agent's own retries show (SPEC §23), into the
     project's database when capture is on there: never a failed session end."""
-    from cortex_hooks.scopes import project_scope
+    from cortex_hooks.store.scopes import project_scope
 
     project = project_scope(scopes)
     if project is None:
