@@ -1,5 +1,6 @@
-"""SQL of the memory lifecycle and of reflect (SPEC §9.5, §9.8): the memories due for a look,
-what the lifecycle writes, the pruned memories' deletion, and reflect decay's selection."""
+"""SQL of the memory lifecycle and of reflect (docs/guide/aging.md, docs/guide/graph.md): the
+memories due for a look, what the lifecycle writes, the pruned memories' deletion, and reflect
+decay's selection."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SQL of recall (SPEC §9.3): the full-text index over every kind, and the rows it finds.
+"""SQL of recall (docs/guide/memories.md): the full-text index over every kind, and the rows it finds.
 
 The index `search` holds one row per memory, learning, decision, error and todo; its rowid is
 8 · the item's id + the kind's number (KINDS), and triggers keep it in step with the rows (schema 7).
