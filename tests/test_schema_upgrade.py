@@ -470,6 +470,7 @@ def test_an_old_kept_database_upgraded_still_has_a_weakening_undone(tmp_path: Pa
         connection.execute("UPDATE learning SET action = 'ask' WHERE id = 5")  # (its copy refused 'maybe')
         connection.execute("UPDATE learning SET correct_pattern = X'FF' WHERE id = 1")  # not UTF-8: archived
         connection.execute("UPDATE team_file SET stat = 'absent'")  # no team file: nothing read again
+        connection.execute("UPDATE guard_state SET changed = 0")  # its guard file written by that version
         check.adopt(connection, str(path), {})
     folder = Path(location.keeper_folder(str(path)))
     quiet = hook("cortex-pre-tool-use", NO_MATCH, path)
