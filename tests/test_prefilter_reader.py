@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from test_prefilter import is_candidate
 
-from cortex_hooks.guard import matching, shell
-from cortex_hooks.guard.reading import BashCommand
+from cortex_hooks.guard import matching
+from cortex_hooks.guard.shell import reader
+from cortex_hooks.guard.shell.bash_command import BashCommand
 
 BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -111,7 +112,7 @@ def reader_matches(pattern: str, text: str) -> bool:
 def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
     text: str, data: st.DataObject | None
 ) -> None:
-    reading = shell.read(text)
+    reading = reader.read(text)
     assume(reading.commands)
     for simple_command in reading.commands:
         piece = simple_command.text

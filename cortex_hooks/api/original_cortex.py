@@ -16,7 +16,7 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import kind_records
-from cortex_hooks.guard.records import ImportedLearning
+from cortex_hooks.guard.learning_records import ImportedLearning
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import original_cortex as store
 from cortex_hooks.validation import validated

@@ -1,6 +1,6 @@
 """What the agent did after each deny, ask and rewrite of a session (SPEC §23), worked out at its
 end from its transcript: the catches PreToolUse left open, read from where the transcript stood at
-the first of them (replay.calls: the calls and their results), decided by guard.outcomes, settled
+the first of them (replay.calls: the calls and their results), decided by guard.catch_outcomes, settled
 in one transaction per database. Then, while time is left, the open catches of other sessions
 whose transcript grew since it was last read: a session whose end Claude Code never sent, or
 whose end ran out of time, or one still running beside this one.
@@ -18,7 +18,7 @@ import sqlite3
 import time
 
 from cortex_hooks import location
-from cortex_hooks.guard import outcomes as rules
+from cortex_hooks.guard import catch_outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.replay import calls
@@ -73,7 +73,7 @@ def _session(
     catches = []
     for index, (scope, row) in enumerate(loaded):
         config = location.config_for(scope.path)
-        rule = rules.Rule(
+        rule = catch_outcomes.Rule(
             row["regex"],
             str(row["rule_tool"]),
             str(row["target"]),
@@ -82,8 +82,10 @@ def _session(
         )
         start = row["offset"] if row["transcript"] == path and row["offset"] <= size else 0
         jobs = frozenset(json.loads(row["jobs"]))
-        catches.append(rules.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index))
-    watch = rules.Watch()
+        catches.append(
+            catch_outcomes.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index)
+        )
+    watch = catch_outcomes.Watch()
     for catch in catches:
         watch.add(catch)
     left = calls.Left()
@@ -96,7 +98,7 @@ def _session(
     _write(scopes, loaded, watch, size=size if left.ended else None, now=now, notes=notes)
 
 
-def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
+def _grams(catches: list[catch_outcomes.Catch]) -> calls.Grams | None:
     """What a transcript line must hold for a call in it to matter to these catches: one of the
     learnings' prefilter grams (it may match again), or the name of a program of their jobs or of
     their correct way (it may do the same job, or the correct way). None when every line must be
@@ -123,7 +125,13 @@ def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
 
 
 def _read(
-    watch: rules.Watch, path: str, start: int, deadline: float, left: calls.Left, *, grams: calls.Grams | None
+    watch: catch_outcomes.Watch,
+    path: str,
+    start: int,
+    deadline: float,
+    left: calls.Left,
+    *,
+    grams: calls.Grams | None,
 ) -> None:
     """The transcript's calls and results from `start`, seen by the watch, until every catch is
     decided, the file ends or the deadline comes; a line without any of the `grams` holds no call
@@ -136,10 +144,12 @@ def _read(
         found = calls.scan(path, deadline=deadline, grams=grams, wanted=watch.awaits, left=left, start=start)
     for item in found:
         if isinstance(item, calls.Result):
-            result = rules.result_of(item.error, item.text)
-            watch.see(rules.Seen(item.id, result=result, offset=item.offset))
+            result = catch_outcomes.result_of(item.error, item.text)
+            watch.see(catch_outcomes.Seen(item.id, result=result, offset=item.offset))
         else:
-            watch.see(rules.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset))
+            watch.see(
+                catch_outcomes.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset)
+            )
         if watch.idle:
             return
 
@@ -147,7 +157,7 @@ def _read(
 def _write(
     scopes: list[Scope],
     loaded: list[tuple[Scope, sqlite3.Row]],
-    watch: rules.Watch,
+    watch: catch_outcomes.Watch,
     *,
     size: int | None,
     now: str,
@@ -250,13 +260,14 @@ def _rewrites(
 
 
 def _expire(scope: Scope, now: str, notes: list[str]) -> None:
+    """Drop the open outcomes too old to settle; another process holding the write lock leaves it
+    to the next session end, without a word (nothing is lost by waiting)."""
     try:
         with Transaction(scope.connection):
             store.expire(scope.connection, _days_before(now, OPEN_DAYS))
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
-        notes.append(f"{scope.name} database busy: old open outcomes dropped another time")
 
 
 def _days_before(now: str, days: int) -> str:

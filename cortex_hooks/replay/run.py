@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from cortex_hooks.guard import outcomes
+from cortex_hooks.guard import catch_outcomes as outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.replay import calls as reader
 from cortex_hooks.replay.tally import Tally
