@@ -14,10 +14,6 @@ import pytest
 from locking import write_lock
 from support import add, cli, cli_json, payload, run
 
-from cortex_hooks.redact import redact
-from cortex_hooks.store import schema
-from cortex_hooks.store.connection import SCHEMA_VERSION
-
 PRE = "cortex-pre-tool-use"
 NOW = "2026-11-20T10:00:00Z"
 
@@ -267,64 +263,6 @@ def test_an_ask_under_the_write_lock_is_kept_and_counted_later(db: Path) -> None
     hook("ls")  # a call that matches nothing writes nothing: the next match applies what was kept
     hook("git push")
     assert history(db) == [(asked, 2, 0, 2, 0, 0)]
-
-
-def redacted(text: str | None) -> str | None:
-    return None if text is None else redact(text)
-
-
-def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path: Path) -> None:
-    path = tmp_path / "before.db"  # the version before SPEC §16's migration
-    before = next(  # the migration that adds the action (later ones may follow it)
-        number
-        for number, statements in enumerate(schema.MIGRATIONS)
-        if any(isinstance(item, str) and "ADD COLUMN action" in item for item in statements)
-    )
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        connection.create_function("cortex_redacted", 1, redacted)  # as store.schema.migrate does
-        connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:before]:
-            for statement in statements:
-                if isinstance(statement, str):
-                    connection.execute(statement)
-                else:
-                    statement(connection)
-        connection.execute("PRAGMA ignore_check_constraints = 1")  # the hand edit below
-        for number, flag in enumerate((1, 0, 2), 1):  # 2: a hand edit, read as block (the stricter)
-            connection.execute(
-                """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, auto_block,
-                       created_at, updated_at) VALUES (?, 'a', 'b', 'x', 'Bash', ?, ?, ?)""",
-                (number, flag, NOW, NOW),
-            )
-            connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (number,))
-        connection.execute(f"PRAGMA user_version = {before}")
-        connection.execute("COMMIT")
-    listed = cli_json("list", "--db", str(path))
-    assert [(row["action"], row["auto_block"], row["rewrite"]) for row in listed] == [
-        ("block", True, None),
-        ("warn", False, None),
-        ("block", True, None),
-    ]
-    with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        indexes = {
-            row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
-        }
-        with pytest.raises(sqlite3.OperationalError, match="generated column"):
-            connection.execute("UPDATE learning SET auto_block = 0")
-        triggers = dict(connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
-    assert {"learning_acting", "learning_by_update", "learning_prunable"} <= indexes
-    # the guard file's triggers are made again on the action and the rewrite, and the file follows
-    for name in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
-        assert "action" in triggers[name]
-    assert cli("update", "2", "--action", "ask", "--db", str(path)).code == 0
-    held = json.loads(Path(f"{path}.guard").read_text())
-    assert held["version"] == 2
-    assert [(entry["id"], entry["action"]) for entry in held["learnings"]] == [
-        (1, "block"),
-        (2, "ask"),
-        (3, "block"),
-    ]
 
 
 def test_a_blocking_or_asking_learning_is_not_pruned(db: Path) -> None:

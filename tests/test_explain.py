@@ -135,7 +135,9 @@ def insert_invalid(db: Path, tool: str = "Bash") -> None:
             (INVALID_ID, tool),
         )
         for key in ("c*", "b*"):  # the keys prefilter.keys gives a content learning it cannot read
-            connection.execute("INSERT INTO learning_key (key, learning_id) VALUES (?, ?)", (key, INVALID_ID))
+            connection.execute(
+                "INSERT INTO learning_key (key, learning_id, tool) VALUES (?, ?, ?)", (key, INVALID_ID, tool)
+            )
         connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (INVALID_ID,))
         connection.commit()
 

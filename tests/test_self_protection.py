@@ -91,7 +91,6 @@ DENIED = [
     "cortex-hooks lifecycle",
     "cortex-hooks consolidate --restore .cortex/checkpoints/x.db",
     "cortex-hooks move 3 --to global",
-    "cortex-hooks doctor --repair",
     "cortex-hooks export --output .cortex/config.toml",
     "cortex-hooks export --output=.claude/settings.json",
     "cortex-hooks report --out .cortex/cortex.db",

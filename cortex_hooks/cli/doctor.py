@@ -12,18 +12,13 @@ from cortex_hooks.cli import database, render
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     doctor = commands.add_parser("doctor", parents=[common], help="check settings, database, regexes")
-    doctor.add_argument(
-        "--repair",
-        action="store_true",
-        help="first mend learnings a hand edit made unreadable (archive those it cannot), in one transaction",
-    )
     doctor.add_argument("--json", action="store_true", help="print JSON")
     doctor.set_defaults(run=run_doctor)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
     where = database.of(args)
-    report = check(where, repair=args.repair)
+    report = check(where)
     if args.json:
         render.emit_json({"ok": not report.failed, "database": where.path, "checks": report.checks})
     else:
