@@ -374,3 +374,15 @@ def test_a_stored_permission_rule_as_tool_matcher_is_reported(project: Project) 
     assert problem["fix"] == "cortex-hooks update 41 --tool Bash"
     assert project.cli("update", "41", "--tool", "Bash").code == 0
     assert healthy(project)
+
+
+def test_repair_of_earlier_versions_runs_doctor_and_says_nothing_is_left_to_mend(db: Path) -> None:
+    """A script's `doctor --repair` (hand-edited rows were mended by it before the tables refused
+    them at write) still runs doctor: the same checks, the same status, one line on stderr."""
+    cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", r"\bnever\b")
+    plain, repaired = cli("doctor"), cli("doctor", "--repair")
+    assert (repaired.code, repaired.stdout) == (plain.code, plain.stdout)
+    assert (
+        repaired.stderr
+        == "cortex-hooks: doctor --repair: nothing to mend; the tables refuse a value the code cannot read\n"
+    )
