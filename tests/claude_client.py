@@ -4,7 +4,7 @@ tests/mock_anthropic.py, both inside a network namespace with only loopback.
 
 The CLI is the pinned npm package `.ci/run` installs (CORTEX_CLAUDE_BIN); where it is absent, or
 no private network namespace can be made, the `claude` and `namespace` fixtures skip the test and
-say why. How the CLI is run, and what it was seen to do, is in reference/claude-code-hooks.md §9.
+say why. How the CLI is run, and what it was seen to do, is in docs/internals/development.md.
 """
 
 from __future__ import annotations
@@ -133,8 +133,8 @@ def run_claude(
     mode: str = "bypassPermissions",
     **env: str,
 ) -> Run:
-    """Run `claude -p` in `project` against the mock, as reference §9 describes, offline, in the
-    permission mode given; `env` adds to or overrides the client's environment."""
+    """Run `claude -p` in `project` against the mock, offline (docs/internals/development.md), in
+    the permission mode given; `env` adds to or overrides the client's environment."""
     work = project.parent
     home = work / "claude-home"
     home.mkdir(exist_ok=True)

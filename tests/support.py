@@ -173,7 +173,7 @@ def stored_as_of_old(database: Path | str, learning_id: int, **columns: object) 
 
 def reminder_unless_regex(options: tuple[str, ...] | list[str]) -> list[str]:
     """The options of an `add`, with `--no-regex` when they give no regex: a learning without one
-    is refused unless it says so (SPEC §19)."""
+    is refused unless it says so (docs/guide/selfguard.md)."""
     given = list(options)
     if any(option.startswith("--regex") or option == "--no-regex" for option in given):
         return given

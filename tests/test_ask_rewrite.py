@@ -1,4 +1,4 @@
-"""Ask and auto-correct through the installed hook (SPEC §16): `action` block, ask or warn behind
+"""Ask and auto-correct through the installed hook (docs/guide/actions.md): `action` block, ask or warn behind
 one gate, block > ask > warn; a Bash learning's rewrite answered as `updatedInput`, the corrected
 command checked again; the history counts asks and rewrites; `auto_block` stays an alias."""
 

@@ -1,4 +1,4 @@
-"""Capture's records and commands (SPEC §10.1): recurrence gates, caps, rejection, accept, offsets."""
+"""Capture's records and commands: recurrence gates, caps, rejection, accept, offsets."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ How the CLI is run (tests/claude_client.py): the pinned npm package `.ci/run` in
 skip and say why.
 
 Observed with Claude Code 2.1.197 and asserted here: SessionEnd *does* fire when `claude -p`
-exits (reason "other"), unlike the report for 2.1.216 in reference §4.4; a hook that fails with
+exits (reason "other"), unlike a report for 2.1.216; a hook that fails with
 exit 1 is recorded in the transcript as a `hook_non_blocking_error` attachment and the tool runs.
 """
 

@@ -1,4 +1,4 @@
-"""Integrity by design with the real Claude Code CLI, offline (SPEC §21): a weakening spelled so
+"""Integrity by design with the real Claude Code CLI, offline: a weakening spelled so
 that no reading of the command can see it — a script the agent wrote itself and then runs — does
 not outlast the call that made it: the next tool call puts it back, and the model and the person
 are told; the client refuses its file tools on the guard's files (the deny rules install writes);

@@ -1,4 +1,5 @@
-"""Claude Code's own memory with the real CLI, offline (issue 26, SPEC §18): where the client keeps
+"""Claude Code's own memory with the real CLI, offline (issue 26, docs/guide/claude-memory.md): where the
+client keeps
 a project's auto memory and transcripts (install.claude_paths names the same folders: a subfolder
 of a repository reached through a symlink, a path of non-ASCII characters, a long path, a linked
 worktree, no repository, CLAUDE_CONFIG_DIR, the settings that move or turn it off), which

@@ -1,4 +1,4 @@
-"""What the agent did after a deny or an ask (SPEC §23), with the real Claude Code CLI, offline (as
+"""What the agent did after a deny or an ask, with the real Claude Code CLI, offline (as
 tests/test_claude_code.py runs it): the client's own transcript and its own SessionEnd settle each
 catch; the rewrite the agent's retry shows is proposed; a learning the agent keeps retrying is
 named to the model at the next session's start."""

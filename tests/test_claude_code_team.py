@@ -1,4 +1,4 @@
-"""The team file with the real Claude Code CLI, offline (SPEC §17): a learning one teammate commits
+"""The team file with the real Claude Code CLI, offline (docs/guide/team.md): a learning one teammate commits
 to `.claude/cortex-team.jsonl` denies in another teammate's fresh clone once trusted there."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`cortex-hooks` learnings commands end to end, through the installed console script (SPEC §2.1)."""
+"""`cortex-hooks` learnings commands end to end, through the installed console script."""
 
 from __future__ import annotations
 

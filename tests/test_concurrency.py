@@ -1,4 +1,5 @@
-"""End to end: many hook and CLI processes on one database at once (SPEC §3, §4.1 step 3, §4.2).
+"""End to end: many hook and CLI processes on one database at once (docs/guide/confidence.md and
+docs/internals/guarantees.md).
 
 Every count afterwards is exact: a lost update, a double decay or a "database is locked" fails.
 """
@@ -197,7 +198,7 @@ def test_hooks_and_cli_writes_at_once(crowd: Crowd, db: Path) -> None:
 
     records = learnings()
     assert records[matched]["confidence"] == 0.9
-    assert records[matched]["access_count"] == matches + shows  # a show is an access (SPEC §5)
+    assert records[matched]["access_count"] == matches + shows  # a show is an access
     assert records[idle]["confidence"] == 0.54  # 0.70 - 16 x 0.01
     assert records[idle]["access_count"] == 0
     added = [result.json()["id"] for result in results if result.label == "add"]

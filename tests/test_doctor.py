@@ -113,7 +113,7 @@ def healthy(project: Project) -> bool:
 
 def examine(project: Project, before: Any, human: Result, machine: Result) -> Diagnosis:
     assert tree(project.root) == before, "doctor wrote something"
-    for stream in (human.stderr, machine.stderr):  # an invalid config is also reported there (SPEC §7)
+    for stream in (human.stderr, machine.stderr):  # an invalid config is also reported there
         assert "Traceback" not in stream, stream
     assert machine.stdout.strip(), f"doctor gave no report (exit {machine.code}): {machine.stderr}"
     diagnosis = Diagnosis(human, machine)

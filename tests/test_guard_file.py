@@ -1,4 +1,5 @@
-"""A database held unreadable by another process never costs a deny (SPEC §19, issue 23 item 12).
+"""A database held unreadable by another process never costs a deny (docs/guide/selfguard.md, issue 23 item
+12).
 
 `PRAGMA locking_mode=EXCLUSIVE` in another process keeps every other connection from reading a
 WAL database: PreToolUse used to give up after 0.65 s with no deny. It now decides from the guard
@@ -101,7 +102,7 @@ def test_the_guard_file_follows_every_change_of_a_blocking_learning(db: Path) ->
 
 
 def test_an_ask_and_a_rewrite_arrive_while_the_database_is_held(db: Path) -> None:
-    """The guard file holds what an ask and a correction need too (SPEC §16): their action and
+    """The guard file holds what an ask and a correction need too (docs/guide/actions.md): their action and
     rewrite; a rewrite's corrected command is checked again against the file's learnings."""
     asking = ["--anti-pattern", "push", "--correct", "ask first", "--regex", r"^git push\b", "--tool", "Bash"]
     cli_json("add", *asking, "--action", "ask")

@@ -276,7 +276,7 @@ def test_folding_keeps_every_count_and_each_months_last_confidence(
     with closing(_database(tmp_path_factory)) as connection:
         for learning, back, denies, warnings, value in written:
             day = (today - timedelta(days=back)).isoformat()
-            # what the agent did after the denies (SPEC §23): folded like every other count
+            # what the agent did after the denies (docs/guide/outcomes.md): folded like every other count
             followed, retried = denies // 2, denies - denies // 2
             connection.execute(
                 "INSERT INTO learning_day (learning_id, day, matches, denies, asks, warnings, rewrites,"

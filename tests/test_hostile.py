@@ -279,7 +279,7 @@ def test_hook_outputs_show_hostile_text_without_its_control_characters(hostile_t
     the stored text stays verbatim (see test_hostile_text_is_stored_and_exported_verbatim)."""
     for lid in (1, 2):  # below the block gate, and awaiting review
         cli_json("update", str(lid), "--confidence", "0.30")
-    # the SQL unquoted: a quoted word is data to the command reader (SPEC §13)
+    # the SQL unquoted: a quoted word is data to the command reader (docs/guide/command-reader.md)
     pre = run(
         PRE, stdin=payload("pre_tool_use.bash", tool_input={"command": "sqlite3 app.db DROP TABLE users"})
     )

@@ -1,4 +1,4 @@
-"""The memory lifecycle (SPEC §9.5): the pure curve and its properties, the `lifecycle` command,
+"""The memory lifecycle (docs/guide/aging.md): the pure curve and its properties, the `lifecycle` command,
 SessionEnd's pass, confirmations, hand-edited rows, a clock moving backwards, a read-only database,
 and the migration that brought the curve's start value."""
 

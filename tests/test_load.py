@@ -140,7 +140,7 @@ def test_rounds_of_parallel_hooks_and_cli_writes_keep_exact_counts(db: Path) -> 
     assert records[blocker]["access_count"] == pre_calls // 4
     assert all(records[lid]["confidence"] == 0.7 for lid in idle)  # 0.90 - 20 x 0.01
     assert all(records[lid]["access_count"] == 0 for lid in idle)
-    assert records[shown]["access_count"] == 4 * ROUNDS  # every show is an access (SPEC §5)
+    assert records[shown]["access_count"] == 4 * ROUNDS  # every show is an access (docs/guide/confidence.md)
     assert all(records[lid]["confidence"] == 0.7 for lid in kept[:keeps])
     assert all(records[lid]["confidence"] == 0.35 for lid in kept[keeps:])
     assert 0.5 <= records[kept_unpinned]["confidence"] <= 0.7  # kept at some point among the decays

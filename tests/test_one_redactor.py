@@ -1,4 +1,4 @@
-"""One redactor for everything stored or sent from a transcript or a prompt (SPEC §19, issue 23
+"""One redactor for everything stored or sent from a transcript or a prompt (docs/guide/selfguard.md, issue 23
 items 4, 5 and 8), end to end through the installed hooks and commands on real databases: the
 session summary, capture's evidence and proposals, SessionStart's context, the drafting prompt
 (on the child's stdin, never in its arguments), what older versions stored, and a proposal built

@@ -1,4 +1,4 @@
-"""What the agent did after a deny, ask or rewrite (SPEC §23) through the installed hooks, with real
+"""What the agent did after a deny, ask or rewrite through the installed hooks, with real
 payloads and real SQLite files: bad input (two sessions interleaved in one project, a learning
 archived since its deny, a session end repeated, a database locked), a session end that never came,
 the review of a learning the agent keeps retrying, capture's rewrite from the agent's own retry,

@@ -1,6 +1,7 @@
 """Access counter and Ebbinghaus pruning through the installed commands, the clock moved by CORTEX_NOW.
 
-SPEC §5: a row is archived when (age > 90 days and never accessed) or (age > 365 days and accessed
+docs/guide/confidence.md: a row is archived when (age > 90 days and never accessed) or (age > 365 days and
+accessed
 fewer than 3 times); age counts from created_at (errors: first_seen); auto-block and pinned
 learnings and superseded decisions are never pruned; nothing is ever deleted.
 """

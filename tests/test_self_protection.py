@@ -1,4 +1,4 @@
-"""The built-in protection's rule, pure (SPEC §19, issue 23 item 1): the agent's own calls that
+"""The built-in protection's rule, pure (docs/guide/selfguard.md, issue 23 item 1): the agent's own calls that
 would switch its guard off are refused, however they are spelled; their look-alikes, quotations
 and every read are not."""
 
@@ -615,7 +615,7 @@ def test_weakened_names_what_the_settings_file_loses() -> None:
 
 
 def test_a_call_that_cannot_be_read_is_refused_not_let_through() -> None:
-    """SPEC §19: the protection is never crashed open."""
+    """docs/guide/selfguard.md: the protection is never crashed open."""
 
     def broken(path: str) -> str | None:
         raise ValueError(path)

@@ -1,4 +1,4 @@
-"""`cortex-hooks export` / `import` end to end (SPEC §2.2): the format, new ids, all or nothing."""
+"""`cortex-hooks export` / `import` end to end: the format, new ids, all or nothing."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_export_format_and_archived_rows() -> None:
     cli_json("show", str(kept["id"]))
     document = export()
     assert set(document) == {"version", *KINDS, "memories", "edges"}
-    assert document["version"] == 2  # version 2 adds memories and edges (SPEC §9.2)
+    assert document["version"] == 2  # version 2 adds memories and edges (docs/guide/memories.md)
     for kind in KINDS:
         assert isinstance(document[kind], list)
     by_anti = {record["anti_pattern"]: record for record in document["learnings"]}
