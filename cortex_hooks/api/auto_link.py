@@ -1,4 +1,4 @@
-"""What happens to a memory as it is stored (SPEC §9.7, §12): its vector when semantic recall is
+"""What happens to a memory as it is stored: its vector when semantic recall is
 on, and its comparison with the memories of its scope: `relates_to` edges and consolidation flags."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def auto_link(
     *,
     link: bool = True,
 ) -> list[Related]:
-    """Compare a memory just stored with the active memories of its scope (SPEC §9.7, §12): a
+    """Compare a memory just stored with the active memories of its scope: a
     `relates_to` edge from it to each older one like it (unless `link` is False: a content update
     adds no edge), and the pairs nearly the same flagged for consolidation. Candidates come from
     the full-text index and, with a vector, from the nearest vectors of its model, never from a
@@ -75,8 +75,9 @@ def auto_link(
 
 
 def vector_of(setting: str, fields: MemoryFields, notes: Notes) -> tuple[str, bytes] | None:
-    """A new memory's vector when semantic recall is on (never a `code` memory's: SPEC §12); None
-    when off or when embedding fails (then it stays queued for `cortex-hooks embed`)."""
+    """A new memory's vector when semantic recall is on (never a `code` memory's:
+    docs/guide/embeddings.md); None when off or when embedding fails (then it stays queued for
+    `cortex-hooks embed`)."""
     from cortex_hooks.embeddings.backend import on
 
     if fields.type == "code" or not on(setting):

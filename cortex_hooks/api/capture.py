@@ -1,4 +1,4 @@
-"""Capture (SPEC §10.1): a transcript scanned for proposals now, the proposals awaiting an
+"""Capture (docs/guide/capture.md): a transcript scanned for proposals now, the proposals awaiting an
 answer, and the answers: accept (an active learning) or reject (never proposed again).
 
 Proposals live in the project's database whatever scope a call acts on (the scope names where
@@ -185,7 +185,7 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
 
 
 def _rewrite(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> Learning:
-    """A rewrite the agent's own retry showed (SPEC §23), given to the learning it is for, in the
+    """A rewrite the agent's own retry showed, given to the learning it is for, in the
     scope it lives in; its other fields stay as they are."""
     from cortex_hooks.api import learnings
 

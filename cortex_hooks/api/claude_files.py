@@ -1,4 +1,4 @@
-"""Claude Code's own memory files (SPEC §18): which there are for a folder Claude Code starts in,
+"""Claude Code's own memory files: which there are for a folder Claude Code starts in,
 and recall's index of them brought in step by mtime and size — a file whose stat changed is read
 again, one gone leaves the index — or built in memory when the database may not be written.
 

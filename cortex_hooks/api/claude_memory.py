@@ -1,4 +1,4 @@
-"""Claude Code's own memory through the library (SPEC §18): what recall finds in its files, and
+"""Claude Code's own memory through the library: what recall finds in its files, and
 capture's pass over their rules, now. Cortex reads these files and never writes them.
 
 Where the index lives: tables of the project's database (schema 18), brought in step by the
@@ -82,7 +82,7 @@ def capture(databases: Databases, notes: Notes, *, dry_run: bool = False) -> Sca
     sources = claude_memory.sources(start_folder())
     notes.extend(sources.problems)
     now = clock.iso(clock.now())
-    session = f"claude-memory {now}"  # the caps of SPEC §10.2 count this pass as one session
+    session = f"claude-memory {now}"  # the caps of docs/guide/capture.md count this pass as one session
     with closing(open_database(databases.project, create=True)) as connection:
         work = claude_memory.plan(connection, sources)
         with Transaction(connection, keep=not dry_run):

@@ -1,4 +1,4 @@
-"""Consolidation (SPEC §9.7): the memories flagged as nearly the same merged after a checkpoint,
+"""Consolidation (docs/guide/aging.md): the memories flagged as nearly the same merged after a checkpoint,
 and a checkpoint put back."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _plan(connection: sqlite3.Connection, outcome: Outcome) -> None:
     outcome.flagged = store.flagged(connection)
     pairs = [(row["first_id"], row["second_id"]) for row in outcome.flagged]
     candidates = store.candidates(connection, [member for pair in pairs for member in pair])
-    # The survivor's content is its own: with an LLM configured (SPEC §10.4, not built yet) its
+    # The survivor's content is its own: with an LLM configured (docs/guide/capture.md, not built yet) its
     # merge of the group would be passed here as `merge`.
     outcome.merges = consolidation.plan(candidates, pairs, memories.max_in_degree(connection))
     outcome.summaries = {candidate.id: candidate.summary for candidate in candidates}

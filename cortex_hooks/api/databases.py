@@ -43,7 +43,7 @@ class Databases:
 
 
 def find(db: str | None = None, global_db: str | None = None, *, global_scope: bool = False) -> Databases:
-    """The databases as --db, --global-db and the environment name them (SPEC §2, §8): the one
+    """The databases as --db, --global-db and the environment name them: the one
     rule of which database a command or a tool uses."""
     return Databases(
         location.cli_database(db),
@@ -95,7 +95,7 @@ def config(databases: Databases, notes: Notes) -> Config:
 
 
 def embeddings(databases: Databases, notes: Notes) -> str:
-    """The embeddings backend setting in force (SPEC §12): CORTEX_EMBEDDINGS, else config.toml's."""
+    """The embeddings backend setting in force: CORTEX_EMBEDDINGS, else config.toml's."""
     from cortex_hooks.embeddings.backend import in_force
 
     return in_force(config(databases, notes).embeddings)
@@ -104,7 +104,7 @@ def embeddings(databases: Databases, notes: Notes) -> str:
 def embed_written(
     databases: Databases, connection: sqlite3.Connection, kind: str, ids: list[int], notes: Notes
 ) -> None:
-    """Embed items just written when semantic recall is on (SPEC §12: with the item; an update
+    """Embed items just written when semantic recall is on (docs/guide/embeddings.md: with the item; an update
     whose text changed dropped their vectors); a failure leaves them queued for `embed`."""
     from cortex_hooks.embeddings.queue import embed_written as fill
 

@@ -60,7 +60,7 @@ def check(databases: Databases) -> Report:
 
 
 def _check_keeper(report: Report, path: str) -> None:
-    """The keeper (SPEC §21): whether it keeps this database, and what it put back lately."""
+    """The keeper: whether it keeps this database, and what it put back lately."""
     from cortex_hooks.store import keeper
 
     if not os.path.exists(path):
@@ -88,7 +88,7 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 
 
 def _check_team_file(report: Report, project: str, database: str) -> None:
-    """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
+    """The team file (docs/guide/team.md), when there is one: its bad lines named, whether it is trusted."""
     from cortex_hooks.api import team, team_file, team_read
     from cortex_hooks.guard import team_rules
     from cortex_hooks.store import team as team_store
@@ -248,7 +248,7 @@ def _check_permissions(report: Report, path: str) -> None:
 
 
 def _read_config(file: str) -> tuple[Config, str | None]:
-    """The values the hooks use and what is wrong with the file: the hooks' own reading (SPEC §7)."""
+    """The values the hooks use and what is wrong with the file: the hooks' own reading."""
     if not os.path.exists(file):  # as location.config_for: no file, the defaults
         return DEFAULT, None
     from cortex_hooks import config_file
@@ -308,7 +308,7 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
 
 
 def _prove_examples(report: Report, connection: sqlite3.Connection, path: str) -> None:
-    """Each active rule's examples through the judge, by the hook's own path (SPEC §20): a rule
+    """Each active rule's examples through the judge, by the hook's own path (docs/internals/judge.md): a rule
     that cannot fire, or fires on its own allow example, is named."""
     from cortex_hooks.judging import proof
 

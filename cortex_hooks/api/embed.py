@@ -1,4 +1,4 @@
-"""Filling the vectors semantic recall uses (SPEC §12): the items without one, or every item
+"""Filling the vectors semantic recall uses (docs/guide/embeddings.md): the items without one, or every item
 again after a model change."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The verdict and the output are the judge's (guard.judge), from the very rules th
 would, byte for byte. Beside it, the answer to "my rule never fires": for every learning, whether
 the tool matcher accepts the tool, which text the regex runs on, whether the prefilter lets it
 through and whether the regex matches. A Bash command is shown as the simple commands the command
-reader read it as (SPEC §13), with the one each learning matched.
+reader read it as (docs/guide/command-reader.md), with the one each learning matched.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ class Explained(NamedTuple):
     learnings: list[dict[str, Any]]  # each active learning of both scopes, as evaluated
     read_as: list[str] | None  # the simple commands a Bash command was read as; None for other tools
     corrected: str | None = None  # the command that would run instead (a rewrite), if any
-    built_in: str | None = None  # the built-in protection's refusal (SPEC §19), if it refuses
-    matches: list[dict[str, Any]] | None = None  # every rule that matched, with its source (SPEC §20)
+    built_in: str | None = None  # the built-in protection's refusal (docs/guide/selfguard.md), if it refuses
+    matches: list[dict[str, Any]] | None = None  # every rule that matched, with its source
 
 
 def explain(

@@ -1,4 +1,4 @@
-"""Forgetting a memory (SPEC §9.2): archived, never deleted; by id, or the single best match of
+"""Forgetting a memory (docs/guide/memories.md): archived, never deleted; by id, or the single best match of
 some words (several matching about equally: none, unless asked for the best)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`import --from hookify [DIR]` (SPEC §17): hookify's rules (`hookify.*.local.md` in the project's
+"""`import --from hookify [DIR]` (docs/guide/team.md): hookify's rules (`hookify.*.local.md` in the project's
 `.claude/`, or in DIR) added as learnings of the scope acted on, in one transaction. Every rule is
 either imported or listed with the reason it cannot be (guard.hookify_rules); one imported before (the
 same regex, tool and target) is not added twice."""

@@ -1,7 +1,7 @@
-"""index-code (SPEC §9.2): a file remembered as two linked memories, the prose as a
+"""index-code (docs/guide/memories.md): a file remembered as two linked memories, the prose as a
 `code_description` and the file's content (64 KiB at most) as `code`, description -source_of-> code.
 
-Only the project's own files (SPEC §19): recall hands what is stored to the model, so a file is
+Only the project's own files (docs/guide/selfguard.md): recall hands what is stored to the model, so a file is
 read only when it lies inside the project (its real path: a link out of it counts as out), is
 not ignored by git, is no environment file (`.env*`) and no private key, and Claude Code's own
 Read tool may read it (the Read rules of `permissions.deny` in the project's and the user's
@@ -34,7 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.memory.records import Memory
 
-CODE_LIMIT = 64 * 1024  # bytes of a file index-code keeps (§9.2)
+CODE_LIMIT = 64 * 1024  # bytes of a file index-code keeps (docs/guide/memories.md)
 CUT_NOTE = "\n… [cut: the file goes on past 64 KiB]"
 KEY_NAMES = re.compile(
     r"(id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx|jks|keystore|ppk|gpg|asc))", re.IGNORECASE
@@ -73,7 +73,7 @@ def index_code(databases: Databases, path: str, prose: str, notes: Notes, *, rec
     now = clock.iso(clock.now())
     with closing(db.for_writing(databases, notes)) as connection:
         with Transaction(connection):
-            # Each is compared with the memories stored before it (§9.7): indexing a file again
+            # Each is compared with the memories stored before it (docs/guide/aging.md): indexing a file again
             # flags the new pair with the old one for consolidation.
             description_id = store.insert(
                 connection, new_row(description, now, source="code_index", path=shown)

@@ -1,4 +1,4 @@
-"""`integrity` (SPEC §21): what the keeper keeps of each database and watches beside it, what it
+"""`integrity`: what the keeper keeps of each database and watches beside it, what it
 put back and when; `integrity accept`: a change the keeper put back, made for real — the person's
 command, refused to the agent (the built-in protection's list)."""
 

@@ -1,4 +1,4 @@
-"""Part I's decisions, errors and todos (SPEC §2.1): add, list, show, archive, restore, done."""
+"""Part I's decisions, errors and todos: add, list, show, archive, restore, done."""
 
 from __future__ import annotations
 

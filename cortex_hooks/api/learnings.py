@@ -1,4 +1,4 @@
-"""Learnings (SPEC §2.1): add, list, show, update, and pin, unpin, keep, archive, restore one."""
+"""Learnings: add, list, show, update, and pin, unpin, keep, archive, restore one."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Given(TypedDict, total=False):
     tool: str
     target: str
     severity: str
-    action: str  # block, ask or warn (SPEC §16)
+    action: str  # block, ask or warn (docs/guide/actions.md)
     auto_block: bool  # the older flag, an alias: true is action block, false warn
     rewrite: str | None  # a Bash learning's correction of its match; None (update): removes it
     pinned: bool
@@ -60,7 +60,7 @@ NO_REGEX = (
 
 
 def add(databases: Databases, given: Given, notes: Notes) -> Learning:
-    """A new learning; without a confidence it starts at the configured start value (SPEC §3, §7).
+    """A new learning; without a confidence it starts at the configured start value.
     One without a regex never matches: it must say so (`regex: None`), else it is refused."""
     values: dict[str, Any] = dict(given)
     if "confidence" not in values:
@@ -106,7 +106,7 @@ def listing(databases: Databases, shown: str, notes: Notes, *, review: bool = Fa
 
 
 def show(databases: Databases, learning_id: int) -> Learning:
-    """One learning; showing it counts as an access (SPEC §5)."""
+    """One learning; showing it counts as an access (docs/guide/confidence.md)."""
     connection = db.for_reading(databases)
     if connection is None:
         raise unknown("learning", learning_id)
@@ -118,7 +118,7 @@ def show(databases: Databases, learning_id: int) -> Learning:
 
 
 def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> list[Learning]:
-    """These learnings with what the agent did after their catches (SPEC §23): counted over their
+    """These learnings with what the agent did after their catches: counted over their
     whole history, and the latest call each was retried with."""
     from cortex_hooks.guard.learning_records import Outcomes, RetriedCall
     from cortex_hooks.store import outcomes
@@ -182,7 +182,7 @@ def update(
 
 
 def refuse_laundering(fields: LearningFields) -> None:
-    """A rewrite whose text the built-in protection would refuse is refused (SPEC §20): a learning
+    """A rewrite whose text the built-in protection would refuse is refused: a learning
     must not turn the agent's next call into one that weakens the guard. (The judge refuses such a
     corrected command anyway; this says so when the learning is written.)"""
     if fields.rewrite is None or fields.regex is None:

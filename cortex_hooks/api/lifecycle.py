@@ -1,4 +1,4 @@
-"""The memory lifecycle of one scope now (SPEC §9.5): decay, archive, prune (what SessionEnd does
+"""The memory lifecycle of one scope now (docs/guide/aging.md): decay, archive, prune (what SessionEnd does
 within its deadline, done at once)."""
 
 from __future__ import annotations

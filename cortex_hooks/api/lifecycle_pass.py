@@ -1,4 +1,4 @@
-"""One pass of the memory lifecycle over one database (SPEC §9.5): decay, archive, prune.
+"""One pass of the memory lifecycle over one database (docs/guide/aging.md): decay, archive, prune.
 
 Only the memories due for a look are read (store.lifecycle.due, through an index): each one's
 next look is written beside it, at the time its stored state next has to change. A pass with a

@@ -1,4 +1,4 @@
-"""Memories (SPEC §9.2): remember, list, show, update, pin, unpin, archive, restore, link.
+"""Memories (docs/guide/memories.md): remember, list, show, update, pin, unpin, archive, restore, link.
 
 What a person gives is checked without pydantic (memory.given): a memory's pydantic record is
 built only when a caller asks for it (`record=True`, for `--json`), so `remember` never pays
@@ -89,7 +89,7 @@ def new_row(fields: MemoryFields, now: str, **stored: Any) -> dict[str, Any]:
 
 
 def remember(databases: Databases, memory: Given, notes: Notes, *, record: bool = False) -> Remembered:
-    """Store a memory (SPEC §9.1): linked to the older ones like it, flagged with those nearly
+    """Store a memory (docs/guide/memories.md): linked to the older ones like it, flagged with those nearly
     the same; remembering one text twice stores two memories."""
     fields = given.checked(dict(memory), "invalid memory")
     now = clock.iso(clock.now())
@@ -171,7 +171,7 @@ def update(
                 "updated_at": now,
             }
             if {"content", "type", "priority"} & set(changes):
-                values["confirmed_at"] = now  # a confirmation (SPEC §9.5)
+                values["confirmed_at"] = now  # a confirmation (docs/guide/aging.md)
             store.update(connection, memory_id, values)
             if fields.content != current["content"] and current["status"] == "active":
                 auto_link(connection, memory_id, fields.content, now, link=False)  # flags only
@@ -213,7 +213,7 @@ class Link:
 
 
 def link(databases: Databases, from_id: int, to_id: int, edge_type: str, strength: float = 1.0) -> Link:
-    """An edge between two memories of one scope (SPEC §9.7)."""
+    """An edge between two memories of one scope (docs/guide/aging.md)."""
     if not 0 <= strength <= 1:
         raise CortexError(f"--strength must lie in [0, 1], got {strength}", USAGE)
     if from_id == to_id:

@@ -1,4 +1,4 @@
-"""Moving a learning or a memory from one scope to the other, in one step (SPEC §8).
+"""Moving a learning or a memory from one scope to the other, in one step (docs/guide/scopes.md).
 
 The copy is committed in the target before the original is removed from the source, so a crash
 between the two leaves the item in both scopes, never in neither. Edges stay behind: they link

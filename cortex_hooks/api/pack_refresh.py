@@ -1,4 +1,4 @@
-"""A new package version's packs, brought into each scope that enabled them (SPEC §14): pack
+"""A new package version's packs, brought into each scope that enabled them (docs/guide/packs.md): pack
 learnings updated by slug, the user's state (hits, confidence, muted) kept. Run by SessionStart;
 cheap when nothing changed (one small query, and a hash of each enabled pack's file)."""
 

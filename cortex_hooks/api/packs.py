@@ -1,4 +1,4 @@
-"""Packs (SPEC §14): the shipped packs and their state in both scopes, enabling or disabling one in
+"""Packs (docs/guide/packs.md): the shipped packs and their state in both scopes, enabling or disabling one in
 a scope, muting one of its learnings. The rules are guard.packs.shipped (pure), the SQL store.packs."""
 
 from __future__ import annotations

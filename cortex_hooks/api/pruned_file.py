@@ -1,4 +1,4 @@
-"""The pruned memories' file (SPEC §9.5): each memory the lifecycle prunes, in full, appended to
+"""The pruned memories' file (docs/guide/aging.md): each memory the lifecycle prunes, in full, appended to
 `pruned.jsonl` beside its database and on disk before the memory is deleted."""
 
 from __future__ import annotations

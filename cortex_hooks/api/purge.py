@@ -1,7 +1,7 @@
 """What `uninstall` leaves behind and `uninstall --purge` removes: the memory, which no settings file
 holds. Of a project, its `.cortex/` folder, whole; of the user, the global database with what
 cortex-hooks keeps beside it. The person's act alone: no MCP tool reaches this module, and the
-agent's Bash is denied `cortex-hooks uninstall` (SPEC §19).
+agent's Bash is denied `cortex-hooks uninstall` (docs/guide/selfguard.md).
 """
 
 from __future__ import annotations

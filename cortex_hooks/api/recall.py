@@ -1,4 +1,4 @@
-"""Recall (SPEC §9.3, §12): what both scopes know about some words, best first; each result
+"""Recall: what both scopes know about some words, best first; each result
 returned counts one access (`peek`: none, and recall writes nothing). Keyword recall never
 imports pydantic nor, when semantic recall is off, anything of the embeddings' stack."""
 
@@ -51,12 +51,12 @@ def recall(
     opened, skipped = db.both(databases, scopes)
     try:
         notes.extend(skipped)
-        if not peek:  # the team file's memories as it is now (SPEC §17); a peek writes nothing
+        if not peek:  # the team file's memories as it is now (docs/guide/team.md); a peek writes nothing
             _read_team_file(opened, notes)
         vector = _query_vector(databases, query, notes) if opened else None
         found = gather(opened, words, wanted, memory_type, vector, limit=limit, symbols=symbols)
         if words and "project" in scopes and "memory" in wanted and memory_type in (None, "context"):
-            from cortex_hooks.api import claude_memory  # Claude Code's own memory (SPEC §18)
+            from cortex_hooks.api import claude_memory  # Claude Code's own memory
 
             found += claude_memory.found(
                 opened, words, min(max(recall_store.CANDIDATES, 5 * limit), MOST), notes, peek=peek
@@ -120,7 +120,7 @@ def gather(
 ) -> list[Found]:
     """What each scope holds for a query, unranked and without counting an access: its best FTS5
     hits (5 for each result asked for, at least recall_store.CANDIDATES: the rank score only reorders
-    near-ties), and with the query's vector the nearest items too (SPEC §12). A query of symbols
+    near-ties), and with the query's vector the nearest items too. A query of symbols
     alone (no word) finds the rows holding them."""
     found: list[Found] = []
     best = min(max(recall_store.CANDIDATES, 5 * limit), MOST)

@@ -1,4 +1,4 @@
-"""Reflect (SPEC §9.8): `decay` scales the confidence of memories left unused; `similar` names
+"""Reflect (docs/guide/graph.md): `decay` scales the confidence of memories left unused; `similar` names
 the pairs of items that say nearly the same (it writes nothing)."""
 
 from __future__ import annotations

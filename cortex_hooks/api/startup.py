@@ -48,7 +48,7 @@ def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
     return shown, len(rows)
 
 
-CONTEXT_LIMIT = 9_500  # characters of a hook's text: Claude Code cuts longer ones (SPEC §4.4)
+CONTEXT_LIMIT = 9_500  # characters of a hook's text: Claude Code cuts longer ones
 SMALLEST_DIGEST = 300  # room below which the memory's digest is left out rather than cut to nothing
 
 
@@ -102,7 +102,7 @@ def session_text(
 
 
 def _unclear(scopes: list[Scope], limit: int) -> Section | None:
-    """The learnings of both scopes the agent keeps retrying rather than following (SPEC §23)."""
+    """The learnings of both scopes the agent keeps retrying rather than following."""
     from cortex_hooks.guard import review
     from cortex_hooks.store import outcomes
 
@@ -123,7 +123,7 @@ def unclear_count(scopes: list[Scope]) -> int:
 
 
 def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) -> str | None:
-    """The push surface's digest (SPEC §9.6, §24) for the session's context. Where Claude Code
+    """The push surface's digest for the session's context. Where Claude Code
     reads no surface file in `folder` (its CLAUDE.local.md imports none: the plugin, a user-scope
     install), the digest itself; where it reads one, only what that file lacks now
     (memory.surface_delta), so that the model never reads an item twice. None when there is

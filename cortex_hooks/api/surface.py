@@ -1,4 +1,4 @@
-"""The push surface (SPEC §9.6, §24): `.claude/cortex-memory.local.md` brought up to date now, from
+"""The push surface: `.claude/cortex-memory.local.md` brought up to date now, from
 both scopes, as SessionEnd does — by `surface`, by `install`, and after every command or MCP tool
 that changed a memory (`follow`): Claude Code reads the file when a session starts, before any
 hook of that session could rewrite it, so the file must be current already."""

@@ -1,4 +1,4 @@
-"""Bringing the push surface up to date (SPEC §9.6): read both scopes and git, build the digest,
+"""Bringing the push surface up to date (docs/guide/surface.md): read both scopes and git, build the digest,
 write the file. One path for `cortex-hooks surface` and for SessionEnd.
 
 Reading for the surface is not an access (like `list`): it changes no counter and no time.

@@ -1,4 +1,4 @@
-"""The team file (SPEC §17): list what it holds and what is in force here, add a learning of this
+"""The team file (docs/guide/team.md): list what it holds and what is in force here, add a learning of this
 project to it, trust it, mute one of its learnings, check it for a team's CI. The rules are
 guard.team_rules (pure) and guard.packs.shared_format (the format), the reading api.team_file, the
 SQL store.team."""

@@ -1,4 +1,4 @@
-"""`team check` (SPEC §17): the team file validated for a team's CI, every problem on a line of its
+"""`team check` (docs/guide/team.md): the team file validated for a team's CI, every problem on a line of its
 own: a line that does not validate, an unknown key, a duplicate id, the format's rules (keys and
 lines sorted, a final newline, no BOM, no CR), a tool name in the wrong case, a regex with nested
 unbounded quantifiers, a regex that matches (or cannot decide on) a shipped benign command, and a

@@ -1,4 +1,4 @@
-"""The team file read into the project database (SPEC §17) when its stat changes, never parsed on
+"""The team file read into the project database (docs/guide/team.md) when its stat changes, never parsed on
 each tool call: PreToolUse pays one `stat` and one small query, and only the call that finds the
 file changed reads it (api.team_read). SessionStart and the `team` commands do the same."""
 
@@ -27,7 +27,8 @@ def refresh(connection: sqlite3.Connection, project: str, database: str, *, take
     was last read; the problems of that read (none when nothing changed). A database another
     process holds for writing is read at the next call: said, never waited for. A trusted file
     changed is read in only when the change is `taken` (the person's `team trust`, `team add`):
-    until then its trusted rules stay in force as they were (SPEC §21: an edit cannot weaken)."""
+    until then its trusted rules stay in force as they were (an edit cannot weaken:
+    docs/internals/integrity.md)."""
     current = stat_of(path_in(project))
     if current == team_stat.stat(connection) and not taken:
         return []

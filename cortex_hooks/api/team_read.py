@@ -1,4 +1,4 @@
-"""Reading the team file into the project database (SPEC §17), in one write transaction: bounded
+"""Reading the team file into the project database (docs/guide/team.md), in one write transaction: bounded
 (guard.team_rules's limits), only the lines not seen before validated (guard.shared_rules: no pydantic
 on a hook), their rows written with the person's state kept.
 
@@ -134,7 +134,7 @@ def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | No
     except ValueError as error:
         problems.append(f"{where}: {error}")
         return None
-    if values.get("rewrite") is not None:  # a rewrite must not launder a call (SPEC §20)
+    if values.get("rewrite") is not None:  # a rewrite must not launder a call (docs/internals/judge.md)
         from cortex_hooks.judging import protection
 
         refused = protection.of_rewrite(values["regex"], values["rewrite"])

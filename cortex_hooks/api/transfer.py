@@ -1,4 +1,4 @@
-"""Export and import of the whole memory as one validated JSON document (SPEC §2.2, §9.2)."""
+"""Export and import of the whole memory as one validated JSON document."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from cortex_hooks.store import packs as packs_store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
-FORMAT_VERSION = 2  # 2 adds memories and edges (SPEC §9.2); a file of version 1 still imports
+FORMAT_VERSION = 2  # 2 adds memories and edges (docs/guide/memories.md); a file of version 1 still imports
 SHOWN: dict[str, type[BaseModel]] = {
     "decisions": kind_records.Decision,
     "errors": kind_records.Error,
@@ -112,7 +112,7 @@ def parse(raw: bytes, source: str) -> ExportFile:
 def load(databases: Databases, parsed: ExportFile, notes: Notes) -> dict[str, int]:
     """All records or none, in one write transaction; new ids (superseded_by and edges follow
     them within the file). How many of each kind were imported."""
-    for index, learning in enumerate(parsed.learnings):  # a rewrite must not launder a call (SPEC §20)
+    for index, learning in enumerate(parsed.learnings):  # a rewrite must not launder a call
         try:
             refuse_laundering(learning)
         except CortexError as error:
@@ -135,7 +135,7 @@ def load(databases: Databases, parsed: ExportFile, notes: Notes) -> dict[str, in
 def _import(connection: sqlite3.Connection, parsed: ExportFile, now: str, start: int) -> None:
     for learning in parsed.learnings:
         if learning.slug and packs_store.slug_owner(connection, learning.slug) is not None:
-            continue  # a pack learning this scope holds already: one rule per slug (SPEC §14)
+            continue  # a pack learning this scope holds already: one rule per slug (docs/guide/packs.md)
         values = row_values(learning, now, **learning.model_dump(include=_KEPT_LEARNING_FIELDS))
         values.pop("id")  # import assigns new ids
         if "confidence" not in learning.model_fields_set:

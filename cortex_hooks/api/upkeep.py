@@ -28,7 +28,7 @@ LABELS = {"learnings": "anti_pattern", "decisions": "title", "errors": "message"
 def prune(
     databases: Databases, notes: Notes, *, dry_run: bool = False, may_weaken: bool = True
 ) -> dict[str, int]:
-    """Ebbinghaus pruning (SPEC §5) of learnings, decisions and errors: those never used and old
+    """Ebbinghaus pruning of learnings, decisions and errors: those never used and old
     are archived (never deleted); how many of each kind were (dry: would be). Unless it
     `may_weaken` (the person's command; SessionStart's own pruning), a pruning that would archive
     a learning is refused (guard.weakening.Weakens) and nothing is archived."""
@@ -142,7 +142,7 @@ def _history(window: dict[str, Any]) -> str:
     if window["built_in"]["denies"]:
         denied = window["built_in"]["denies"]
         lines.append(f"The built-in protection denied {denied} calls that would weaken the guard.")
-    if window["retried"]:  # SPEC §23: what the agent tried again after a deny, ask or rewrite
+    if window["retried"]:  # docs/guide/outcomes.md: what the agent tried again after a deny, ask or rewrite
         lines.append("Learnings the agent retried after a catch:")
     for row in window["retried"]:
         last = row["last_retried"]
@@ -166,8 +166,8 @@ def _history(window: dict[str, Any]) -> str:
 
 
 def _answered(counts: Any) -> str:
-    """`3 denied, 5 warned`, with the asks and rewrites (SPEC §16) where there are some, and what
-    the agent did after them (SPEC §23) where it is known."""
+    """`3 denied, 5 warned`, with the asks and rewrites (docs/guide/actions.md) where there are some, and what
+    the agent did after them (docs/guide/outcomes.md) where it is known."""
     asked = f", {counts['asks']} asked" if counts["asks"] else ""
     rewritten = f", {counts['rewrites']} rewritten" if counts["rewrites"] else ""
     return f"{counts['denies']} denied{asked}{rewritten}, {counts['warnings']} warned{_next(counts)}"

@@ -1,1 +1,1 @@
-"""Capture (SPEC §10): proposals learned from session transcripts, pure parts and their shell."""
+"""Capture (docs/guide/capture.md): proposals learned from session transcripts, pure parts and their shell."""

@@ -1,4 +1,4 @@
-"""The detectors of SPEC §10.2, pure: failed-then-fixed calls, failures without a fix, and the
+"""The detectors of docs/guide/capture.md, pure: failed-then-fixed calls, failures without a fix, and the
 person's corrections, each a Candidate with a verified regex (or nothing)."""
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def pair(failed: Call, fixed: Call, successes: list[str]) -> Candidate | str | N
 def _suggested(
     kind: str, words: tuple[list[str], list[str], int], regex: str, failed: str, fixed: str
 ) -> str | None:
-    """The fix as a rewrite of the regex's match (SPEC §16): the corrected command word, or the
+    """The fix as a rewrite of the regex's match (docs/guide/actions.md): the corrected command word, or the
     wrapper put before the words matched; only when it turns the failed call into the fixed one
     exactly and never matches the regex again (guard.rewrite). None for a changed argument (the
     match spans the words between, which a rewrite would drop)."""

@@ -1,9 +1,9 @@
-"""Opt-in model drafting (SPEC §10.4): `claude -p` words a proposal's anti-pattern and correct
+"""Opt-in model drafting (docs/guide/capture.md): `claude -p` words a proposal's anti-pattern and correct
 pattern from its redacted evidence. Only the background worker calls it; the deterministic
 proposal stands whenever anything fails.
 
 The prompt goes to the child on stdin, never in its arguments (anyone can read those in `ps`),
-and every piece of it passes the one redactor first (SPEC §19), whatever an older version stored.
+and every piece of it passes the one redactor first, whatever an older version stored.
 
 The recursion guard: the child gets CORTEX_HOOKS_CHILD=1 (every hook of ours does nothing) and
 loses CLAUDECODE, runs with `--setting-sources ""` (no settings, so no hooks at all) and

@@ -1,4 +1,4 @@
-"""Commands named in prose, pure (SPEC §18): which words of a sentence of Claude Code's memory name
+"""Commands named in prose, pure: which words of a sentence of Claude Code's memory name
 a command ("never run npm install here" names `npm install`), and the regex of such a command.
 
 A command is named in backticks, or starts with a program of capture/commands.txt or of the

@@ -1,4 +1,4 @@
-"""When a candidate becomes a proposal, and how many may wait (SPEC §10.2), pure."""
+"""When a candidate becomes a proposal, and how many may wait (docs/guide/capture.md), pure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regexes for proposals, narrow by construction and verified against examples (SPEC §10.2).
+"""Regexes for proposals, narrow by construction and verified against examples (docs/guide/capture.md).
 
 Every literal is escaped; a command word is matched only at command position (the start of the
 line or after an operator), an argument only as a whole word of that command's segment. A regex
@@ -19,7 +19,7 @@ from cortex_hooks.redact import MASK
 # for it (`PGPASSWORD=… psql`): their values are not part of the rule.
 COMMAND_POSITION = r"(?:^|[;&|(\n])\s*(?:[A-Za-z_]\w*=(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"])*\s+)*"
 # What a redacted secret stands for in a regex: any value. A regex never holds a secret, nor the
-# mask that replaced it (which no command holds): it matches the command it came from (SPEC §19).
+# mask that replaced it (which no command holds): it matches the command it came from.
 SECRET = ".+?"
 WORD_END = r"(?=[\s;&|)]|$)"
 TIMEOUT = 0.05  # seconds per search: the patterns are plain, the texts short

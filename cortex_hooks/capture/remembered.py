@@ -1,4 +1,5 @@
-"""Rules in Claude Code's own memory as learning candidates (SPEC §18, signal `remembered`), pure.
+"""Rules in Claude Code's own memory as learning candidates (docs/guide/claude-memory.md, signal
+`remembered`), pure.
 
 A line is a rule when a clause of it says, of a command (or an option), "never …", "don't …",
 "do not / must not / avoid / stop …", "use X, not Y", "use X instead of / rather than Y",
@@ -10,7 +11,7 @@ verb or with an option), or is an option (`--no-verify`). What follows it must l
 whole: nothing, a reason ("because …"), or "in this repo", "here", "directly" … — "never use git
 for large files" narrows the rule to something no regex of a command says, and is left alone.
 Not rules: questions, "never mind", "don't worry / bother / forget …", anything inside fenced
-code; the regex passes every check of SPEC §10.2 (capture.regex_synthesis) or nothing is proposed.
+code; the regex passes every check of docs/guide/capture.md (capture.regex_synthesis) or nothing is proposed.
 """
 
 from __future__ import annotations

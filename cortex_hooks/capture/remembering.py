@@ -1,11 +1,11 @@
-"""Capture's pass over Claude Code's own memory (SPEC §18): the indexed chunks not read for rules
+"""Capture's pass over Claude Code's own memory: the indexed chunks not read for rules
 yet (api.claude_files keeps the index in step with the files) become `remembered` proposals,
 at first sight, in one write transaction that also marks them read.
 
 A rule is proposed once: a fingerprint met before (proposed, accepted, rejected, expired or an
 invisible candidate) is never proposed again, so a file read again after a change brings only
 its new rules. A rule an active learning already covers is no proposal (and no boost: nothing
-ran). When the caps of SPEC §10.2 leave no room, the pass stops and the chunks left wait, unread,
+ran). When the caps of docs/guide/capture.md leave no room, the pass stops and the chunks left wait, unread,
 for the next session's room.
 """
 

@@ -1,4 +1,4 @@
-"""Rewrites the agent's own retries show (SPEC §23): after a learning denied a call, the call the
+"""Rewrites the agent's own retries show: after a learning denied a call, the call the
 agent ran instead, the correct way, says what the learning's rewrite could be (guard.catch_outcomes.
 intended). Proposed to the person as any capture is (signal `followed`), never applied: `accept`
 gives the learning that rewrite."""
@@ -11,7 +11,7 @@ from typing import Any
 
 from cortex_hooks.capture import recurrence
 from cortex_hooks.guard import catch_outcomes, matching
-from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
+from cortex_hooks.redact import redact  # the one redactor (docs/guide/selfguard.md)
 from cortex_hooks.store import proposals
 
 SIGNAL = "followed"

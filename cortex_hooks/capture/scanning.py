@@ -1,5 +1,5 @@
 """One scan of a session's transcript, from its stored offset, written in one transaction
-(SPEC §10.3): a scan killed midway has written nothing, one committed has moved the offset past
+(docs/guide/capture.md): a scan killed midway has written nothing, one committed has moved the offset past
 everything it recorded, so nothing is lost and nothing is counted twice."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Outcome:
         self.session_id = session_id
         self.proposed: list[int] = []
         # the new proposals as `--json` prints them, read inside the scan's transaction: a dry
-        # run, rolled back, reports what the run would propose (SPEC §10.1)
+        # run, rolled back, reports what the run would propose (docs/guide/capture.md)
         self.records: list[dict[str, Any]] = []
         self.candidates = 0
         self.skipped: list[str] = []

@@ -1,5 +1,6 @@
 """Shell command lines cut into segments and words: the segments are the simple commands the
-command reader reads (guard.shell.reader, SPEC §13) — the one reader PreToolUse matches with."""
+command reader reads (guard.shell.reader, docs/guide/command-reader.md) — the one reader PreToolUse matches
+with."""
 
 from __future__ import annotations
 

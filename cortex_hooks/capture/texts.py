@@ -9,7 +9,7 @@ from cortex_hooks.text_budget import Section
 
 
 def record(row: Any, evidence: list[Any]) -> dict[str, Any]:
-    """A proposal as `--json` prints it (SPEC §10.1)."""
+    """A proposal as `--json` prints it (docs/guide/capture.md)."""
     return {
         "id": row["id"],
         "kind": row["kind"],

@@ -1,4 +1,4 @@
-"""The background worker (SPEC §10.3): scans what SessionEnd's budget left, one worker at a time
+"""The background worker (docs/guide/capture.md): scans what SessionEnd's budget left, one worker at a time
 per database, detached from the client so that it survives the client's exit.
 
     python -m cortex_hooks.capture.worker DATABASE [SESSION TRANSCRIPT]
@@ -27,7 +27,7 @@ def lock_path(database: str) -> str:
 
 def start(database: str, session: tuple[str, str] | None = None) -> None:
     """Start the worker for a database, detached; it exits at once when one already runs. Every
-    process we start is marked CORTEX_HOOKS_CHILD=1 and loses CLAUDECODE (SPEC §10.4). `session`:
+    process we start is marked CORTEX_HOOKS_CHILD=1 and loses CLAUDECODE (docs/guide/capture.md). `session`:
     (id, transcript) of a session to scan that may have no stored offset yet."""
     from cortex_hooks.boundary import child_environment
 
@@ -109,7 +109,7 @@ def run(database: str, session: tuple[str, str] | None = None) -> int:
 
 
 def _draft(connection: Any, errors: list[str]) -> None:
-    """Let the model word the pending proposals it has not worded yet (SPEC §10.4), within the
+    """Let the model word the pending proposals it has not worded yet (docs/guide/capture.md), within the
     daily call limit; a failure is written down and the deterministic proposal stands."""
     import tempfile
 

@@ -1,18 +1,18 @@
-"""The one judge (SPEC §20): a tool call and the rules in force give the verdict, every rule that
+"""The one judge: a tool call and the rules in force give the verdict, every rule that
 matched with where it came from, and the text the model reads. The PreToolUse hook, `explain`,
 `replay`, `doctor`, the proof of a rule's examples and the report all call `judge`; nothing else
 puts a verdict together.
 
 Its steps, in order:
-1. the built-in protection (SPEC §19): a call that would weaken the guard is denied, whatever
+1. the built-in protection (docs/guide/selfguard.md): a call that would weaken the guard is denied, whatever
    else matches; it never decays and cannot be archived or muted, and it hides no learning;
 2. the learnings: the candidates the prefilter lets through (rules.candidates), each regex on what
    its target reads (guard.call);
-3. one id in several places (SPEC §17): the highest place's entry, at the strictest action;
+3. one id in several places (docs/guide/team.md): the highest place's entry, at the strictest action;
 4. each match alone (`answer`): trusted — its confidence before this match's boost passes the
    gate — a block denies, an ask asks, a rewrite corrects; anything else warns;
 5. all of them: deny > rewrite > ask > warn, one rewrite per call, and a rewrite's corrected
-   command judged again, whole, the built-in protection included (SPEC §20);
+   command judged again, whole, the built-in protection included (docs/internals/judge.md);
 6. the texts (guard.verdict_texts): the harm in plain words first, then each learning's NEVER
    and DO lines; the other matches as the agent's context.
 
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
             at its confidence before this match's boost, with its source."""
 
         def one_per_id(self, hits: list[Hit]) -> list[Hit]:
-            """The matches after precedence (SPEC §17)."""
+            """The matches after precedence (docs/guide/team.md)."""
 
 
 ANSWERS = ("deny", "ask", "rewrite", "warn", "allow")  # what a call gets, strictest first
@@ -170,7 +170,7 @@ def strictest(judgments: Sequence[Judgment]) -> Judgment:
 def answer(hit: Hit, *, rewrites: bool = True) -> str:
     """What this match does by itself: `rewrite` (a trusted learning whose correction of this
     call applies), `deny` or `ask` (a trusted block or ask learning), else `warn`. Trusted: its
-    confidence before this match's boost passes the gate (SPEC §3)."""
+    confidence before this match's boost passes the gate (docs/guide/confidence.md)."""
     if not confidence.blocks(hit.before, hit.policy):
         return "warn"
     if rewrites and hit.correction is not None and hit.correction.command is not None:

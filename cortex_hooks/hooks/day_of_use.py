@@ -1,9 +1,9 @@
-"""The decay of an agent whose session end is not awaited, or that has none (SPEC §22: Codex CLI,
-Gemini CLI, Cursor): once per day the agent is used, at its first session start of the day, in
-place of a session end's. Kept as a session of its own, `AGENT:day:YYYY-MM-DD` (reason "day of
-use"), so that the decay is counted once whatever process gets there first, and is kept for the
-next process that can write when another holds the database (the same pending "end" a session
-end keeps: store.pending), and `sessions list` shows when it ran."""
+"""The decay of an agent whose session end is not awaited, or that has none (Codex CLI, Gemini CLI,
+Cursor: docs/guide/agents/overview.md): once per day the agent is used, at its first session start of the
+day, in place of a session end's. Kept as a session of its own, `AGENT:day:YYYY-MM-DD` (reason "day of
+use"), so that the decay is counted once whatever process gets there first, and is kept for the next
+process that can write when another holds the database (the same pending "end" a session end keeps:
+store.pending), and `sessions list` shows when it ran."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ enough for a person to recognise it, redacted before it is stored, one line, bou
 from __future__ import annotations
 
 from cortex_hooks import sanitize
-from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
+from cortex_hooks.redact import redact  # the one redactor (docs/guide/selfguard.md)
 
 LIMIT = 300  # characters kept of a call
 _READ = LIMIT * 4  # what is redacted: a secret that begins within LIMIT is seen whole

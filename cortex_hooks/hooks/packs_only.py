@@ -7,7 +7,7 @@ enabling them would add them: no database is read or written (the person's learn
 environment), `re` stands in for `regex` (guard.matching; every pack pattern compiles with both,
 tests/test_plugin.py checks it) and one alarm bounds the whole call in place of `regex`'s timeout.
 What it answers is the hook's own wire answer (judging.protocol); a problem lets the call through
-(SPEC §4.4).
+(docs/internals/guarantees.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The pipeline every hook shares: read stdin, parse, open the database, handle, emit.
 
-It is written once, with the failure policy of SPEC §4.4 in one place (cortex_hooks.boundary):
-whatever goes wrong, one line on stderr and exit 1, which Claude Code reports as a non-blocking
-hook error — the tool call is never blocked by a failure, only by a deliberate deny.
-"""
+It is written once, with the failure policy (docs/internals/guarantees.md) in one place
+(cortex_hooks.boundary): whatever goes wrong, one line on stderr and exit 1, which Claude Code reports as
+a non-blocking hook error — the tool call is never blocked by a failure, only by a deliberate deny."""
 
 from __future__ import annotations
 
@@ -56,19 +55,17 @@ def run(
 ) -> int:
     """One hook invocation behind the error boundary; the process exit status.
 
-    `parse` validates the payload, as the agent's adapter (cortex_hooks.agents) reads it, before
-    a database is looked at, so bad input is reported even in a project without one; it may
-    decide from the payload alone, and then no database is opened at all. `handle` loads, decides
-    and writes, scope by scope. With `guard_files`, a database another process holds unreadable
-    reaches `handle` as its guard file (scopes.open_scopes). With `without_database`, `handle` is
-    called even when neither scope has a database (PreToolUse: the built-in protection needs none).
-    With `kept`, the keeper checks the guard's state first (SPEC §21: a weakening put back, and
-    told beside the answer). A failure exits with the status the agent takes as a non-blocking
-    error (the adapter's FAILED).
-    """
-    dropped = environment.drop_untrusted()  # before anything reads a CORTEX_* variable (SPEC §21)
+    `parse` validates the payload, as the agent's adapter (cortex_hooks.agents) reads it, before a
+    database is looked at, so bad input is reported even in a project without one; it may decide from the
+    payload alone, and then no database is opened at all. `handle` loads, decides and writes, scope by
+    scope. With `guard_files`, a database another process holds unreadable reaches `handle` as its guard
+    file (scopes.open_scopes). With `without_database`, `handle` is called even when neither scope has a
+    database (PreToolUse: the built-in protection needs none). With `kept`, the keeper checks the guard's
+    state first (a weakening put back, and told beside the answer: docs/internals/integrity.md). A
+    failure exits with the status the agent takes as a non-blocking error (the adapter's FAILED)."""
+    dropped = environment.drop_untrusted()  # before anything reads a CORTEX_* variable
     if boundary.is_child():
-        return 0  # a process cortex-hooks started itself (SPEC §10.4): never recurse
+        return 0  # a process cortex-hooks started itself (docs/guide/capture.md): never recurse
     if dropped:
         print(f"cortex-hooks: {event}: {'; '.join(dropped)}", file=sys.stderr)
     status = boundary.guarded(
@@ -173,7 +170,7 @@ def read_payload(event: str, names: tuple[str, ...] | None = None) -> tuple[Payl
     `names`, Claude Code's name of the event by default; an agent whose payloads carry no event
     name gives none), or CortexError saying why not; and a note when a string had to be repaired.
 
-    Only what a decision reads is checked, each field by the hook that reads it (SPEC §19: a
+    Only what a decision reads is checked, each field by the hook that reads it (docs/guide/selfguard.md: a
     decision never depends on what it does not read). Depth is no failure: a payload nested past
     the standard parser's limit is read by json_values. A lone surrogate (an invalid `\\udXXX`
     escape, which UTF-8 cannot store) is read as U+FFFD wherever it is: a command is matched as

@@ -1,6 +1,6 @@
 """PreToolUse: the call judged (guard.judge) against the built-in protection and the learnings of
 every scope; the matches boosted; the deny, ask, correction or warning Claude Code — or the agent
-the script was started for (`--agent NAME`, cortex_hooks.agents) — reads (SPEC §4.1, §16, §20, §22).
+the script was started for (`--agent NAME`, cortex_hooks.agents) — reads.
 
 This is the hot path, run before every tool call. A call that cannot match any learning costs
 a JSON parse, a few substring tests for the guard's own places, an index lookup per scope and
@@ -65,7 +65,7 @@ class Parsed:
 
 def parse(payload: dict[str, Any], adapter: ModuleType) -> Parsed:
     """The calls the agent's payload makes (cortex_hooks.agents: Claude Code's fields checked with
-    the standard library, nothing else read: SPEC §19)."""
+    the standard library, nothing else read: docs/guide/selfguard.md)."""
     calls, rewrites = adapter.calls(payload)
     return Parsed(calls, rewrites, adapter, payload)
 
@@ -83,7 +83,7 @@ def handle(parsed: Parsed, scopes: list[Scope]) -> pipeline.Outcome:
     for scope in scopes:
         if scope.connection is None:  # it cannot be used (a lock, a full disk …): its guard file decides
             outcome.notes.append(f"{scope.name} database skipped ({scope.why}): decided from its guard file")
-        elif not scope.is_global:  # the team file, read in only when its stat changed (SPEC §17)
+        elif not scope.is_global:  # the team file, read in only when its stat changed (docs/guide/team.md)
             outcome.problems += team_file.refresh(scope.connection, location.hook_project(cwd), scope.path)
     rules = InForce(scopes, protection=_protection, problems=outcome.problems)
     judgments = [judge(call, rules, rewrites=parsed.rewrites) for call in parsed.calls]

@@ -1,12 +1,11 @@
-"""What a judged call leaves behind, each database in one transaction: each learning that matched
-boosted and counted, with what it answered and the call as written, in its history (SPEC §3,
-§4.1); each deny, ask and rewrite as a catch whose outcome the session will show, and the earlier
-catches this call retries (SPEC §23); a deny of the built-in protection counted under its own name
-(SPEC §20: in the project's database, else the global one). The verdict is judged again inside
-the transactions, so the gate reads each confidence as the boost finds it (another hook may have
-boosted it since). A database another process holds keeps its boosts for the next process that
-can write (store.pending). Imported only once a call matched.
-"""
+"""What a judged call leaves behind, each database in one transaction: each learning that matched boosted
+and counted, with what it answered and the call as written, in its history (docs/guide/confidence.md);
+each deny, ask and rewrite as a catch whose outcome the session will show, and the earlier catches this
+call retries; a deny of the built-in protection counted under its own name (docs/internals/judge.md: in
+the project's database, else the global one). The verdict is judged again inside the transactions, so the
+gate reads each confidence as the boost finds it (another hook may have boosted it since). A database
+another process holds keeps its boosts for the next process that can write (store.pending). Imported only
+once a call matched."""
 
 from __future__ import annotations
 
@@ -37,8 +36,8 @@ def recorded(
 ) -> Judgment:
     """The call's matches written, and the verdict as judged inside the write transactions; with
     where the call was asked (`origin`), each deny, ask and rewrite as a catch whose outcome is
-    to be worked out, and the earlier catches of this session it retries (SPEC §23). A write that
-    fails (a full disk, a read-only file system) never changes the answer (SPEC §21: fail
+    to be worked out, and the earlier catches of this session it retries. A write that
+    fails (a full disk, a read-only file system) never changes the answer (docs/internals/integrity.md: fail
     closed): the verdict judged before stands, and the failure is said beside it."""
     try:
         return _recorded(call, rules, judged, outcome, origin)

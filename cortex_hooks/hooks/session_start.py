@@ -61,7 +61,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     else:
         message = review.system_message(awaiting) if awaiting else None
     unclear = startup.unclear_count(scopes)
-    retrying = review.unclear_message(unclear) if unclear else None  # SPEC §23: the person hears it too
+    retrying = review.unclear_message(unclear) if unclear else None  # the person hears it too
     message = " ".join(part for part in (upgraded, message, retrying, waiting) if part) or None
     if waiting:
         text = f"{text}\n\n{waiting}"
@@ -89,7 +89,7 @@ def _keep_recall_warm(scopes: list[Scope], project: str, session: str) -> None:
 
 
 def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | None:
-    """The team file read in when it changed (SPEC §17), its problems named; the one line to say
+    """The team file read in when it changed (docs/guide/team.md), its problems named; the one line to say
     while it waits to be trusted."""
     scope = project_scope(scopes)
     if scope is None:
@@ -120,7 +120,7 @@ def _skipped(notes: list[str], what: str, error: Exception) -> None:
 
 
 def _expire_proposals(scopes: list[Scope], now: datetime, notes: list[str]) -> None:
-    """Proposals shown at 10 session starts without an answer expire (SPEC §10.2)."""
+    """Proposals shown at 10 session starts without an answer expire (docs/guide/capture.md)."""
     project = project_scope(scopes)
     if project is None:
         return
@@ -181,7 +181,7 @@ def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, n
                 startup.prune(scope.connection, config, now, dry_run=False)
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
             _skipped(notes, f"{scope.name} pruning skipped", error)
-    try:  # a new version's packs (SPEC §14): updated by slug, the user's state kept
+    try:  # a new version's packs (docs/guide/packs.md): updated by slug, the user's state kept
         from cortex_hooks.api import pack_refresh
 
         pack_refresh.refresh(scope, now, config.policy.start)

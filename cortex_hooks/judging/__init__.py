@@ -1,2 +1,2 @@
-"""The judge at work (SPEC §20): the rules in force, read from the scopes and the environment, and
+"""The judge at work: the rules in force, read from the scopes and the environment, and
 the answer Claude Code reads."""

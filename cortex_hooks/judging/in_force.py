@@ -1,4 +1,4 @@
-"""The rules in force (SPEC §20), as the judge reads them (guard.judge.Rules): the built-in
+"""The rules in force (docs/internals/judge.md), as the judge reads them (guard.judge.Rules): the built-in
 protection, and the learnings of each open scope — from its database through the prefilter's
 index, or, for a database another process holds unreadable, from its guard file. Read only.
 
@@ -214,7 +214,7 @@ def _lookup_keys(connection: sqlite3.Connection, looked: dict[str, list[str]], s
 
 def one_per_id(hits: list[Hit], scopes: list[Scope]) -> list[Hit]:
     """The matches after guard.precedence: of an id held in several places the highest place's
-    entry, at the strictest action among them (SPEC §17)."""
+    entry, at the strictest action among them (docs/guide/team.md)."""
     from cortex_hooks.store import team  # a match only: the no-match path never reads the team's rows
 
     places: dict[tuple[str, int], tuple[str, str | None]] = {}

@@ -1,4 +1,4 @@
-"""The proof of rules' examples (SPEC §20), through the one judge and the hook's own path: the
+"""The proof of rules' examples (docs/internals/judge.md), through the one judge and the hook's own path: the
 rules of a database, proved in place (doctor, the report), and rules given as values (a pack's, a
 team file's lines), written first into a database of their own (store.scratch)."""
 

@@ -1,6 +1,6 @@
-"""The built-in protection at the process edge (SPEC §19): the places a call could touch, from the
+"""The built-in protection at the process edge: the places a call could touch, from the
 environment and the call's cwd, and the settings file as it is now, handed to the pure rule
-(guard.selfguard.tool_calls); the harm it would do besides, in plain words (SPEC §20). The judge
+(guard.selfguard.tool_calls); the harm it would do besides, in plain words. The judge
 (guard.judge) asks it through the rules in force, for the hook, explain and replay alike."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
     for name in protected.VARIABLES[2:]:
         if os.environ.get(name):
             variables[name] = os.environ[name]
-    keeper = os.path.dirname(os.path.dirname(location.keeper_folder(databases[0])))  # SPEC §21
+    keeper = os.path.dirname(os.path.dirname(location.keeper_folder(databases[0])))
     return protected.Places(
         databases=databases,
         settings=settings,
@@ -106,7 +106,7 @@ def _current(path: str) -> str | None:
 
 
 def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
-    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
+    """The other agents' settings and hook files of these projects and of the user:
     where `install --agent` writes, and the files that could switch those hooks off."""
     found: list[str] = []
     user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")

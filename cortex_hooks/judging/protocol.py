@@ -56,7 +56,7 @@ TOLD = (
 
 
 def told(event: str, output: dict[str, Any] | None, said: list[str]) -> dict[str, Any]:
-    """A hook's output with what the keeper put back (SPEC §21) told: to the person in the
+    """A hook's output with what the keeper put back (docs/internals/integrity.md) told: to the person in the
     systemMessage, to the model at the head of the context; the rest of the answer as it was."""
     from cortex_hooks import sanitize
 

@@ -81,7 +81,7 @@ def max_in_degree(connection: sqlite3.Connection) -> int:
 
 
 def record_access(connection: sqlite3.Connection, ids: list[int], now: str) -> None:
-    """Count one access of each (a show, a recall): an access is also a confirmation (§9.5)."""
+    """Count one access of each (a show, a recall): an access is also a confirmation."""
     connection.execute(
         """UPDATE memory SET access_count = access_count + 1, last_accessed = :now, confirmed_at = :now
            WHERE id IN (SELECT value FROM json_each(:ids))""",

@@ -4,7 +4,7 @@ Every query reads at most what a surface can show (an entry is at least 20 chara
 budget at most 8,000: SHOWN rows), through an index where one exists:
 
 - pinned: the `memory_pinned` partial index;
-- top-ranked: the rank of §9.4 needs the largest access count of the ranked set (one aggregate,
+- top-ranked: the rank (memory.rank) needs the largest access count of the ranked set (one aggregate,
   `most_accessed`) and the largest in-degree (store.memories). The order itself is the Python
   rule (memory.rank) registered with SQLite, so the rule is written once and only the top rows
   reach Python. Any active memory may be among the best: this one pass reads every active row's
@@ -49,7 +49,7 @@ def pinned(connection: sqlite3.Connection) -> tuple[list[dict[str, object]], int
 
 
 def most_accessed(connection: sqlite3.Connection) -> int:
-    """The largest access count among the memories ranked for the surface (max_log of §9.4)."""
+    """The largest access count among the memories ranked for the surface (memory.rank's max_log)."""
     most = connection.execute(
         f"SELECT coalesce(max(access_count), 0) FROM memory WHERE {_RANKED}"
     ).fetchone()[0]
@@ -59,7 +59,7 @@ def most_accessed(connection: sqlite3.Connection) -> int:
 def top_ranked(
     connection: sqlite3.Connection, *, max_log: float, max_in_degree: int, limit: int
 ) -> list[dict[str, object]]:
-    """The unpinned memories of highest rank (§9.4), best first, each with its `rank`."""
+    """The unpinned memories of highest rank (memory.rank), best first, each with its `rank`."""
     connection.create_function("cortex_rank", 5, rank.rank, deterministic=True)
     connection.create_function("cortex_centrality", 2, rank.centrality, deterministic=True)
     return _listed(
