@@ -119,7 +119,7 @@ def test_no_page_cites_a_document_outside_the_repository(page: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "cites"),
     [
-        ("lifts Claude Code's 1.5 s budget (docs/internals/guarantees.md)", True),
+        ("lifts Claude Code's 1.5 s budget (SPEC §4.5)", True),
         ("the plan's FR-022 score", True),
         ("look in ../shared/corpora", True),
         ("(issue 28)", True),

@@ -433,7 +433,12 @@ def test_an_upgrade_killed_in_the_middle_leaves_the_old_database_as_it_was(tmp_p
     )  # fmt: skip
     assert counting.returncode == 0, counting.stderr
     steps = steps_file.read_text(encoding="utf-8").splitlines()
-    copied = next(i for i, step in enumerate(steps, 1) if step.startswith("INSERT OR IGNORE INTO memory"))
+    # each step is the database, a tab, what the step was (tests/stopper)
+    copied = next(
+        i
+        for i, step in enumerate(steps, 1)
+        if step.partition("\t")[2].startswith("INSERT OR IGNORE INTO memory")
+    )
     child = subprocess.Popen(
         [script("cortex-hooks"), "list"], env={**env, "CORTEX_TEST_STOP_AT": str(copied + 3)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
