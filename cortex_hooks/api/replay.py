@@ -24,10 +24,11 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal_learnings, stored_learnings
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.notes import Notes
-from cortex_hooks.replay import calls, folder
+from cortex_hooks.replay import folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
 from cortex_hooks.replay.worker_rules import BUILT_IN
 from cortex_hooks.store import scratch
+from cortex_hooks.transcripts import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

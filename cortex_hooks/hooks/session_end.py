@@ -14,10 +14,11 @@ from typing import Any
 from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits
-from cortex_hooks.hooks import payloads, pipeline, transcript
+from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.install import surface_import
 from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions, transaction
+from cortex_hooks.transcripts import summary as transcript
 
 
 def main() -> int:
@@ -30,7 +31,8 @@ def parse(payload: dict[str, Any], agent: ModuleType | None = None) -> payloads.
 
 def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline.Outcome:
     """Each scope decays once per session (the global one therefore once per session in any
-    project); then the transcript's summary, read once, is stored beside each end. An agent whose
+    project); then the transcript's summary, read once (in the same pass as the outcomes' read of
+    it, where they read it), is stored beside each end. An agent whose
     session end is not awaited, or that has none (Codex's Stop ends a turn), decays once per day
     of use instead (upkeep.day_of_use): here its session is only marked ended and summarized."""
     notes: list[str] = []
@@ -41,9 +43,13 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
         ended = [scope for scope in scopes if _mark_ended(scope, payload, now, notes)]
     else:
         ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
-    if ended:  # else a repeated SessionEnd: every scope has decayed already
-        _record_summary(payload, ended, now, notes)
-    _outcomes(payload, scopes, now, notes)  # a resumed session's end too: what it added may decide
+    # else a repeated SessionEnd: every scope has decayed already, and its summary is stored
+    summarizer = transcript.Summarizer() if ended and payload.transcript_path else None
+    started = time.monotonic()
+    # a resumed session's end too: what it added may decide; the summary gathered as it reads
+    _outcomes(payload, scopes, now, notes, summarizer)
+    if ended:
+        _record_summary(payload, ended, now, notes, summarizer, spent=time.monotonic() - started)
     for scope in scopes:
         notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
     for scope in scopes:  # after Part I's decay, before the surface shows the memories
@@ -65,13 +71,24 @@ OUTCOMES_UNTIL = 0.9
 OUTCOMES_LEAST = 0.1
 
 
-def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str, notes: list[str]) -> None:
+def _outcomes(
+    payload: payloads.SessionEndPayload,
+    scopes: list[Scope],
+    now: str,
+    notes: list[str],
+    summarizer: transcript.Summarizer | None,
+) -> None:
     from cortex_hooks.hooks import session_outcomes
 
     deadline = max(time.monotonic() + OUTCOMES_LEAST, _STARTED + OUTCOMES_UNTIL)
     try:
         notes += session_outcomes.settle(
-            scopes, payload.session_id, payload.transcript_path, deadline=deadline, now=now
+            scopes,
+            payload.session_id,
+            payload.transcript_path,
+            deadline=deadline,
+            now=now,
+            summary=summarizer,
         )
     except sqlite3.Error as error:  # never a failed session end: the catches stay open
         notes.append(f"outcomes not worked out: {error}")
@@ -177,10 +194,20 @@ def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list
 
 
 def _record_summary(
-    payload: payloads.SessionEndPayload, ended: list[Scope], now: str, notes: list[str]
+    payload: payloads.SessionEndPayload,
+    ended: list[Scope],
+    now: str,
+    notes: list[str],
+    summarizer: transcript.Summarizer | None,
+    *,
+    spent: float,
 ) -> None:
-    """The transcript's summary, read once, stored beside each end this call made."""
-    summary, problems = _summary(payload.transcript_path)
+    """The transcript's summary, read once, stored beside each end this call made: what the
+    outcomes' reading gathered, and the rest of the transcript read on (within what is left of
+    SUMMARY_BUDGET after `spent` seconds of the shared reading)."""
+    summary, problems = _summary(
+        payload.transcript_path, summarizer, max(SUMMARY_LEAST, SUMMARY_BUDGET - spent)
+    )
     notes += problems
     if summary.summary is not None or summary.key_changes:
         text, changes = summary.summary, summary.key_changes
@@ -299,13 +326,22 @@ def _mark_ended(scope: Scope, payload: payloads.SessionEndPayload, now: str, not
     return True
 
 
-def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:
+SUMMARY_BUDGET = 0.5  # seconds of reading for the summary, the outcomes' shared reading included
+SUMMARY_LEAST = 0.05
+
+
+def _summary(
+    path: str | None, summarizer: transcript.Summarizer | None, budget: float
+) -> tuple[transcript.Summary, list[str]]:
     """The transcript's summary; an unreadable transcript only costs the summary (and a note),
     never the decay."""
     if not path:
         return transcript.Summary(None, []), []
+    if summarizer is not None and summarizer.ended:
+        return summarizer.summary(), []
+    start = summarizer.read_to if summarizer is not None else 0
     try:
-        return transcript.summarize(path), []
+        return transcript.summarize(path, budget, into=summarizer, start=start), []
     except (OSError, ValueError) as error:  # ValueError: a path open() refuses (a NUL byte)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         return transcript.Summary(None, []), [f"transcript not read ({reason})"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from cortex_hooks.guard import matching
 from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
-from cortex_hooks.replay import calls
+from cortex_hooks.transcripts import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,14 +1,10 @@
-"""The tool calls of one transcript, as the agent asked for them, streamed and bounded.
+"""The tool calls of one transcript, as the agent asked for them, with their results: what replay
+and SessionEnd's outcomes read, streamed and bounded by transcripts.source.
 
-Claude Code's transcript lines (the format capture reads, SPEC §10.2): an `assistant` line holds
-`tool_use` blocks (`name`, `input`), with the line's `timestamp` and `sessionId`. A transcript is
-what the agent sent, not what ran: a call a hook corrected is shown as the agent wrote it, and a
-denied one is there too: replay judges what was asked.
-
-Bounded, whatever the file: only a regular file is opened (never a FIFO or a device, see
-regular_file), a line longer than MAX_LINE is passed over unread, and the reading stops at its
-deadline; what was left out is said in `left`. A line cut off mid-way (a transcript still
-being written, or truncated) is counted as unreadable, never fatal.
+Claude Code's transcript lines (docs/guide/capture.md): an `assistant` line holds `tool_use`
+blocks (`name`, `input`), with the line's `timestamp` and `sessionId`. A transcript is what the
+agent sent, not what ran: a call a hook corrected is shown as the agent wrote it, and a denied
+one is there too: replay judges what was asked. What was left out is said in `left`.
 
 With `grams` (the prefilter keys of the learnings replayed, guard.prefilter, when every one of
 them reads Bash commands and they are replayed alone, without the built-in protection), a line is
@@ -19,14 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from cortex_hooks import regular_file
 from cortex_hooks.guard import matching, prefilter
+from cortex_hooks.transcripts import formats, source
+from cortex_hooks.transcripts.source import MAX_LINE, Left
 
-MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
+__all__ = ["MAX_LINE", "Call", "Grams", "Left", "Result", "grams", "loosened", "read", "scan"]
 _TOOL_USE = b'"tool_use"'
 _TOOL_RESULT = b'"tool_result"'
 # A result's id and error flag as written (compact JSON, or with json.dumps' spaces)
@@ -137,18 +133,6 @@ def loosened(line: bytes) -> bytes | None:
     return text.translate(None, _LOOSENED)
 
 
-class Left:
-    """What a reading left out: its problems (path, what), and the calls it passed over unread
-    (their lines hold none of the grams; counted by their `tool_use` blocks, in the window)."""
-
-    __slots__ = ("ended", "passed", "problems")
-
-    def __init__(self) -> None:
-        self.problems: list[tuple[str, str]] = []
-        self.passed = 0
-        self.ended = False  # the reading came to the file's end (no deadline, no line cut off)
-
-
 def read(
     path: str,
     *,
@@ -157,109 +141,89 @@ def read(
     grams: Grams | None,
     left: Left,
     start: int = 0,
+    after: int = 0,
     results: bool | Callable[[str], bool] = False,
+    body: Callable[[bytes], None] | None = None,
+    head: Callable[[bytes], None] | None = None,
 ) -> Iterator[Call | Result]:
     """The tool calls of the transcript at `path` (at or after `since`, an ISO instant), one by
-    one, from byte `start` (a line's start), read until the end or the deadline (monotonic
-    clock); what was left out is said in `left`. With `results`, each call's result too, in the
-    order they were written (what became of each call: SPEC §23); `results` may be a test of a
-    call's id: then only the results it wants. OSError when the file cannot be opened (raised at
-    the first item asked for). A Codex rollout or a Gemini chat gives its calls as Claude Code's
-    (capture.agent_transcripts; from its start, without results)."""
-    from cortex_hooks.capture import agent_transcripts
-
-    kind = agent_transcripts.format_of(path)
-    if kind != agent_transcripts.CLAUDE:
-        yield from _agent_calls(path, kind, deadline, since, left)
+    one, of the lines from byte `after` on, read from byte `start` (a line's start) until the end
+    or the deadline (monotonic clock); what was left out is said in `left`. With `results`, each
+    call's result too, in the order they were written (what became of each call:
+    docs/guide/outcomes.md); `results` may be a test of a call's id: then only the results it
+    wants. `body` and `head` are given the bytes read (source.lines), for a second reader of the
+    same pass. OSError when the file cannot be opened (raised at the first item asked for). A
+    Codex rollout or a Gemini chat gives its calls and results as Claude Code's
+    (transcripts.formats)."""
+    if formats.format_of(path) != formats.CLAUDE:
+        yield from _agent_calls(
+            path, deadline=deadline, since=since, left=left, start=max(start, after), results=results
+        )
         return
     wanted = results if callable(results) else None
     unreadable = 0
-    with regular_file.open_regular(path) as stream:
-        if start:
-            stream.seek(start)
-        ended = [False]
-        for number, at, line in _lines(stream, path, deadline, start, problems=left.problems, ended=ended):
-            if _TOOL_USE not in line:
-                if results and _TOOL_RESULT in line:
-                    yield from _results(line, number, at, wanted)
-                continue
-            if grams is not None and not grams.held(line):
-                if since is None or _stamp(line) >= since.encode():
-                    left.passed += line.count(_BLOCK)
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                unreadable += 1
-                continue
-            yield from _calls(record, since, path, number, at)
-        left.ended = ended[0]
+    for number, at, line in source.lines(
+        path, start=start, deadline=deadline, left=left, body=body, head=head
+    ):
+        if at < after:
+            continue
+        if _TOOL_USE not in line:
+            if results and _TOOL_RESULT in line:
+                yield from _results(line, number, at, wanted)
+            continue
+        if grams is not None and not grams.held(line):
+            if since is None or _stamp(line) >= since.encode():
+                left.passed += line.count(_BLOCK)
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            unreadable += 1
+            continue
+        yield from _calls(record, since, path, number, at)
     if unreadable:
         left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 
 
-BLOCK = 1 << 20  # bytes read at a time by `scan` (a hook's memory: a few of them at once)
-
-
 def scan(
-    path: str, *, deadline: float, grams: Grams, wanted: Callable[[str], bool], left: Left, start: int = 0
+    path: str,
+    *,
+    deadline: float,
+    grams: Grams,
+    wanted: Callable[[str], bool],
+    left: Left,
+    start: int = 0,
+    after: int = 0,
+    body: Callable[[bytes], None] | None = None,
+    head: Callable[[bytes], None] | None = None,
 ) -> Iterator[Call | Result]:
-    """A quicker `read` for a few calls that matter (SessionEnd's outcomes, SPEC §23): the calls
-    of the lines where a command holds one of the `grams` (Bash calls: `grams.commands`), and the
-    results `wanted`, in the order they were written, from byte `start`. The file is read a block
-    at a time and a line is looked at only where one of its commands or result ids is: a 100 MB
-    transcript costs a few byte searches, not a hundred thousand lines of Python. Bounded as
-    `read`: the deadline, a line over MAX_LINE passed over, a last line cut off mid-way not read."""
-    overlong = 0
-    with regular_file.open_regular(path) as stream:
-        if start:
-            stream.seek(start)
-        base, number, carry, skipping = start, 0, b"", False
-        while True:
-            if time.monotonic() >= deadline:
-                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
-                break
-            chunk = stream.read(BLOCK)
-            if not chunk:
-                if carry and not skipping and _complete(carry):
-                    yield from _scanned(carry + b"\n", base, number, grams=grams, wanted=wanted, path=path)
-                elif carry:
-                    left.problems.append(
-                        (path, f"line {number + 1:,}, its last, is cut off mid-way: not read")
-                    )
-                    break
-                left.ended = True
-                break
-            if skipping:  # the rest of a line over MAX_LINE: passed over up to its end
-                end = chunk.find(b"\n")
-                if end < 0:
-                    base += len(chunk)
-                    continue
-                skipping, base, number = False, base + end + 1, number + 1
-                chunk = chunk[end + 1 :]
-            data = carry + chunk if carry else chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data
-                if len(carry) > MAX_LINE:
-                    overlong += 1
-                    skipping, base, carry = True, base + len(carry), b""
-                continue
-            body, carry = data[:cut], data[cut:]
-            yield from _scanned(body, base, number, grams=grams, wanted=wanted, path=path)
-            base += cut
-            number += body.count(b"\n")
-    if overlong:
-        left.problems.append(
-            (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
-        )
+    """A quicker `read` for a few calls that matter (SessionEnd's outcomes): the calls of the
+    lines where a command holds one of the `grams` (Bash calls: `grams.commands`), and the results
+    `wanted`, in the order they were written, from byte `start`; of the lines before byte `after`
+    none (the bytes are read from `start` for `body`, a second reader of the same pass). The file
+    is read a block at a time and a line is looked at only where one of its commands or result
+    ids is: a 100 MB transcript costs a few byte searches, not a hundred thousand lines of
+    Python. Bounded as `read`."""
+    for base, number, whole in source.blocks(path, start=start, deadline=deadline, left=left, head=head):
+        if body is not None:
+            body(whole)
+        if base + len(whole) <= after:
+            continue
+        yield from _scanned(whole, base, number, grams=grams, wanted=wanted, path=path, after=after)
 
 
 _KEYS = (b'"command"', b'"tool_use_id"')
 
 
 def _scanned(
-    body: bytes, base: int, number: int, *, grams: Grams, wanted: Callable[[str], bool], path: str
+    body: bytes,
+    base: int,
+    number: int,
+    *,
+    grams: Grams,
+    wanted: Callable[[str], bool],
+    path: str,
+    after: int,
 ) -> Iterator[Call | Result]:
     """The calls and results of whole lines (`body`, at byte `base`, after `number` lines) that
     matter: each line where a command or a result id is found, looked at once, in order."""
@@ -284,9 +248,8 @@ def _scanned(
             if result is None or not wanted(result.group(1).decode("utf-8", "replace")):
                 continue
             wants, kind = _TOOL_RESULT, "results"
-        begins = body.rfind(b"\n", 0, position) + 1
-        line = body[begins : body.find(b"\n", position) + 1]
-        if begins == done or wants not in line:
+        begins, line = source.line_at(body, position)
+        if begins == done or wants not in line or base + begins < after:
             continue
         done = begins
         counted += body.count(b"\n", counted_to, begins)
@@ -301,78 +264,22 @@ def _scanned(
         yield from _calls(record, None, path, counted + 1, base + begins)
 
 
-def _lines(
-    stream: Any, path: str, deadline: float, start: int, *, problems: list[tuple[str, str]], ended: list[bool]
-) -> Iterator[tuple[int, int, bytes]]:
-    """Each whole line from byte `start` on, with its number (from 1, counted from `start`) and
-    its byte offset, until the end (`ended`) or the deadline; a line over MAX_LINE is passed over
-    and counted, a last line cut off mid-way is not read (each said in `problems`)."""
-    overlong = number = 0
-    position = start
-    while True:
-        if time.monotonic() >= deadline:
-            problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
-            break
-        line = stream.readline(MAX_LINE + 1)
-        if not line:
-            ended[0] = True
-            break
-        number += 1
-        at = position
-        position += len(line)
-        if len(line) > MAX_LINE and not line.endswith(b"\n"):
-            overlong += 1
-            skipped = _skip_rest(stream, deadline)
-            if skipped is None:
-                problems.append((path, f"line {number:,} is over {MAX_LINE >> 20} MiB and was cut short"))
-                break
-            position += skipped
-            continue
-        if not line.endswith(b"\n") and not _complete(line):
-            problems.append((path, f"line {number:,}, its last, is cut off mid-way: not read"))
-            break
-        yield number, at, line
-    if overlong:
-        problems.append(
-            (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
-        )
-
-
-def _agent_calls(path: str, kind: str, deadline: float, since: str | None, left: Left) -> Iterator[Call]:
-    """Another agent's transcript, line by line, its calls read as Claude Code's records."""
-    from cortex_hooks.capture import agent_transcripts
-
-    state = agent_transcripts.state_for(path, kind)
-    unreadable = number = 0
-    with regular_file.open_regular(path) as stream:
-        while time.monotonic() < deadline:
-            line = stream.readline(MAX_LINE + 1)
-            if not line:
-                break
-            number += 1
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                if not _skip_rest(stream, deadline):
-                    break
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                unreadable += 1
-                continue
-            for each in agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ():
-                yield from _calls(each, since, path, number)
-    if unreadable:
-        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
-
-
-def _complete(line: bytes) -> bool:
-    """Whether a last line without its newline is whole JSON (a transcript cut off mid-line, or
-    still being written, is not)."""
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
+def _agent_calls(
+    path: str,
+    *,
+    deadline: float,
+    since: str | None,
+    left: Left,
+    start: int,
+    results: bool | Callable[[str], bool],
+) -> Iterator[Call | Result]:
+    """Another agent's transcript, its records read as Claude Code's (transcripts.formats)."""
+    wanted = results if callable(results) else None
+    for number, at, record in formats.read(path, start=start, deadline=deadline, left=left):
+        if record.get("type") == "assistant":
+            yield from _calls(record, since, path, number, at)
+        elif results:
+            yield from _record_results(record, number, at, wanted)
 
 
 def _stamp(line: bytes) -> bytes:
@@ -382,20 +289,6 @@ def _stamp(line: bytes) -> bytes:
         return b""
     start += len(_STAMP)
     return line[start : line.find(b'"', start)]
-
-
-def _skip_rest(stream: Any, deadline: float) -> int | None:
-    """Pass over the rest of an over-long line: the bytes passed over; None when the file ended
-    or the deadline came before its end."""
-    skipped = 0
-    while time.monotonic() < deadline:
-        chunk = stream.readline(MAX_LINE)
-        if not chunk:
-            return None
-        skipped += len(chunk)
-        if chunk.endswith(b"\n"):
-            return skipped
-    return None
 
 
 def _results(line: bytes, number: int, at: int, wanted: Callable[[str], bool] | None) -> list[Result]:
@@ -411,6 +304,11 @@ def _results(line: bytes, number: int, at: int, wanted: Callable[[str], bool] | 
         record = json.loads(line)
     except (ValueError, RecursionError):
         return []
+    return _record_results(record, number, at, None)
+
+
+def _record_results(record: Any, number: int, at: int, wanted: Callable[[str], bool] | None) -> list[Result]:
+    """The results a parsed record holds (those `wanted`, when it is given)."""
     message = record.get("message") if isinstance(record, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     found = []
@@ -418,7 +316,7 @@ def _results(line: bytes, number: int, at: int, wanted: Callable[[str], bool] | 
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue
         call_id = block.get("tool_use_id")
-        if isinstance(call_id, str):
+        if isinstance(call_id, str) and (wanted is None or wanted(call_id)):
             error = block.get("is_error") is True
             found.append(
                 Result(call_id, error, _text(block.get("content"))[:2000] if error else "", number, at)

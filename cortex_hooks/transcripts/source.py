@@ -1,0 +1,150 @@
+"""The one bounded reading of a transcript's bytes: whole lines from a byte offset, a block at a
+time, until the file ends or a deadline comes, and what was left out said once.
+
+Bounded, whatever the file: only a regular file is opened (never a FIFO or a device, see
+regular_file); a line longer than MAX_LINE is passed over unread (its head may be looked at: a
+huge Write's name and path come first); a last line cut off mid-way (a transcript still being
+written, or truncated) is not read; the deadline is checked before every block, and by `lines`
+before every line. `Left` says where the reading stopped (always a line's start) and why.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from cortex_hooks import regular_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
+BLOCK = 1 << 20  # bytes read at a time (a hook's memory: a few of them at once)
+HEAD = 1 << 20  # of a line over MAX_LINE, the bytes a reader may look at
+
+
+class Left:
+    """What a reading left out: its problems (path, what), the calls it passed over unread (a
+    reader that tests lines before parsing them counts them), where it stopped (`offset`, the
+    start of the first line not read), whether it came to the file's end (`ended`) or stopped at a
+    last line cut off mid-way (`cut`: a transcript still being written)."""
+
+    __slots__ = ("cut", "ended", "offset", "passed", "problems")
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[str, str]] = []
+        self.passed = 0
+        self.ended = False
+        self.cut = False
+        self.offset = 0
+
+
+Block = tuple[int, int, bytes]  # (byte offset of its first line, lines before it, whole lines)
+
+
+def blocks(
+    path: str,
+    *,
+    start: int = 0,
+    deadline: float,
+    left: Left,
+    head: Callable[[bytes], None] | None = None,
+) -> Iterator[Block]:
+    """The transcript's whole lines from byte `start` (a line's start), a block at a time: each
+    with the byte offset of its first line and the number of lines before it (counted from
+    `start`). `head` is given the first HEAD bytes of each line over MAX_LINE. OSError or
+    ValueError when the path is not a readable regular file (raised at the first block asked for)."""
+    overlong = 0
+    left.offset = start
+    with regular_file.open_regular(path) as stream:
+        if start:
+            stream.seek(start)
+        base, number, carry, skipping = start, 0, b"", False
+        while True:
+            if time.monotonic() >= deadline:
+                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+                break
+            chunk = stream.read(BLOCK)
+            if not chunk:
+                if carry and not skipping and _complete(carry):
+                    left.offset = base + len(carry)
+                    yield base, number, carry + b"\n"
+                elif carry or skipping:
+                    left.cut = True
+                    left.problems.append(
+                        (path, f"line {number + 1:,}, its last, is cut off mid-way: not read")
+                    )
+                    break
+                left.ended = True
+                break
+            if skipping:  # the rest of a line over MAX_LINE: passed over up to its end
+                end = chunk.find(b"\n")
+                if end < 0:
+                    base += len(chunk)
+                    continue
+                skipping, base, number = False, base + end + 1, number + 1
+                left.offset = base
+                chunk = chunk[end + 1 :]
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                if len(carry) > MAX_LINE:
+                    overlong += 1
+                    if head is not None:
+                        head(carry[:HEAD])
+                    skipping, base, carry = True, base + len(carry), b""
+                continue
+            body, carry = data[:cut], data[cut:]
+            base += cut
+            number += body.count(b"\n")
+            left.offset = base
+            yield base - cut, number - body.count(b"\n"), body
+    if overlong:
+        left.problems.append(
+            (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
+        )
+
+
+def lines(
+    path: str,
+    *,
+    start: int = 0,
+    deadline: float,
+    left: Left,
+    head: Callable[[bytes], None] | None = None,
+    body: Callable[[bytes], None] | None = None,
+) -> Iterator[tuple[int, int, bytes]]:
+    """Each whole line from byte `start` on, with its number (from 1, counted from `start`) and
+    its byte offset, bounded as `blocks` (and the deadline checked before every line). `body` is
+    given each block of lines before its lines are: a second reader of the same bytes."""
+    for base, before, whole in blocks(path, start=start, deadline=deadline, left=left, head=head):
+        if body is not None:
+            body(whole)
+        at, number = 0, before
+        while at < len(whole):
+            if time.monotonic() >= deadline:
+                left.offset = base + at
+                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+                return
+            end = whole.index(b"\n", at) + 1
+            number += 1
+            yield number, base + at, whole[at:end]
+            at = end
+
+
+def line_at(body: bytes, position: int) -> tuple[int, bytes]:
+    """The whole line of a block that holds byte `position`: its start in the block, and it."""
+    begins = body.rfind(b"\n", 0, position) + 1
+    return begins, body[begins : body.find(b"\n", position) + 1]
+
+
+def _complete(line: bytes) -> bool:
+    """Whether a last line without its newline is whole JSON (a transcript cut off mid-line, or
+    still being written, is not)."""
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
