@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 MAX_LINE = 8 << 20  # bytes: a longer line (a Write of a huge file) is not read
-BLOCK = 1 << 20  # bytes read at a time (a hook's memory: a few of them at once)
+BLOCK = 1 << 20  # bytes read at a time (a hook's memory: a few of them at once); at most MAX_LINE
 HEAD = 1 << 20  # of a line over MAX_LINE, the bytes a reader may look at
 
 
@@ -55,56 +55,86 @@ def blocks(
     with the byte offset of its first line and the number of lines before it (counted from
     `start`). `head` is given the first HEAD bytes of each line over MAX_LINE. OSError or
     ValueError when the path is not a readable regular file (raised at the first block asked for)."""
-    overlong = 0
     left.offset = start
+    cutting = _Cutting(path, start, left, head)
     with regular_file.open_regular(path) as stream:
         if start:
             stream.seek(start)
-        base, number, carry, skipping = start, 0, b"", False
         while True:
             if time.monotonic() >= deadline:
-                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+                left.problems.append(
+                    (path, f"read to line {cutting.number:,} within its deadline; the rest skipped")
+                )
                 break
             chunk = stream.read(BLOCK)
             if not chunk:
-                if carry and not skipping and _complete(carry):
-                    left.offset = base + len(carry)
-                    yield base, number, carry + b"\n"
-                elif carry or skipping:
-                    left.cut = True
-                    left.problems.append(
-                        (path, f"line {number + 1:,}, its last, is cut off mid-way: not read")
-                    )
-                    break
-                left.ended = True
+                yield from cutting.last()
                 break
-            if skipping:  # the rest of a line over MAX_LINE: passed over up to its end
-                end = chunk.find(b"\n")
-                if end < 0:
-                    base += len(chunk)
-                    continue
-                skipping, base, number = False, base + end + 1, number + 1
-                left.offset = base
-                chunk = chunk[end + 1 :]
-            data = carry + chunk if carry else chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data
-                if len(carry) > MAX_LINE:
-                    overlong += 1
-                    if head is not None:
-                        head(carry[:HEAD])
-                    skipping, base, carry = True, base + len(carry), b""
-                continue
-            body, carry = data[:cut], data[cut:]
-            base += cut
-            number += body.count(b"\n")
-            left.offset = base
-            yield base - cut, number - body.count(b"\n"), body
-    if overlong:
+            yield from cutting.cut(chunk)
+    if cutting.overlong:
+        many = cutting.overlong
         left.problems.append(
-            (path, f"{overlong:,} line{'s' if overlong > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
+            (path, f"{many:,} line{'s' if many > 1 else ''} over {MAX_LINE >> 20} MiB skipped")
         )
+
+
+class _Cutting:
+    """Blocks read cut into whole lines: the bytes of a line not ended yet carried to the next
+    block, a line over MAX_LINE passed over to its end."""
+
+    __slots__ = ("base", "carry", "head", "left", "number", "overlong", "path", "skipping")
+
+    def __init__(self, path: str, start: int, left: Left, head: Callable[[bytes], None] | None) -> None:
+        self.path, self.left, self.head = path, left, head
+        self.base, self.number, self.carry, self.skipping, self.overlong = start, 0, b"", False, 0
+
+    def cut(self, chunk: bytes) -> Iterator[Block]:
+        if self.skipping:  # the rest of a line over MAX_LINE: passed over up to its end
+            end = chunk.find(b"\n")
+            if end < 0:
+                self.base += len(chunk)
+                return
+            self.skipping, self.base, self.number = False, self.base + end + 1, self.number + 1
+            self.left.offset = self.base
+            chunk = chunk[end + 1 :]
+        data = self.carry + chunk if self.carry else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            self.carry = data
+            if len(data) > MAX_LINE:
+                self._passed(data)
+                self.skipping, self.base, self.carry = True, self.base + len(data), b""
+            return
+        body, self.carry = data[:cut], data[cut:]
+        first = body.find(b"\n")
+        if first > MAX_LINE:  # a long line whose end came with this block (BLOCK <= MAX_LINE)
+            self._passed(body)
+            self.base, self.number, body = self.base + first + 1, self.number + 1, body[first + 1 :]
+            self.left.offset = self.base
+            if not body:
+                return
+        count = body.count(b"\n")
+        at, self.base, self.number = self.base, self.base + len(body), self.number + count
+        self.left.offset = self.base
+        yield at, self.number - count, body
+
+    def last(self) -> Iterator[Block]:
+        """The end of the file: a last line without its newline read if it is whole JSON."""
+        if self.carry and not self.skipping and _complete(self.carry):
+            self.left.offset = self.base + len(self.carry)
+            yield self.base, self.number, self.carry + b"\n"
+        elif self.carry or self.skipping:
+            self.left.cut = True
+            self.left.problems.append(
+                (self.path, f"line {self.number + 1:,}, its last, is cut off mid-way: not read")
+            )
+            return
+        self.left.ended = True
+
+    def _passed(self, line: bytes) -> None:
+        self.overlong += 1
+        if self.head is not None:
+            self.head(line[:HEAD])
 
 
 def lines(
