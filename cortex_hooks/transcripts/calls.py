@@ -22,7 +22,7 @@ from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.transcripts import formats, source
 from cortex_hooks.transcripts.source import MAX_LINE, Left
 
-__all__ = ["MAX_LINE", "Call", "Grams", "Left", "Result", "grams", "loosened", "read", "scan"]
+__all__ = ["MAX_LINE", "Call", "Grams", "Left", "Result", "grams", "read", "scan"]
 _TOOL_USE = b'"tool_use"'
 _TOOL_RESULT = b'"tool_result"'
 # A result's id and error flag as written (compact JSON, or with json.dumps' spaces)
@@ -31,10 +31,6 @@ _ERROR = re.compile(rb'"is_error"\s*:\s*true')
 _COMMAND = re.compile(rb'"command"\s*:\s*"((?:[^"\\]|\\.)*)"')  # a tool input's command, as written
 _BLOCK = b'"type":"tool_use"'  # one per call, in the compact JSON Claude Code writes
 _STAMP = b'"timestamp":"'
-# JSON escapes as guard.prefilter.loosen treats what they stand for: a quote, a backslash and
-# whitespace are deleted, the rest kept (\u escapes are not worked out: such a line is parsed).
-_ESCAPES = ((b'\\"', b""), (b"\\n", b""), (b"\\t", b""), (b"\\r", b""), (b"\\f", b""), (b"\\b", b"\x08"))
-_LOOSENED = b"'\"\\$ \t\n\r\x0b\x0c\x00"
 
 
 class Call(NamedTuple):
@@ -87,7 +83,7 @@ class Grams:
         return self._holds(b'"' + written + b'"')
 
     def _holds(self, text: bytes) -> bool:
-        loose = loosened(text)
+        loose = prefilter.loosen_json(text)
         if loose is None:
             return True
         if any(gram in loose for gram in self.exact):
@@ -107,30 +103,14 @@ def grams(learnings: list[tuple[str, str, list[str]]]) -> Grams | None:
     exact: set[str] = set()
     folded: set[str] = set()
     for tool, target, keys in learnings:
-        if tool != matching.READ_TOOL or target not in ("content", "raw"):
+        found = prefilter.line_grams(keys)
+        if tool != matching.READ_TOOL or target not in ("content", "raw") or found is None:
             return None
-        for key in keys:
-            if key[0] != prefilter.LOOSE:
-                continue
-            gram = key[2:]
-            if key[1] == "*" or not gram or (key[1] == "~" and not gram.isascii()):
-                return None
-            (folded if key[1] == "~" else exact).add(gram)
+        exact |= found[0]
+        folded |= found[1]
     if len(exact) + len(folded) > 64:
         return None  # so many that nearly every line holds one: parse them all
     return Grams([gram.encode() for gram in sorted(exact)], [gram.encode() for gram in sorted(folded)])
-
-
-def loosened(line: bytes) -> bytes | None:
-    """A raw JSON line as guard.prefilter.loosen would leave the strings in it once decoded, or
-    None when it cannot tell (a \\u escape). Escaped backslashes go first, pair by pair as a
-    JSON reader pairs them, so every backslash left starts one escape."""
-    text = line.replace(b"\\\\", b"")
-    if b"\\u" in text:
-        return None
-    for escape, meaning in _ESCAPES:
-        text = text.replace(escape, meaning)
-    return text.translate(None, _LOOSENED)
 
 
 def read(
