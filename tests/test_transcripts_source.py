@@ -33,22 +33,22 @@ def test_whole_lines_with_their_numbers_and_offsets(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"a":1}\n{"b":2}\n\n{"c":3}\n')
     found, left = read_lines(path)
-    assert found == [(1, 0, b'{"a":1}\n'), (2, 8, b'{"b":2}\n'), (3, 16, b"\n"), (4, 17, b'{"c":3}\n')]
+    assert found == [(1, 0, b'{"a":1}'), (2, 8, b'{"b":2}'), (3, 16, b""), (4, 17, b'{"c":3}')]
     assert (left.ended, left.cut, left.offset, left.problems) == (True, False, 25, [])
     again, _ = read_lines(path, start=16)  # from a byte offset: numbers counted from there
-    assert again == [(1, 16, b"\n"), (2, 17, b'{"c":3}\n')]
+    assert again == [(1, 16, b""), (2, 17, b'{"c":3}')]
 
 
 def test_a_last_line_cut_off_mid_way_is_not_read_and_a_whole_one_is(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"a":1}\n{"b":"cut off')
     found, left = read_lines(path)
-    assert [line for _, _, line in found] == [b'{"a":1}\n']
+    assert [line for _, _, line in found] == [b'{"a":1}']
     assert (left.ended, left.cut, left.offset) == (False, True, 8)  # the next reading starts there
     assert left.problems == [(str(path), "line 2, its last, is cut off mid-way: not read")]
     path.write_bytes(b'{"a":1}\n{"b":2}')  # whole JSON without its newline: read
     found, left = read_lines(path)
-    assert [line for _, _, line in found] == [b'{"a":1}\n', b'{"b":2}\n']
+    assert [line for _, _, line in found] == [b'{"a":1}', b'{"b":2}']
     assert (left.ended, left.offset) == (True, 15)
 
 
@@ -59,7 +59,7 @@ def test_a_line_over_max_line_is_passed_over_with_its_head_shown(tmp_path: Path)
     heads: list[bytes] = []
     left = source.Left()
     found = list(source.lines(str(path), deadline=time.monotonic() + SOON, left=left, head=heads.append))
-    assert [(number, line) for number, _, line in found] == [(1, b'{"a":1}\n'), (3, b'{"c":3}\n')]
+    assert [(number, line) for number, _, line in found] == [(1, b'{"a":1}'), (3, b'{"c":3}')]
     assert found[1][1] == 8 + len(huge)
     assert len(heads) == 1
     assert heads[0].startswith(b'{"type":"assistant"')
@@ -118,7 +118,7 @@ def test_the_lines_are_the_same_whatever_the_block_size(
         found = list(source.lines(str(path), deadline=time.monotonic() + SOON, left=left, head=heads.append))
     offsets = [sum(map(len, written[:index])) for index in range(len(written))]
     kept = [index for index, line in enumerate(written) if len(line) - 1 <= 2000]
-    assert found == [(index + 1, offsets[index], written[index]) for index in kept]
+    assert found == [(index + 1, offsets[index], written[index][:-1]) for index in kept]
     assert len(heads) == len(written) - len(kept)
     assert left.ended
 

@@ -106,20 +106,22 @@ def read(
     kind = format_of(path)
     state = state_for(path, kind) if kind != CLAUDE else None
     unreadable = 0
+    loads = json.loads
     for number, at, line in source.lines(path, start=start, deadline=deadline, left=left):
         if state is None and wanted is not None and not wanted(line):
             continue
-        record = _parsed(line)
-        if record is None:
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
             unreadable += line.strip() != b""
             continue
-        if not isinstance(record, dict):
+        if type(record) is not dict:
             continue
         if state is None:
             yield number, at, record
-            continue
-        for each in records(record, kind, state):
-            yield number, at, each
+        else:
+            for each in records(record, kind, state):
+                yield number, at, each
     if unreadable:
         left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 

@@ -146,22 +146,24 @@ def lines(
     head: Callable[[bytes], None] | None = None,
     body: Callable[[bytes], None] | None = None,
 ) -> Iterator[tuple[int, int, bytes]]:
-    """Each whole line from byte `start` on, with its number (from 1, counted from `start`) and
-    its byte offset, bounded as `blocks` (and the deadline checked before every line). `body` is
-    given each block of lines before its lines are: a second reader of the same bytes."""
+    """Each whole line from byte `start` on (without its newline), with its number (from 1,
+    counted from `start`) and its byte offset, bounded as `blocks` (and the deadline checked
+    before every line). `body` is given each block of lines before its lines are: a second reader
+    of the same bytes."""
+    clock = time.monotonic
     for base, before, whole in blocks(path, start=start, deadline=deadline, left=left, head=head):
         if body is not None:
             body(whole)
-        at, number = 0, before
-        while at < len(whole):
-            if time.monotonic() >= deadline:
-                left.offset = base + at
-                left.problems.append((path, f"read to line {number:,} within its deadline; the rest skipped"))
+        at = base
+        for number, line in enumerate(whole.split(b"\n")[:-1], before + 1):
+            if clock() >= deadline:
+                left.offset = at
+                left.problems.append(
+                    (path, f"read to line {number - 1:,} within its deadline; the rest skipped")
+                )
                 return
-            end = whole.index(b"\n", at) + 1
-            number += 1
-            yield number, base + at, whole[at:end]
-            at = end
+            yield number, at, line
+            at += len(line) + 1
 
 
 def line_at(body: bytes, position: int) -> tuple[int, bytes]:

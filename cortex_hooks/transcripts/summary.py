@@ -57,31 +57,16 @@ class Summarizer:
         self.searching = True  # for the first prompt
 
     def body(self, body: bytes) -> None:
-        found: list[int] = []
-        if self.searching:  # the first prompt: the first user lines only, one at a time
-            position = body.find(_USER)
-            while position >= 0 and self.searching:
-                begins, line = source.line_at(body, position)
+        # line by line, cheap byte tests first: only lines that can matter are parsed
+        for line in body.split(b"\n"):
+            if self.searching and _USER in line:
                 record = _parse(line)
                 if isinstance(record, dict) and record.get("type") == "user":
                     self.prompt = _prompt(record)
                     self.searching = self.prompt is None
-                position = body.find(_USER, begins + len(line))
-        for marker in _TOOL_MARKERS:
-            position = body.find(marker)
-            while position >= 0:
-                found.append(position)
-                position = body.find(marker, position + len(marker))
-        found += [failed.start() for failed in _FAILED.finditer(body)]
-        done = -1
-        for position in sorted(found):  # in the order written: a failure after its call
-            begins, line = source.line_at(body, position)
-            if begins == done:
-                continue
-            done = begins
             if b'"tool_use"' in line and any(marker in line for marker in _TOOL_MARKERS):
                 self.changes.update(_changes(line))
-            elif b'"tool_result"' in line:
+            elif b'"is_error"' in line and b'"tool_result"' in line and _FAILED.search(line):
                 for failed in _failed(_parse(line)):
                     self.changes.pop(failed, None)
 
