@@ -25,9 +25,8 @@ from cortex_hooks.transcripts.source import MAX_LINE, Left
 __all__ = ["MAX_LINE", "Call", "Grams", "Left", "Result", "grams", "read", "scan"]
 _TOOL_USE = b'"tool_use"'
 _TOOL_RESULT = b'"tool_result"'
-# A result's id and error flag as written (compact JSON, or with json.dumps' spaces)
-_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
-_ERROR = re.compile(rb'"is_error"\s*:\s*true')
+_RESULT_ID = formats.RESULT_ID
+_ERROR = formats.FAILED
 _COMMAND = re.compile(rb'"command"\s*:\s*"((?:[^"\\]|\\.)*)"')  # a tool input's command, as written
 _BLOCK = b'"type":"tool_use"'  # one per call, in the compact JSON Claude Code writes
 _STAMP = b'"timestamp":"'

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
+# A tool result's id and error flag as Claude Code writes them (compact JSON, or with json.dumps'
+# spaces): read from the bytes, a result's line is parsed only when it must be
+RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+FAILED = re.compile(rb'"is_error"\s*:\s*true')
 SNIFF = 1 << 16  # bytes of the first line read to tell the format
 _EXITED = re.compile(r"(?:Process exited with code|Exit code:?)\s+(-?\d+)", re.IGNORECASE)
 _BLOCKED = "blocked by PreToolUse hook"  # Codex's words for a call a hook denied

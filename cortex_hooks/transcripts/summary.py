@@ -30,8 +30,9 @@ _RAW_CHANGE = re.compile(
     + rb')"\s*,\s*"input"\s*:\s*\{'
 )
 _RAW_PATH = re.compile(rb'"(?:file_path|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_FAILED = re.compile(rb'"is_error"\s*:\s*true')
+_FAILED = formats.FAILED
 _USER = b'"user"'
+_RESULT_ID = formats.RESULT_ID
 
 
 class Summary:
@@ -67,6 +68,10 @@ class Summarizer:
             if b'"tool_use"' in line and any(marker in line for marker in _TOOL_MARKERS):
                 self.changes.update(_changes(line))
             elif b'"is_error"' in line and b'"tool_result"' in line and _FAILED.search(line):
+                ids = _RESULT_ID.findall(line)
+                if len(ids) == 1:  # one result, an error: its id read from the bytes, not parsed
+                    self.changes.pop(ids[0].decode("utf-8", "replace"), None)
+                    continue
                 for failed in _failed(_parse(line)):
                     self.changes.pop(failed, None)
 
