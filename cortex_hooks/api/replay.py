@@ -1,8 +1,8 @@
-"""Replay (SPEC §15): what the guard would have done with the tool calls of past transcripts — by
-default this project's own, from Claude Code's folder of it and the other agents' transcripts
-of it (replay.folder: Codex rollouts, Gemini chats) — learning by
-learning: the calls it would have denied, asked about, rewritten and warned about, with up to
-three redacted examples each.
+"""Replay (docs/reference/commands.md): what the guard would have done with the tool calls of past
+transcripts — by default this project's own, from Claude Code's folder of it and the other agents'
+transcripts of it (replay.folder: Codex rollouts, Gemini chats) — learning by learning: the calls
+it would have denied, asked about, rewritten and warned about, with up to three redacted examples
+each.
 
 Read only: nothing is boosted, written or counted as an access, and no database of the user's
 is created (with none, only a pack or a proposal can be replayed). The learnings are judged as
@@ -117,7 +117,7 @@ def report(
     outcomes: bool = False,
 ) -> dict[str, Any]:
     """These rules replayed over the transcripts of `where`; with `outcomes`, what the agent did
-    after each of their catches (SPEC §23: guard.outcomes, as SessionEnd works it out)."""
+    after each of their catches (docs/guide/outcomes.md: guard.outcomes, as SessionEnd works it out)."""
     missing = [path for path in where.paths if not os.path.lexists(path)]
     if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
         raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)

@@ -14,16 +14,16 @@ tests, so only learnings that can really match have their regex compiled.
 
 Keys and literals only ever let too many learnings through, never too few: the regex decides.
 
-A Bash command is matched simple command by simple command, as the shell reads it (SPEC §13):
-`"git" reset` is read as `git reset`, `git   reset` as `git reset`. The text a regex meets is
-then no substring of the raw command, yet the prefilter must decide on the raw command alone
-(reading it costs more than a whole call that matches nothing). It does so on *loosened* texts:
-quotes, backslashes, `$` and whitespace deleted from both the literal and the command. The
-reader only ever deletes those characters, inserts spaces, or cuts a command into stretches (a
-heredoc shown after the program that runs it is the stretch that follows the program's last
-word), so a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
-of target content and raw carry keys of both kinds: `c` (as written, for every other tool) and
-`b` (loosened, for Bash).
+A Bash command is matched simple command by simple command, as the shell reads it
+(docs/guide/command-reader.md): `"git" reset` is read as `git reset`, `git reset` as `git reset`.
+The text a regex meets is then no substring of the raw command, yet the prefilter must decide on
+the raw command alone (reading it costs more than a whole call that matches nothing). It does so
+on *loosened* texts: quotes, backslashes, `$` and whitespace deleted from both the literal and the
+command. The reader only ever deletes those characters, inserts spaces, or cuts a command into
+stretches (a heredoc shown after the program that runs it is the stretch that follows the
+program's last word), so a literal of a simple command's text, loosened, is always in the loosened
+raw command. Learnings of target content and raw carry keys of both kinds: `c` (as written, for
+every other tool) and `b` (loosened, for Bash).
 
 The same keys decide, once, both the hook's lookup (stored per learning, looked up in SQL by the
 grams of the call's texts) and the test of a transcript's line (`line_grams`, `loosen_json`):

@@ -63,7 +63,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
 
 
 _STARTED = time.monotonic()  # this module is imported as the hook process starts
-# What the agent did after each deny, ask and rewrite (SPEC §23): worked out from the transcript
+# What the agent did after each deny, ask and rewrite (docs/guide/outcomes.md): worked out from the transcript
 # until OUTCOMES_UNTIL seconds into the hook (OUTCOMES_LEAST at least), before the lifecycle, the
 # surface and capture; what is left stays open for the next session end to read (issue 39: the
 # whole hook within 1.5 s on a 100 MB transcript).
@@ -114,7 +114,7 @@ CAPTURE_LEAST = 0.03
 
 
 def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
-    """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
+    """Scan what the transcript gained since the last scan (docs/guide/capture.md), into the project's
     database, within the hook's budget; what is left goes to the background worker."""
     project = project_scope(scopes)
     if project is None:
@@ -149,7 +149,7 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     else:
         behind = outcome.behind > 0
         if outcome.proposed and location.config_for(project.path).capture_llm == "claude-cli":
-            behind = True  # the worker words new proposals (SPEC §10.4): never the hook itself
+            behind = True  # the worker words new proposals (docs/guide/capture.md): never the hook itself
         if outcome.proposed:
             count = len(outcome.proposed)
             notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")
@@ -164,7 +164,7 @@ REMEMBERED_BUDGET = 0.15  # seconds of reading Claude Code's memory files and th
 
 
 def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list[str]) -> None:
-    """Claude Code's own memory read for rules (SPEC §18), before the transcript: its index
+    """Claude Code's own memory read for rules (docs/guide/claude-memory.md), before the transcript: its index
     brought in step with the files (the session may have written some), then the chunks not read
     yet, both within a small share of the budget (one file and one chunk at least); what is left
     waits for the next session end (or recall). A busy database costs nothing but the wait: the
@@ -231,9 +231,10 @@ def _record_summary(
 
 
 def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
-    """Refresh the push surface (SPEC §9.6) of the project Claude Code runs in: CLAUDE_PROJECT_DIR,
-    else the payload's cwd. That is the directory whose CLAUDE.local.md Claude Code reads, whatever
-    CORTEX_DB says about where the database lives. Only where the user asked for a surface."""
+    """Refresh the push surface (docs/guide/surface.md) of the project Claude Code runs in:
+    CLAUDE_PROJECT_DIR, else the payload's cwd. That is the directory whose CLAUDE.local.md Claude
+    Code reads, whatever CORTEX_DB says about where the database lives. Only where the user asked
+    for a surface."""
     project = location.hook_project(payload.cwd)
     config = location.config_for(location.hook_database(payload.cwd))
     try:
@@ -257,7 +258,7 @@ LIFECYCLE_BUDGET = 0.05  # seconds per scope; what is left stays due for the nex
 
 
 def _lifecycle(scope: Scope, notes: list[str]) -> None:
-    """The memory lifecycle (SPEC §9.5) in bounded time. It never waits for the write lock: when
+    """The memory lifecycle (docs/guide/lifecycle.md) in bounded time. It never waits for the write lock: when
     another process holds it, the memories simply stay due for the next session end (nothing is
     lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time

@@ -1,9 +1,9 @@
-"""What the agent did after each deny, ask and rewrite of a session (SPEC §23), worked out at its
-end from its transcript: the catches PreToolUse left open, read from where the transcript stood at
-the first of them (transcripts.calls: the calls and their results), decided by guard.outcomes, settled
-in one transaction per database. Then, while time is left, the open catches of other sessions
-whose transcript grew since it was last read: a session whose end Claude Code never sent, or
-whose end ran out of time, or one still running beside this one.
+"""What the agent did after each deny, ask and rewrite of a session (docs/guide/outcomes.md),
+worked out at its end from its transcript: the catches PreToolUse left open, read from where the
+transcript stood at the first of them (transcripts.calls: the calls and their results), decided by
+guard.outcomes, settled in one transaction per database. Then, while time is left, the open
+catches of other sessions whose transcript grew since it was last read: a session whose end Claude
+Code never sent, or whose end ran out of time, or one still running beside this one.
 
 Nothing is lost and nothing counted twice: a catch is decided by the first call that decides it,
 so a transcript read in part decides only what it can and leaves the rest open for a later read
@@ -260,7 +260,7 @@ def _rewrites(
     now: str,
     notes: list[str],
 ) -> None:
-    """Capture's proposals of the rewrites the agent's own retries show (SPEC §23), into the
+    """Capture's proposals of the rewrites the agent's own retries show (docs/guide/outcomes.md), into the
     project's database when capture is on there: never a failed session end."""
     from cortex_hooks.scopes import project_scope
 
