@@ -134,7 +134,7 @@ def warm_recall(path: Path, query: str) -> object:
     from cortex_hooks.embeddings.recall import query_vector
     from cortex_hooks.memory.recall import KINDS, query_words, ranked
     from cortex_hooks.notes import Notes
-    from cortex_hooks.scopes import open_scopes
+    from cortex_hooks.store.scopes import open_scopes
 
     scopes, _ = open_scopes(str(path), names=("project",))
 

@@ -1,5 +1,5 @@
 """The edge of every process: its one error boundary (one line on stderr and the documented exit
-code), and the mark every process cortex-hooks starts carries (SPEC §10.4).
+code), and the mark every process cortex-hooks starts carries (docs/guide/capture.md).
 
 On the PreToolUse hot path: it imports nothing the hook would not import anyway.
 """
@@ -27,13 +27,13 @@ CHILD = "CORTEX_HOOKS_CHILD"
 
 def is_child() -> bool:
     """Whether cortex-hooks started this process: then every hook does nothing and the MCP server
-    exits at once (SPEC §10.4: never recurse)."""
+    exits at once (docs/guide/capture.md: never recurse)."""
     return os.environ.get(CHILD) == "1"
 
 
 def child_environment(**extra: str) -> dict[str, str]:
     """The environment of every process cortex-hooks starts: this one's, marked as ours
-    (CORTEX_HOOKS_CHILD=1) and without CLAUDECODE (SPEC §10.4), with `extra` on top."""
+    (CORTEX_HOOKS_CHILD=1) and without CLAUDECODE (docs/guide/capture.md), with `extra` on top."""
     environment = {name: value for name, value in os.environ.items() if name != "CLAUDECODE"}
     environment[CHILD] = "1"
     environment.update(extra)
@@ -48,7 +48,7 @@ def works_on(database: str) -> None:
 def guarded(work: Callable[[], int], prefix: str = "cortex-hooks", *, hook: bool = False) -> int:
     """Run `work`; map every failure to one line on stderr and an exit status, never a traceback.
 
-    For a hook this is the failure policy of SPEC §4.4: Claude Code treats exit 1 as a
+    For a hook this is the failure policy of docs/internals/guarantees.md: Claude Code treats exit 1 as a
     non-blocking hook error, so whatever goes wrong here the agent's tool call goes ahead.
     A deliberate deny is printed as JSON by the hook itself, never reached through here, and a
     hook fails with exit 1 whatever went wrong: exit 2 would block the tool call.

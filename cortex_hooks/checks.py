@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from cortex_hooks import sanitize
+from cortex_hooks import json_values
 
 MAX_ID = 2**63 - 1  # SQLite's largest rowid: a larger id names no row (and no SQLite integer)
 Value = TypeVar("Value")
@@ -21,8 +21,8 @@ def text(value: str) -> str:
 
 
 def encodable(value: Value) -> Value:
-    """Every string in the value can be stored (see sanitize.storable)."""
-    if not sanitize.storable(value):
+    """Every string in the value can be stored (see json_values.storable)."""
+    if not json_values.storable(value):
         raise ValueError("holds characters that are not valid Unicode (a lone surrogate)")
     return value
 

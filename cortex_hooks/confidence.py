@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 class Policy:
-    """The constants of SPEC §3 in hundredths; `.cortex/config.toml` may change them."""
+    """The constants of docs/guide/confidence.md in hundredths; `.cortex/config.toml` may change them."""
 
     __slots__ = ("block_gate", "boost", "ceiling", "decay", "floor", "review_threshold", "start")
 
@@ -51,7 +51,7 @@ def decayed(confidence: int, policy: Policy = DEFAULT) -> int:
 DECAYS_SQL = "{confidence} > :floor"  # decayed(confidence) != confidence, for an integer
 DECAYED_SQL = "max(:floor, {confidence} - :decay)"  # decayed(confidence) where it decays
 AWAITS_REVIEW_SQL = "{confidence} <= :review_threshold AND NOT {pinned} AND NOT {archived}"
-# Which learnings a session end leaves as they are (SPEC §1: pinned or archived), over the
+# Which learnings a session end leaves as they are (docs/index.md: pinned or archived), over the
 # learning table's columns: the condition of its `learning_exempt` index, word for word (SQLite
 # uses a partial index only for a query that states its condition).
 EXEMPT_SQL = "pinned OR archived_at IS NOT NULL"

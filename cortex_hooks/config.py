@@ -1,4 +1,4 @@
-"""The configuration in force: plain values, the defaults or those of `.cortex/config.toml` (SPEC §7).
+"""The configuration in force: plain values, the defaults or those of `.cortex/config.toml`.
 
 The file itself is read and validated by cortex_hooks.config_file; location.config_for finds it.
 """
@@ -6,7 +6,18 @@ The file itself is read and validated by cortex_hooks.config_file; location.conf
 from __future__ import annotations
 
 from cortex_hooks import confidence
-from cortex_hooks.memory import lifecycle
+
+# Half-lives in days by type; None: never decays (configurable: `[half_lives]` in config.toml).
+HALF_LIVES: dict[str, float | None] = {
+    "architecture": None,
+    "decision": 180.0,
+    "pattern": 90.0,
+    "gotcha": 60.0,
+    "context": 30.0,
+    "progress": 7.0,
+    "code_description": None,
+    "code": None,
+}
 
 
 class Config:
@@ -58,13 +69,13 @@ class Config:
         self.prune_unused_days = prune_unused_days
         self.prune_rarely_used_days = prune_rarely_used_days
         self.prune_rarely_used_accesses = prune_rarely_used_accesses
-        self.surface = surface  # SessionEnd writes the push surface (SPEC §9.6)
+        self.surface = surface  # SessionEnd writes the push surface (docs/guide/surface.md)
         self.surface_budget = surface_budget
-        self.embeddings = embeddings  # the backend setting of semantic recall (SPEC §12)
-        # days per memory type, None: never decays (SPEC §9.5; cortex_hooks.memory.lifecycle)
-        self.half_lives = dict(lifecycle.HALF_LIVES if half_lives is None else half_lives)
-        self.capture = capture  # SessionEnd scans the transcript for proposals (SPEC §10)
-        self.capture_llm = capture_llm  # "off" or "claude-cli" (SPEC §10.4)
+        self.embeddings = embeddings  # the backend setting of semantic recall (docs/guide/embeddings.md)
+        # days per memory type, None: never decays (docs/guide/aging.md; cortex_hooks.memory.lifecycle)
+        self.half_lives = dict(HALF_LIVES if half_lives is None else half_lives)
+        self.capture = capture  # SessionEnd scans the transcript for proposals (docs/guide/capture.md)
+        self.capture_llm = capture_llm  # "off" or "claude-cli" (docs/guide/capture.md)
 
 
 DEFAULT = Config()

@@ -1,4 +1,4 @@
-"""`.cortex/config.toml`, validated by pydantic into the Config in force (SPEC §7).
+"""`.cortex/config.toml`, validated by pydantic into the Config in force (docs/reference/configuration.md).
 
     [confidence]          # decimals, as shown everywhere
     start = 0.70
@@ -28,8 +28,8 @@
     budget = 2000           # characters between its markers (at most 8000)
 
     [embeddings]
-    backend = "auto"        # "auto" | "voyage" | "local" | "off" (SPEC §12)
-    [half_lives]            # days a memory's confidence takes to halve, by type (SPEC §9.5)
+    backend = "auto"        # "auto" | "voyage" | "local" | "off" (docs/guide/embeddings.md)
+    [half_lives]            # days a memory's confidence takes to halve, by type (docs/guide/aging.md)
     decision = 180          # "none": never decays
     pattern = 90
     gotcha = 60
@@ -39,8 +39,8 @@
     code_description = "none"
     code = "none"
     [capture]
-    enabled = true          # SessionEnd scans the transcript for proposals (SPEC §10)
-    llm = "off"             # "off" or "claude-cli" (opt-in model drafting, SPEC §10.4)
+    enabled = true          # SessionEnd scans the transcript for proposals (docs/guide/capture.md)
+    llm = "off"             # "off" or "claude-cli" (opt-in model drafting, docs/guide/capture.md)
 
 Every value is bounded to what the code can compute and what makes sense beside the others, so a
 file that validates never fails a hook later or silently switches a rule off:
@@ -77,7 +77,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from cortex_hooks import confidence, config, regular_file
-from cortex_hooks.memory import lifecycle
 from cortex_hooks.validation import explain
 
 TYPE_CHECKING = False
@@ -173,7 +172,7 @@ HalfLife = Annotated[
     Annotated[float, Field(ge=0.01, le=MAX_DAYS, allow_inf_nan=False, strict=True)] | None,
     BeforeValidator(_half_life),
 ]
-_HALF = lifecycle.HALF_LIVES
+_HALF = config.HALF_LIVES
 
 
 class HalfLivesSection(_Section):

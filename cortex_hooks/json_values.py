@@ -2,7 +2,7 @@
 
 The standard library's parser and encoder recurse once per level and stop at the interpreter's
 recursion limit (about 1,000): a hook payload with a key nested 1,000 deep in a field no decision
-reads would make the hook fail, and let the tool call through (SPEC §19). Here the fast C code
+reads would make the hook fail, and let the tool call through (docs/guide/selfguard.md). Here the fast C code
 does the work as long as it can; past its limit an explicit stack takes over, so depth costs
 time in proportion to the text and never a RecursionError.
 """
@@ -62,6 +62,18 @@ def strings(value: Any) -> Iterator[str]:
                 stack.append(inner)
         elif isinstance(item, list):
             stack.extend(item)
+
+
+def storable(value: object) -> bool:
+    """Whether every string in a value (a parsed JSON value, say, at any depth) can be stored and
+    shown: JSON escapes and command-line bytes can make lone surrogates, which UTF-8 cannot
+    encode."""
+    try:
+        for text in strings(value):
+            text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:

@@ -14,12 +14,12 @@ if TYPE_CHECKING:
 DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
-GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # SPEC §8
+GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # docs/guide/scopes.md
 
 # Words the name of every place the guard keeps holds (guard.protected). A database given by
 # CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
 OWN_WORDS: tuple[str, ...] = ("cortex", ".claude", "settings.json", "settings.local.json")
-OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents' (SPEC §22)
+OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents'
 # The programs (and git's commands) that reach the guard's places without naming them: through
 # a folder that holds one (`rm -rf .`, `chown -R x ~`, `find . -delete`, `mv ../proj /tmp`), a
 # glob (`rm -rf .c*`, `git restore .c*`), git deleting the ignored `.cortex/` (`git clean -x`,
@@ -78,7 +78,7 @@ def hook_database(payload_cwd: object) -> str:
 
 
 def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
-    """Whether a tool call made in `cwd` could reach a place the guard keeps (SPEC §19): a few
+    """Whether a tool call made in `cwd` could reach a place the guard keeps (docs/guide/selfguard.md): a few
     substring tests on its command or paths, all that a call which cannot pays. It never says no
     to a call the built-in protection (guard.self_protection) would refuse: a command's words are
     read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
@@ -227,7 +227,7 @@ def project_root() -> str:
 
 
 def install_project() -> str:
-    """The folder `install` wires: the one Claude Code will start in (SPEC §19).
+    """The folder `install` wires: the one Claude Code will start in (docs/guide/selfguard.md).
 
     Claude Code reads `.claude/settings.json` of the folder it starts in (never of a git root
     above it) and names that folder CLAUDE_PROJECT_DIR, where the hooks then look for the
@@ -280,7 +280,7 @@ def pending_path(database: str) -> str:
 
 
 def keeper_folder(database: str) -> str:
-    """Where the keeper keeps its copy of a database's guard (SPEC §21): a folder of the user's
+    """Where the keeper keeps its copy of a database's guard: a folder of the user's
     state, outside every project (no git command there reaches it), named by the database's
     real path: CORTEX_STATE_DIR, else $XDG_STATE_HOME/cortex-hooks, else ~/.local/state/cortex-hooks.
     (A readable name and a CRC of the whole path; `hashlib` would cost every tool call 10 ms.)"""
@@ -367,17 +367,16 @@ def cli_command() -> str:
     return shlex.quote(beside)
 
 
-def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
-    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
-    where `install --agent` writes, and the files that could switch those hooks off."""
-    from cortex_hooks.guard.protected_names import AGENT_SETTINGS
+MANAGED = {  # managed settings, by platform: written by `install --managed`, guarded like the rest
+    "linux": "/etc/claude-code/managed-settings.json",
+    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "win32": "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+}
 
-    found: list[str] = []
-    user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
-    user_copilot = os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")
-    for folder in (*projects, home):
-        found += [os.path.join(folder, parent, name) for parent, name in sorted(AGENT_SETTINGS)]
-        found.append(os.path.join(folder, ".github", "hooks", "cortex-hooks.json"))
-    found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
-    found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
+
+def managed_path(platform: str) -> str:
+    """Where managed settings live on this platform (CortexError: none known)."""
+    found = MANAGED.get(platform) or (MANAGED["linux"] if platform.startswith("linux") else None)
+    if found is None:
+        raise CortexError(f"no managed settings location is known for {platform}", USAGE)
     return found

@@ -1,4 +1,4 @@
-"""The one redactor (SPEC §19): secrets out of everything stored or sent from a transcript or a
+"""The one redactor (docs/guide/selfguard.md): secrets out of everything stored or sent from a transcript or a
 prompt — session summaries, capture's evidence and proposals, the drafting prompt.
 
 Each rule below is one kind of evidence that a string is a secret, applied in order (what one

@@ -43,23 +43,9 @@ _INERT = {0x40: "\uff20"}
 
 
 def inert(text: str) -> str:
-    """Text for a memory file Claude Code reads (the push surface, SPEC §9.6 and §19): no `@`
-    it could follow as an import, no HTML comment marker."""
+    """Text for a memory file Claude Code reads (the push surface: docs/guide/surface.md): no `@` it
+    could follow as an import, no HTML comment marker."""
     return text.replace("<!--", "<! --").replace("-->", "-- >").translate(_INERT)
-
-
-def storable(value: object) -> bool:
-    """Whether every string in a value (a parsed JSON value, say, at any depth) can be stored and
-    shown: JSON escapes and command-line bytes can make lone surrogates, which UTF-8 cannot
-    encode."""
-    from cortex_hooks import json_values
-
-    try:
-        for text in json_values.strings(value):
-            text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def well_formed(text: str) -> str:

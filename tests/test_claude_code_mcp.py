@@ -20,9 +20,10 @@ from test_claude_code import (  # the fixtures and helpers of the hooks' real-cl
 )
 from test_claude_code import run_claude as run_hooks_client
 
-from cortex_hooks.mcp.schemas import SCHEMAS
+from cortex_hooks.mcp import models
 
 pytestmark = pytest.mark.claude_cli
+SCHEMAS = {name: models.schema(name) for name in models.MODELS}  # what tools/list sends
 __all__ = ["claude", "namespace"]  # fixtures, used by name
 
 

@@ -30,9 +30,9 @@ from test_claude_code import (  # noqa: F401 (fixtures)
     tool_result,
 )
 
+from cortex_hooks.api import claude_files as claude_memory
 from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION
 from cortex_hooks.install import claude_paths
-from cortex_hooks.upkeep import claude_memory
 
 pytestmark = pytest.mark.claude_cli
 

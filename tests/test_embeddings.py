@@ -444,7 +444,7 @@ def test_a_warm_process_sees_vectors_written_by_others_and_by_itself(
     from cortex_hooks.embeddings.recall import query_vector
     from cortex_hooks.memory.recall import KINDS, query_words, ranked
     from cortex_hooks.notes import Notes
-    from cortex_hooks.scopes import close, open_scopes
+    from cortex_hooks.store.scopes import close, open_scopes
 
     db = str(tmp_path / "cortex.db")
     cli("remember", "Weekly sync is on Tuesdays")

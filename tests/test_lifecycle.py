@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import Result, cli, cli_json, payload, run, script
 
+from cortex_hooks.config import HALF_LIVES
 from cortex_hooks.memory import lifecycle
 from cortex_hooks.memory.lifecycle import Aging, Step, step
 from cortex_hooks.store import schema
@@ -50,7 +51,7 @@ def test_half_life_modifiers(
 
 
 def test_default_half_lives_are_the_spec_table() -> None:
-    assert lifecycle.HALF_LIVES == {
+    assert HALF_LIVES == {
         "architecture": None,
         "decision": 180,
         "pattern": 90,
@@ -126,7 +127,7 @@ def test_a_progress_memory_over_a_month() -> None:
 c0s = st.integers(min_value=0, max_value=100)
 days = st.floats(min_value=0, max_value=3650, allow_nan=False)
 halves = st.one_of(st.none(), st.floats(min_value=0.5, max_value=400))
-kinds = st.sampled_from(list(lifecycle.HALF_LIVES))
+kinds = st.sampled_from(list(HALF_LIVES))
 
 
 @given(c0s, days, days, halves)

@@ -18,8 +18,8 @@ from mcp_client import Server
 from support import cli_json, script
 
 from cortex_hooks.mcp import models, server, tools
-from cortex_hooks.mcp.schemas import SCHEMAS
 
+SCHEMAS = {name: models.schema(name) for name in models.MODELS}
 TOOL_NAMES = [
     "cortex_add_learning",
     "cortex_update_learning",
@@ -216,21 +216,34 @@ def test_tools_list_without_a_database_creates_none(mcp: Server, project: Path) 
     assert not (project / ".cortex").exists()
 
 
-def test_the_schemas_sent_are_the_models_schemas() -> None:
-    """schemas.py is generated from models.py: to write it again, models.write_schemas()."""
-    assert {name: models.schema(name) for name in models.MODELS} == SCHEMAS
-    assert list(SCHEMAS) == [tool.name for tool in tools.TOOLS] == TOOL_NAMES
+def test_tools_list_sends_each_models_schema_in_order() -> None:
+    """tools/list builds each tool's schema from its model: the arguments of every tool, an
+    optional one as its type alone (not "that type or null"), no titles."""
+    server.handle({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}, None)
+    answer = server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, None)
+    assert answer is not None
+    listed = answer["result"]["tools"]
+    assert [tool["name"] for tool in listed] == [tool.name for tool in tools.TOOLS] == TOOL_NAMES
+    assert all(tool["inputSchema"] == models.schema(tool["name"]) for tool in listed)
+    recall = SCHEMAS["cortex_recall"]
+    assert recall["required"] == ["query"]
+    assert recall["properties"]["limit"]["type"] == "integer"
+    assert not any("anyOf" in field or "title" in field for field in recall["properties"].values())
+    assert recall["additionalProperties"] is False
     from cortex_hooks.mcp.calls import CALLS
 
     assert list(CALLS) == TOOL_NAMES  # each tool calls the library
 
 
-def test_tools_list_never_imports_pydantic() -> None:
+def test_initialize_never_imports_pydantic_and_tools_list_builds_the_schemas() -> None:
+    """The server answers `initialize` without pydantic (the client waits for it); the schemas are
+    built from the models when the client lists the tools."""
     probe = (
         "import sys, json; from cortex_hooks.mcp import server;"
         "server.handle({'jsonrpc': '2.0', 'id': 0, 'method': 'initialize', 'params': {}}, None);"
+        "before = 'pydantic' in sys.modules;"
         "r = server.handle({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, None);"
-        "print(json.dumps([len(r['result']['tools']), 'pydantic' in sys.modules]))"
+        "print(json.dumps([len(r['result']['tools']), before]))"
     )
     completed = subprocess.run(
         [str(Path(script("cortex-hooks")).with_name("python")), "-c", probe],

@@ -23,8 +23,8 @@ import pytest
 from support import cli, payload, run
 
 from cortex_hooks import __version__
+from cortex_hooks.api import resident
 from cortex_hooks.embeddings import backend
-from cortex_hooks.upkeep import resident
 
 needs_the_extra = pytest.mark.skipif(
     not backend.local_available(),

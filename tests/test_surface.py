@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from support import cli, cli_json, payload, run
 
+from cortex_hooks.api import surface_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.memory import surface
 from cortex_hooks.memory.surface import ScopeRows
-from cortex_hooks.upkeep import surface_file
 
 START, END = surface_file.START, surface_file.END
 NOW = "2026-11-20T12:00:00Z"
@@ -435,7 +435,7 @@ def test_no_memory_no_digest_in_the_context(project: Path) -> None:
 
 
 def test_the_branch_is_read_from_head_without_git(tmp_path: Path) -> None:
-    from cortex_hooks.upkeep import git_state
+    from cortex_hooks.api import git_state
 
     plain, worktree, detached, bare = (tmp_path / name for name in ("plain", "worktree", "detached", "bare"))
     (plain / ".git").mkdir(parents=True)

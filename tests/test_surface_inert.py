@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cortex_hooks import sanitize
+from cortex_hooks.api import surface_file
 from cortex_hooks.memory import surface
 from cortex_hooks.memory.surface import ScopeRows
-from cortex_hooks.upkeep import surface_file
 
 # Each `{p}` is a path the line would hand Claude Code as an import, were the `@` kept.
 HOSTILE = [

@@ -326,7 +326,7 @@ def test_the_surface_file_loses_our_block_only(before: bytes, after: str | None)
 
 
 def test_the_surface_block_spliced_in_comes_out_again() -> None:
-    from cortex_hooks.upkeep import surface_file
+    from cortex_hooks.api import surface_file
 
     for mine in (b"", b"notes\n", b"a\r\nb\r\n"):  # (a last line without its end gets one)
         spliced = surface_file.splice(mine or None, "## Memory\n- x")

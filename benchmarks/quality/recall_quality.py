@@ -45,7 +45,7 @@ from cortex_hooks.embeddings.backend import local_available
 from cortex_hooks.embeddings.recall import query_vector
 from cortex_hooks.memory.recall import KINDS, query_words, ranked
 from cortex_hooks.notes import Notes
-from cortex_hooks.scopes import close, open_scopes
+from cortex_hooks.store.scopes import close, open_scopes
 
 LIMIT = 10
 CONTROLS = ("keyword", "identifier")

@@ -1,4 +1,4 @@
-"""Every coding agent's hooks, translated (SPEC §22): one module per agent reads that agent's
+"""Every coding agent's hooks, translated: one module per agent reads that agent's
 payloads into the one internal call (guard.call: tool kind, input, working directory, session,
 agent) and writes exactly the answer that agent honours — never a field it does not know (Codex
 then runs the command). The judge, the rules in force and the record of a match are the same for
@@ -9,7 +9,8 @@ codex`. Each adapter module has
 - `NAME`, and `EVENTS`: our event (PreToolUse, SessionStart, SessionEnd) → the names its payload
   carries in `hook_event_name` (empty: it carries none);
 - `FAILED`: the exit status the agent takes as a non-blocking error (a hook failure never blocks
-  the agent's work, SPEC §4.4: Copilot CLI denies a call whose hook exits non-zero, so 0 there);
+  the agent's work: docs/internals/guarantees.md; Copilot CLI denies a call whose hook exits
+  non-zero, so 0 there);
 - `DECAY`: "end" (its session end is awaited: decay there) or "day" (none that is awaited: decay
   once per day of use, at a session start);
 - `calls(payload)`: the calls of a PreToolUse payload (one, or one per file of a patch) and

@@ -21,7 +21,7 @@ DECAY = "end"
 
 def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     """The fields the decision reads, checked with the standard library (no pydantic here);
-    nothing else (SPEC §19): the session id, a description, an extra key of any type or depth
+    nothing else (docs/guide/selfguard.md): the session id, a description, an extra key of any type or depth
     never stops a deny."""
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")

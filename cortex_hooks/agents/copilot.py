@@ -10,7 +10,7 @@ The answer is `permissionDecision` deny or ask with `permissionDecisionReason` (
 ask user for confirmation"), `modifiedArgs` for a rewrite (verified: the corrected command ran)
 and `additionalContext` (the model reads it as "Additional context from preToolUse hook"). A hook
 that fails denies the call in Copilot ("hook errored"): so a failure here exits 0, its one line
-on stderr, and the call runs, as SPEC §4.4 asks. sessionEnd is awaited: decay there.
+on stderr, and the call runs, as docs/internals/guarantees.md asks. sessionEnd is awaited: decay there.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ with the real client; tests/test_agents_wire.py holds its answers to the documen
   learnings decay once per day of use.
 
 Cursor runs the call when a hook fails (any exit but 0 and 2) unless the hook is marked
-`failClosed`; install does not mark it (a hook failure never blocks the work, SPEC §4.4).
+`failClosed`; install does not mark it (a hook failure never blocks the work, docs/internals/guarantees.md).
 Cursor reads a JSON answer on every path: nothing to say is `{}`.
 """
 

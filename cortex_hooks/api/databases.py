@@ -8,8 +8,8 @@ import sqlite3
 
 from cortex_hooks import location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.scopes import Scope, open_scopes
 from cortex_hooks.store.connection import Missing, open_database
+from cortex_hooks.store.scopes import Scope, open_scopes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -92,10 +92,9 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 
 def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
-    from cortex_hooks.api import team
+    from cortex_hooks.api import team, team_file, team_read
     from cortex_hooks.guard import team as rules
     from cortex_hooks.store import team as team_store
-    from cortex_hooks.upkeep import team_file, team_read
 
     path = team_file.path_in(project)
     if not os.path.lexists(path):

@@ -10,6 +10,7 @@ from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.memories import _current, load
+from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import recall as recall_store
@@ -74,3 +75,19 @@ def by_match(databases: Databases, words: str, *, best: bool = False, record: bo
         candidates = [Candidate(int(str(row["id"])), str(row["summary"])) for row in close]
         return Forgotten(None, "", "", candidates, None)
     return by_id(databases, int(str(found[0]["id"])), record=record)
+
+
+# What people read of it, from the CLI and the MCP server alike.
+
+
+def forgotten(result: Forgotten) -> str:
+    if result.archived is None:
+        listing = [f"#{item.id} {clean(item.summary, one_line=True)[:80]}" for item in result.candidates[:10]]
+        return (
+            f"{len(result.candidates)} memories match about equally; nothing archived. "
+            "Forget one by id (cortex-hooks forget ID), or the best with --yes:\n  " + "\n  ".join(listing)
+        )
+    return (
+        f"Forgot memory #{result.archived} (archived, never deleted): "
+        f"{clean(result.summary, one_line=True)[:100]}\nUndo: {result.undo}"
+    )

@@ -14,6 +14,7 @@ from cortex_hooks import clock, confidence, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import row_values
+from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import hookify
 from cortex_hooks.guard.records import LearningFields
@@ -102,3 +103,25 @@ def _fields(learning: dict[str, Any], start: str) -> LearningFields:
         return fields
     except CortexError as error:
         raise hookify.Refused(error.message.removeprefix("rule: ")) from None
+
+
+# What people read of it, from the CLI and the MCP server alike. The text of `import --from
+# hookify`: each rule imported, each one not and why.
+
+
+def imported(result: dict[str, Any]) -> str:
+    where = clean(result["folder"], one_line=True)
+    lines = [
+        f"Imported {count(len(result['imported']), 'rules')} of hookify from {where} ({result['scope']}); "
+        f"{len(result['not_imported'])} not imported."
+    ]
+    for item in result["imported"]:
+        lines.append(
+            f"  #{item['id']} {clean(item['name'], one_line=True)} [{item['action']}, {item['tool']}, "
+            f"{item['target']}]: {clean(item['regex'], one_line=True)}"
+        )
+    for item in result["not_imported"]:
+        lines.append(
+            f"  not imported: {clean(item['file'], one_line=True)}: {clean(item['reason'], one_line=True)}"
+        )
+    return "\n".join(lines)

@@ -150,3 +150,10 @@ def _ignored(path: str, project: str) -> bool:
     except (OSError, subprocess.SubprocessError, ValueError):
         return False
     return completed.returncode == 0
+
+
+# What people read of it, from the CLI and the MCP server alike.
+
+
+def indexed(result: Indexed) -> str:
+    return f"Indexed {result.path}: code description #{result.description}, code #{result.code}."

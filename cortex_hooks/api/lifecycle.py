@@ -8,11 +8,18 @@ from contextlib import closing
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
+from cortex_hooks.api import lifecycle_pass as lifecycle
+from cortex_hooks.api import pruned_file
 from cortex_hooks.api.databases import Databases
+from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import CortexError
 from cortex_hooks.notes import Notes
 from cortex_hooks.store.connection import Transaction
-from cortex_hooks.upkeep import lifecycle, pruned_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.api.databases import Databases
+    from cortex_hooks.api.lifecycle_pass import Report
 
 
 def run(databases: Databases, notes: Notes, *, dry_run: bool = False) -> lifecycle.Report:
@@ -40,3 +47,28 @@ def run(databases: Databases, notes: Notes, *, dry_run: bool = False) -> lifecyc
                 ) from None
     notes.extend(report.skipped)
     return report
+
+
+# What people read of it, from the CLI and the MCP server alike. The text of a lifecycle pass: each
+# change, then the counts (and where pruned memories went).
+
+
+def report(done: Report, databases: Databases, *, dry_run: bool) -> str:
+    lines = [
+        f"#{change['id']} {change['field']}: {_shown(change['before'])} -> {_shown(change['after'])}"
+        for change in done.changes
+    ]
+    counts = done.counts()
+    verb = "Would change" if dry_run else "Changed"
+    kept = f" (pruned memories kept in {clean(pruned_file.path(databases.path))})" if counts["pruned"] else ""
+    lines.append(
+        f"{verb} {databases.scope} memories: {counts['decayed']} decayed, {counts['archived']} archived, "
+        f"{counts['pruned']} pruned{kept}."
+    )
+    return "\n".join(lines)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return "-" if value is None else str(value)

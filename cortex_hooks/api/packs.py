@@ -9,12 +9,13 @@ from typing import Any
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
+from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import packs
 from cortex_hooks.notes import Notes
-from cortex_hooks.scopes import close
 from cortex_hooks.store import packs as store
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store.scopes import close
 
 
 def states(databases: Databases) -> dict[str, dict[str, Any]]:
@@ -152,3 +153,54 @@ def fit_line(databases: Databases, also: list[dict[str, Any]] | None = None) -> 
         return None
     enabled = {name for name, state in states(databases).items() if state["project"] or state["global"]}
     return pack_fit.suggestion(fits, enabled | {summary["pack"] for summary in also or []})
+
+
+# What people read of it, from the CLI and the MCP server alike. The texts of packs: the list, one
+# pack shown, what enabling, disabling or muting did.
+
+
+def listed(listed: list[dict[str, Any]]) -> str:
+    lines = []
+    for item in listed:
+        where = [scope for scope in ("project", "global") if item[scope]]
+        muted = f", {len(item['muted'])} muted" if item["muted"] else ""
+        state = f"enabled ({' and '.join(where)}{muted})" if where else "not enabled"
+        lines.append(f"{item['name']:<18} {count(item['learnings'], 'learnings'):<14} {state}")
+    lines.append("Enable one: cortex-hooks packs enable NAME (core: every core pack; --global: all projects)")
+    return "\n".join(lines)
+
+
+def shown(pack: dict[str, Any]) -> str:
+    lines = [f"{pack['name']}: {count(len(pack['learnings']), 'learnings')}"]
+    for item in pack["learnings"]:
+        lines.append(
+            f"{item['id']}{' (muted)' if item['muted'] else ''} [{item['action']}, {item['severity']}]\n"
+            f"    NEVER: {clean(item['anti_pattern'], one_line=True)}\n"
+            f"    DO:    {clean(item['correct_pattern'], one_line=True)}"
+        )
+    return "\n".join(lines)
+
+
+def enabled(summary: dict[str, Any]) -> str:
+    verb = "would add" if summary["dry_run"] else "added"
+    changes = f"{summary['added']} {verb}, {summary['updated']} updated, {summary['archived']} archived"
+    head = "Would enable" if summary["dry_run"] else "Enabled"
+    return f"{head} {summary['pack']} ({summary['scope']}): {changes}."
+
+
+def disabled(summary: dict[str, Any]) -> str:
+    archived = count(int(summary["archived"]), "learnings")
+    return f"Disabled {summary['pack']} ({summary['scope']}): {archived} archived."
+
+
+def muted(result: dict[str, Any]) -> str:
+    return f"{'Muted' if result['muted'] else 'Unmuted'} {result['slug']} ({result['scope']})."
+
+
+def checked(result: dict[str, Any]) -> str:
+    """`packs check`: every rule proved on its examples, or each that is not."""
+    if result["ok"]:
+        return (
+            f"{result['rules']} rules of {len(result['packs'])} packs: each fires on its deny examples only."
+        )
+    return "\n".join(clean(problem, one_line=True) for problem in result["problems"])

@@ -11,10 +11,10 @@ import shutil
 from dataclasses import dataclass
 
 from cortex_hooks import location, log
+from cortex_hooks.api import pruned_file
 from cortex_hooks.capture import worker
 from cortex_hooks.report import document
 from cortex_hooks.store import checkpoint
-from cortex_hooks.upkeep import pruned_file
 
 # SQLite's and ours: each named after the database file it serves
 COMPANIONS = ("-wal", "-shm", "-journal", ".guard", ".pending")

@@ -12,12 +12,13 @@ from typing import Any
 from cortex_hooks import clock, confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import BOTH, Databases
+from cortex_hooks.api.wording import clean, memory_count
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory import pairs, similarity
 from cortex_hooks.notes import Notes
-from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.store.scopes import Scope, close
 
 FLOOR = 10  # hundredths: reflect decay never takes a memory below 0.10
 FACTOR = 0.9
@@ -110,3 +111,30 @@ def _similar(
         }
         for first, second, value in found
     ]
+
+
+# What people read of it, from the CLI and the MCP server alike. The texts of reflect: each memory
+# decayed, each pair of near-duplicates.
+
+
+def decayed(entities: list[dict[str, Any]], *, days: int, scope: str, dry_run: bool) -> str:
+    lines = [
+        f"#{entity['id']} {entity['old_confidence']:.2f} -> {entity['new_confidence']:.2f}  "
+        f"{clean(entity['name'], one_line=True)[:80]}"
+        for entity in entities
+    ]
+    verb = "Would decay" if dry_run else "Decayed"
+    lines.append(f"{verb} {memory_count(len(entities))} not accessed for {days} days ({scope}).")
+    return "\n".join(lines)
+
+
+def near_pairs(found: list[dict[str, Any]], threshold: float) -> str:
+    if not found:
+        return f"No pairs at or above {threshold:g}."
+    return "\n".join(
+        f"{pair['similarity']:.2f}  {pair['kind']} #{pair['entity1_id']} ({pair['scope1']}) ~ "
+        f"#{pair['entity2_id']} ({pair['scope2']})\n"
+        f"      {clean(pair['entity1_name'], one_line=True)[:80]}\n"
+        f"      {clean(pair['entity2_name'], one_line=True)[:80]}"
+        for pair in found
+    )

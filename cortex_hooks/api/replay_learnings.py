@@ -15,8 +15,8 @@ from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
-from cortex_hooks.scopes import close
 from cortex_hooks.store import learnings as store
+from cortex_hooks.store.scopes import close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

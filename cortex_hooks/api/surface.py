@@ -9,12 +9,12 @@ from typing import NamedTuple
 
 from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
+from cortex_hooks.api import surface_update as surface
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import surface_import
 from cortex_hooks.notes import Notes
-from cortex_hooks.scopes import close
-from cortex_hooks.upkeep import surface
+from cortex_hooks.store.scopes import close
 
 
 class Written(NamedTuple):

@@ -10,10 +10,10 @@ import json
 from typing import Any
 
 from cortex_hooks import location
+from cortex_hooks.api import team_file, team_read
 from cortex_hooks.config import DEFAULT
 from cortex_hooks.guard import matching, shared, team, unmatchable
 from cortex_hooks.judging import proof
-from cortex_hooks.upkeep import team_file, team_read
 
 BENIGN_TIMEOUT = 0.05  # seconds per benign command: an honest regex decides in microseconds
 

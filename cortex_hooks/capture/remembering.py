@@ -1,5 +1,5 @@
 """Capture's pass over Claude Code's own memory (SPEC §18): the indexed chunks not read for rules
-yet (upkeep.claude_memory keeps the index in step with the files) become `remembered` proposals,
+yet (api.claude_files keeps the index in step with the files) become `remembered` proposals,
 at first sight, in one write transaction that also marks them read.
 
 A rule is proposed once: a fingerprint met before (proposed, accepted, rejected, expired or an

@@ -1,4 +1,4 @@
-"""CLI commands of capture (SPEC §10.1): capture, proposals, accept, reject."""
+"""CLI commands of capture (docs/guide/capture.md): capture, proposals, accept, reject."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import capture as api
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.words import clean
 
 SUGGESTED = "\0suggested"  # `accept ID --rewrite` without TEXT: the proposal's suggested rewrite
 
@@ -127,8 +127,8 @@ def run_accept(args: argparse.Namespace) -> int:
 def _preview(args: argparse.Namespace, where: Any, answer: api.Answer) -> int:
     """accept --dry-run: the learning it would make, replayed over this project's transcripts."""
     from cortex_hooks.api import replay
+    from cortex_hooks.api.replay import replayed
     from cortex_hooks.cli.replay import Progress
-    from cortex_hooks.texts.replay import replayed
 
     with Progress(shown=not args.json) as progress:
         fields, result = replay.of_accepting(where, args.id, answer, database.notes(), progress)

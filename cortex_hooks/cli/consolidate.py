@@ -1,4 +1,4 @@
-"""CLI consolidate (SPEC §9.7): merge the memories flagged as nearly the same, after a checkpoint;
+"""CLI consolidate (docs/guide/aging.md): merge the memories flagged as nearly the same, after a checkpoint;
 `--restore FILE` puts a checkpoint back.
 
 `--json` prints one object (docs/guide/graph.md): `dry_run`, `scope`, `ran` (False when `--auto`
@@ -16,7 +16,6 @@ from typing import Any
 from cortex_hooks.api import consolidate as api
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.texts import consolidate as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -40,7 +39,7 @@ def _undo(args: argparse.Namespace, checkpoint: str | None) -> str | None:
     if checkpoint is None:
         return None
     scope = database.of(args).scope
-    return texts.undo(
+    return api.undo(
         checkpoint, scope, db=getattr(args, "db", None), global_db=getattr(args, "global_db", None)
     )
 
@@ -80,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        render.say(texts.outcome(outcome, dry_run=args.dry_run, undo=undo))
+        render.say(api.outcome(outcome, dry_run=args.dry_run, undo=undo))
     return 0
 
 
@@ -100,5 +99,5 @@ def _restore(args: argparse.Namespace) -> int:
             }
         )
     else:
-        render.say(texts.restored(result, dry_run=args.dry_run, undo=undo))
+        render.say(api.restored(result, dry_run=args.dry_run, undo=undo))
     return 0

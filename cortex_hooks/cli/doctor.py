@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api.doctor import check
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, render
-from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

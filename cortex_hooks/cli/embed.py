@@ -1,4 +1,4 @@
-"""CLI embed (SPEC §12): fill the vectors semantic recall lacks, or re-embed everything."""
+"""CLI embed (docs/guide/embeddings.md): fill the vectors semantic recall lacks, or re-embed everything."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from cortex_hooks import agents
 from cortex_hooks.api import explain as api
+from cortex_hooks.api.explain import explained
 from cortex_hooks.cli import database, render
-from cortex_hooks.texts.explain import explained
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

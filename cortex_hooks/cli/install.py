@@ -99,7 +99,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     agent = install_agents.asked(args)
-    if agent is not None:  # another coding agent's own hook file (SPEC §22)
+    if agent is not None:  # another coding agent's own hook file (docs/guide/agents/overview.md)
         return install_agents.run(args, agent, script_path=script_path, ensure_database=ensure_database)
     _refuse_another_projects_folder(args)
     memories = purge_cli.memories(args) if args.action == "uninstall" else []
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _kept(args: argparse.Namespace, settings: list[str]) -> None:
     """The project's database kept by the keeper from now on, with its config file and these
-    settings files watched (SPEC §21); uninstall stops watching the settings (its hooks are gone)."""
+    settings files watched; uninstall stops watching the settings (its hooks are gone)."""
     from cortex_hooks.keeper import check
 
     path = database.path(args)
@@ -153,7 +153,7 @@ def _kept(args: argparse.Namespace, settings: list[str]) -> None:
 def _plans(args: argparse.Namespace) -> list[Plan]:
     """Every file install or uninstall changes, the settings first: the scope's, and for a
     project's the user's too (the same hooks: Claude Code runs them once; there no git command of
-    the project reaches them, SPEC §21)."""
+    the project reaches them, docs/internals/integrity.md)."""
     plans = [_settings_plan(args, settings_path(args.scope), args.scope)]
     if args.scope in ("project", "local") and not args.project_only:
         plans.append(_settings_plan(args, settings_path("user"), "user"))
@@ -235,7 +235,7 @@ def _packs_scope(args: argparse.Namespace) -> str:
 
 
 def _refuse_another_projects_folder(args: argparse.Namespace) -> None:
-    """Install wires the folder Claude Code starts in (SPEC §19): one inside another project is
+    """Install wires the folder Claude Code starts in (docs/guide/selfguard.md): one inside another project is
     refused, naming both (location.install_project), before anything is written."""
     if args.action == "install" and args.scope != "user":
         location.install_project()
@@ -259,7 +259,7 @@ def _claude_dir(scope: str) -> str:
 
 def settings_path(scope: str) -> str:
     if scope == "managed":  # CORTEX_MANAGED_SETTINGS: another place (a test's, an image being built)
-        return os.environ.get("CORTEX_MANAGED_SETTINGS") or guarding.managed_path(sys.platform)
+        return os.environ.get("CORTEX_MANAGED_SETTINGS") or location.managed_path(sys.platform)
     name = "settings.local.json" if scope == "local" else "settings.json"
     return os.path.join(_claude_dir(scope), name)
 

@@ -1,4 +1,4 @@
-"""`install --agent NAME` / `uninstall --agent NAME` for the other coding agents (SPEC §22): each
+"""`install --agent NAME` / `uninstall --agent NAME` for the other coding agents: each
 agent's own hook file at the scope asked (install.agent_hooks), merged with what was there, a
 backup beside it; uninstall takes ours out, and gives back the file's very bytes when nothing but
 install changed it since (or removes the file when nothing but ours is in it). Plain `install`
@@ -13,12 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from cortex_hooks import location
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import render
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import agent_hooks, file_changes, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, diff
-from cortex_hooks.texts.words import clean
 
 NAMES = ("claude", *agent_hooks.AGENTS)
 # How each agent is found on this machine: the folder it keeps in the home once it has run

@@ -10,12 +10,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cortex_hooks.api import purge
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import purge as purge_cli
 from cortex_hooks.cli import render
 from cortex_hooks.install import file_changes, files
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import diff
-from cortex_hooks.texts.words import clean
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""CLI integrity (SPEC §21): what the keeper keeps and put back; `integrity accept` makes a change
+"""CLI integrity: what the keeper keeps and put back; `integrity accept` makes a change
 it put back for real (the person's command). The work is api.integrity."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import integrity as api
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -7,7 +7,6 @@ from typing import Any
 
 from cortex_hooks.api import kinds as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts import kinds as texts
 
 _HELP = {
     "archive": "hide a {} (never deletes)",
@@ -68,7 +67,7 @@ def run_add(args: argparse.Namespace) -> int:
     }
     where = database.of(args)
     result = api.add(where, kind, given, database.notes(), supersedes=getattr(args, "supersedes", None))
-    render.emit(args, result.record, texts.added(kind, result))
+    render.emit(args, result.record, api.added(kind, result))
     return 0
 
 
@@ -78,7 +77,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(records)
     else:
-        render.say(texts.table(kind.name, texts.COLUMNS[kind.name], records))
+        render.say(api.table(kind.name, api.COLUMNS[kind.name], records))
     return 0
 
 
@@ -88,12 +87,12 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(record)
     else:
-        render.say(texts.detail(f"{kind.singular.capitalize()} #{args.id}", record))
+        render.say(api.detail(f"{kind.singular.capitalize()} #{args.id}", record))
     return 0
 
 
 def run_change(args: argparse.Namespace) -> int:
     kind: api.Kind = args.kind
     record = api.change(database.of(args), kind, args.id, args.action)
-    render.emit(args, record, texts.changed(kind, args.action, args.id))
+    render.emit(args, record, api.changed(kind, args.action, args.id))
     return 0

@@ -8,7 +8,6 @@ from typing import Any
 from cortex_hooks.api import learnings as api
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.texts import learnings as texts
 
 _FIELD_OPTIONS = {  # option dest -> the field of api.learnings.Given
     "anti_pattern": "anti_pattern",
@@ -132,7 +131,7 @@ def _given(args: argparse.Namespace) -> api.Given:
 
 def run_add(args: argparse.Namespace) -> int:
     learning = api.add(database.of(args), _given(args), database.notes())
-    render.emit(args, learning, texts.added(learning))
+    render.emit(args, learning, api.added(learning))
     return 0
 
 
@@ -141,7 +140,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(learnings)
     else:
-        render.say(texts.table(learnings, render.width()))
+        render.say(api.table(learnings, render.width()))
     return 0
 
 
@@ -150,17 +149,17 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(learning)
     else:
-        render.say(texts.detail(learning))
+        render.say(api.detail(learning))
     return 0
 
 
 def run_update(args: argparse.Namespace) -> int:
     learning = api.update(database.of(args), args.id, _given(args), database.notes())
-    render.emit(args, learning, texts.updated(learning))
+    render.emit(args, learning, api.updated(learning))
     return 0
 
 
 def run_change(args: argparse.Namespace) -> int:
     result = api.change(database.of(args), args.id, args.change, database.notes())
-    render.emit(args, result.learning, texts.changed(result))
+    render.emit(args, result.learning, api.changed(result))
     return 0

@@ -1,4 +1,4 @@
-"""CLI lifecycle (SPEC §9.5): decay, archive and delete (prune) the memories of one scope now.
+"""CLI lifecycle (docs/guide/aging.md): decay, archive and delete (prune) the memories of one scope now.
 
 `--json` prints {"scope", "dry_run", "complete", "counts": {"decayed", "archived", "pruned"},
 "changes": [{"id", "field", "before", "after"}], "skipped": [note]}; confidences are decimals,
@@ -12,7 +12,6 @@ from typing import Any
 
 from cortex_hooks.api import lifecycle as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts import lifecycle as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -42,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        render.say(texts.report(report, where, dry_run=args.dry_run))
+        render.say(api.report(report, where, dry_run=args.dry_run))
     return 0

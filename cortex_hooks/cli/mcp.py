@@ -1,4 +1,4 @@
-"""CLI command `mcp`: the stdio MCP server (SPEC §11), for Claude Code to start."""
+"""CLI command `mcp`: the stdio MCP server (docs/guide/mcp.md), for Claude Code to start."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def run_mcp(args: argparse.Namespace) -> int:
     from cortex_hooks.keeper import environment
 
-    for dropped in environment.drop_untrusted():  # Claude Code starts it with settings' env (SPEC §21)
+    for dropped in environment.drop_untrusted():  # Claude Code starts it with settings' env
         render.note(dropped)
-    if boundary.is_child():  # a process we started: no server (SPEC §10.4)
+    if boundary.is_child():  # a process we started: no server (docs/guide/capture.md)
         return 0
     if sys.stdin is None or sys.stdout is None:  # started with a closed stream: nothing to serve on
         raise CortexError("the MCP server talks over stdin and stdout, and one of them is closed")

@@ -1,4 +1,4 @@
-"""CLI commands for memories (SPEC §9.2): remember, memories list|show|update|pin|unpin|archive|
+"""CLI commands for memories (docs/guide/memories.md): remember, memories list|show|update|pin|unpin|archive|
 restore, forget, index-code, link."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from typing import Any
 from cortex_hooks.api import memories as api
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import given, vocabulary
-from cortex_hooks.texts import memories as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -90,7 +89,7 @@ def _given(args: argparse.Namespace) -> api.Given:
 
 def run_remember(args: argparse.Namespace) -> int:
     result = api.remember(database.of(args), _given(args), database.notes(), record=args.json)
-    _emit(result.memory, texts.remembered(result))
+    _emit(result.memory, api.remembered(result))
     return 0
 
 
@@ -99,7 +98,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(shown)
     else:
-        render.say(texts.table(shown, render.width()))
+        render.say(api.table(shown, render.width()))
     return 0
 
 
@@ -109,19 +108,19 @@ def run_show(args: argparse.Namespace) -> int:
         shown = [edge.model_dump(by_alias=True) for edge in edges]
         render.emit_json({**memory.model_dump(mode="json"), "edges": shown})  # edges: show only
     else:
-        render.say(texts.detail(memory, edges))
+        render.say(api.detail(memory, edges))
     return 0
 
 
 def run_update(args: argparse.Namespace) -> int:
     memory = api.update(database.of(args), args.id, _given(args), database.notes(), record=args.json)
-    _emit(memory, texts.updated(args.id))
+    _emit(memory, api.updated(args.id))
     return 0
 
 
 def run_change(args: argparse.Namespace) -> int:
     memory = api.change(database.of(args), args.id, args.change, record=args.json)
-    _emit(memory, texts.changed(args.change, args.id))
+    _emit(memory, api.changed(args.change, args.id))
     return 0
 
 
@@ -137,15 +136,15 @@ def run_forget(args: argparse.Namespace) -> int:
         candidates = [{"id": item.id, "summary": item.summary} for item in result.candidates]
         render.emit_json({"archived": None, "candidates": candidates})
     else:
-        _emit(result.memory, texts.forgotten(result))
+        _emit(result.memory, forget.forgotten(result))
     return 0
 
 
 def run_index_code(args: argparse.Namespace) -> int:
-    from cortex_hooks.api.index_code import index_code
+    from cortex_hooks.api.index_code import index_code, indexed
 
     result = index_code(database.of(args), args.path, args.prose, database.notes(), record=args.json)
-    _emit(result.memory, texts.indexed(result))
+    _emit(result.memory, indexed(result))
     return 0
 
 
@@ -154,7 +153,7 @@ def run_link(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json({"type": edge.type, "from": edge.from_, "to": edge.to, "strength": edge.strength})
     else:
-        render.say(texts.linked(edge))
+        render.say(api.linked(edge))
     return 0
 
 

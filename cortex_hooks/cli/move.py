@@ -1,4 +1,4 @@
-"""CLI move (SPEC §8): a learning or a memory from one scope to the other, in one step."""
+"""CLI move (docs/guide/scopes.md): a learning or a memory from one scope to the other, in one step."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api.move import move
+from cortex_hooks.api.wording import count
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.words import count
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

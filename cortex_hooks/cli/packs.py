@@ -1,4 +1,4 @@
-"""CLI packs (SPEC §14): list the shipped packs, show one, enable or disable it in a scope, mute
+"""CLI packs (docs/guide/packs.md): list the shipped packs, show one, enable or disable it in a scope, mute
 one of its learnings. The work is api.packs; this parses and prints."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from typing import Any
 
 from cortex_hooks.api import packs as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts import packs as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -50,7 +49,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     listed = api.listing(database.of(args))
-    render.emit_json(listed) if args.json else render.say(texts.listing(listed))
+    render.emit_json(listed) if args.json else render.say(api.listed(listed))
     return 0
 
 
@@ -59,13 +58,13 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(shown[0] if len(shown) == 1 and shown[0]["name"] == args.name else shown)
     else:
-        render.say("\n\n".join(texts.shown(pack) for pack in shown))
+        render.say("\n\n".join(api.shown(pack) for pack in shown))
     return 0
 
 
 def run_check(args: argparse.Namespace) -> int:
     checked = api.check(args.name)
-    render.emit_json(checked) if args.json else render.say(texts.checked(checked))
+    render.emit_json(checked) if args.json else render.say(api.checked(checked))
     return 0 if checked["ok"] else 1
 
 
@@ -79,9 +78,9 @@ def run_enable(args: argparse.Namespace) -> int:
         render.emit_json(summaries)
         return 0
     for summary in summaries:
-        render.say(texts.enabled(summary))
+        render.say(api.enabled(summary))
         if "replay" in summary:
-            from cortex_hooks.texts.replay import replayed
+            from cortex_hooks.api.replay import replayed
 
             title = f"What {summary['pack']}'s learnings would have done here:"
             render.say(replayed(summary["replay"], title=title) + "\n")
@@ -101,11 +100,11 @@ def run_disable(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(summaries)
     else:
-        render.say("\n".join(texts.disabled(summary) for summary in summaries))
+        render.say("\n".join(api.disabled(summary) for summary in summaries))
     return 0
 
 
 def run_mute(args: argparse.Namespace) -> int:
     result = api.mute(database.of(args), args.slug, muted=args.muted)
-    render.emit_json(result) if args.json else render.say(texts.muted(result))
+    render.emit_json(result) if args.json else render.say(api.muted(result))
     return 0

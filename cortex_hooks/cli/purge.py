@@ -9,9 +9,9 @@ import sys
 
 from cortex_hooks import location
 from cortex_hooks.api import purge
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.texts.words import clean
 
 PURGE_USER = "cortex-hooks uninstall --scope user --purge"
 

@@ -1,4 +1,4 @@
-"""CLI recall (SPEC §9.3): what both scopes know about some words, best first; each result
+"""CLI recall (docs/guide/memories.md): what both scopes know about some words, best first; each result
 returned counts one access (`--peek`: none, and recall writes nothing)."""
 
 from __future__ import annotations
@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cortex_hooks.api.recall import LIMIT, archived, recall
+from cortex_hooks.api.recall import LIMIT, archived, recall, results
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import vocabulary
 from cortex_hooks.memory.recall import KINDS
-from cortex_hooks.texts.recall import results
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -36,7 +35,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_recall(args: argparse.Namespace) -> int:
-    from cortex_hooks.resident import client
+    from cortex_hooks.api import resident
 
     asked: dict[str, Any] = {
         "limit": args.limit,
@@ -46,8 +45,8 @@ def run_recall(args: argparse.Namespace) -> int:
         "peek": args.peek,
     }
     databases, notes = database.of(args), database.notes()
-    # The session's resident process answers warm (upkeep.resident); else the recall runs here.
-    found = client.recall(databases, args.query, notes, **asked)
+    # The session's resident process answers warm (api.resident); else the recall runs here.
+    found = resident.recall(databases, args.query, notes, **asked)
     if found is None:
         found = recall(databases, args.query, notes, **asked)
     if args.json:

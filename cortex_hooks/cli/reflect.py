@@ -1,4 +1,4 @@
-"""CLI reflect (SPEC §9.8): `reflect decay` scales the confidence of memories left unused;
+"""CLI reflect (docs/guide/graph.md): `reflect decay` scales the confidence of memories left unused;
 `reflect similar` names the pairs of items that say nearly the same (it writes nothing)."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from typing import Any
 from cortex_hooks.api import reflect as api
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import similarity
-from cortex_hooks.texts import reflect as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -54,7 +53,7 @@ def run_decay(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json({"affected": len(entities), "dry_run": args.dry_run, "entities": entities})
     else:
-        render.say(texts.decayed(entities, days=args.days, scope=where.scope, dry_run=args.dry_run))
+        render.say(api.decayed(entities, days=args.days, scope=where.scope, dry_run=args.dry_run))
     return 0
 
 
@@ -63,5 +62,5 @@ def run_similar(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json({"pairs": found, "count": len(found), "dry_run": True})
     else:
-        render.say(texts.similar(found, args.threshold))
+        render.say(api.near_pairs(found, args.threshold))
     return 0

@@ -1,5 +1,5 @@
 """The CLI's output channels: `--json` prints the data as stored, a person's text goes to stdout,
-a note beside it to stderr (the texts themselves: cortex_hooks.texts)."""
+a note beside it to stderr (the texts themselves: beside each result in cortex_hooks.api)."""
 
 from __future__ import annotations
 

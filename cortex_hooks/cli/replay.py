@@ -1,4 +1,4 @@
-"""CLI replay (SPEC §15): what the guard would have done with past tool calls; writes nothing.
+"""CLI replay: what the guard would have done with past tool calls; writes nothing.
 The work is api.replay; this parses and prints, with progress on a terminal."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from cortex_hooks.api import replay as api
+from cortex_hooks.api.replay import replayed
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts.replay import replayed
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""CLI surface (SPEC §9.6): write the push surface, `.claude/cortex-memory.local.md`, now."""
+"""CLI surface (docs/guide/surface.md): write the push surface, `.claude/cortex-memory.local.md`, now."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import surface as api
+from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.install import surface_import
-from cortex_hooks.texts.words import clean
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""CLI team (SPEC §17): the team file's list, adding a learning of this project to it, trusting it,
+"""CLI team (docs/guide/team.md): the team file's list, adding a learning of this project to it, trusting it,
 muting one of its learnings for yourself, checking it (CI). The work is api.team; this parses
 and prints."""
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from cortex_hooks.api import team as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts import team as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -43,25 +42,25 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     listed = api.listing(database.of(args), database.notes())
-    render.emit_json(listed) if args.json else render.say(texts.listing(listed))
+    render.emit_json(listed) if args.json else render.say(api.listed(listed))
     return 0
 
 
 def run_add(args: argparse.Namespace) -> int:
     result = api.add(database.of(args), args.team_id, args.learning, database.notes())
-    render.emit_json(result) if args.json else render.say(texts.added(result))
+    render.emit_json(result) if args.json else render.say(api.added(result))
     return 0
 
 
 def run_trust(args: argparse.Namespace) -> int:
     result = api.trust(database.of(args), database.notes())
-    render.emit_json(result) if args.json else render.say(texts.trusted(result))
+    render.emit_json(result) if args.json else render.say(api.trusted(result))
     return 0
 
 
 def run_mute(args: argparse.Namespace) -> int:
     result = api.mute(database.of(args), args.team_id, muted=args.muted)
-    render.emit_json(result) if args.json else render.say(texts.muted(result))
+    render.emit_json(result) if args.json else render.say(api.muted(result))
     return 0
 
 
@@ -69,5 +68,5 @@ def run_check(args: argparse.Namespace) -> int:
     from cortex_hooks.api import team_check
 
     result = team_check.check()
-    render.emit_json(result) if args.json else render.say(texts.checked(result))
+    render.emit_json(result) if args.json else render.say(api.checked(result))
     return 0 if result["ok"] else 1

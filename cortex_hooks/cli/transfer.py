@@ -1,4 +1,4 @@
-"""CLI export and import of the whole memory as one validated JSON file (SPEC §2.2)."""
+"""CLI export and import of the whole memory as one validated JSON file (docs/reference/commands.md)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 from typing import Any
 
 from cortex_hooks.api import transfer as api
+from cortex_hooks.api.wording import clean, count
 from cortex_hooks.cli import database, render
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.texts.words import clean, count
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -97,8 +97,7 @@ def _read(file: str) -> bytes:
 
 def _import_hookify(args: argparse.Namespace) -> int:
     from cortex_hooks.api import hookify
-    from cortex_hooks.texts import hookify as texts
 
     result = hookify.import_rules(database.of(args), args.file, database.notes())
-    render.emit_json(result) if args.json else render.say(texts.imported(result))
+    render.emit_json(result) if args.json else render.say(hookify.imported(result))
     return 0

@@ -8,7 +8,6 @@ from typing import Any
 
 from cortex_hooks.api import upkeep as api
 from cortex_hooks.cli import database, options, render
-from cortex_hooks.texts import upkeep as texts
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -44,7 +43,7 @@ def run_prune(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(counts)
     else:
-        render.say(texts.pruned(counts, dry_run=args.dry_run))
+        render.say(api.pruned(counts, dry_run=args.dry_run))
     return 0
 
 
@@ -53,7 +52,7 @@ def run_stats(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(top)
     else:
-        render.say(texts.most_accessed(top))
+        render.say(api.accessed(top))
     return 0
 
 
@@ -73,5 +72,5 @@ def run_sessions(args: argparse.Namespace) -> int:
     if args.json:
         render.emit_json(listed)
     else:
-        render.say(texts.sessions(listed))
+        render.say(api.session_lines(listed))
     return 0

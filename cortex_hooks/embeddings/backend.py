@@ -1,4 +1,4 @@
-"""Which embedding backend is in force (SPEC §12), and the one instance of it a process keeps.
+"""Which embedding backend is in force (docs/guide/embeddings.md), and the one instance of it a process keeps.
 
 `[embeddings] backend` in config.toml: "auto" (the default) is Voyage when VOYAGE_API_KEY is
 set, else the local model when the extra is installed, else off; "voyage" without a key and

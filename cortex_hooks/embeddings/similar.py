@@ -1,4 +1,4 @@
-"""How alike two items are (SPEC §12, §9.7, §9.8), pure: the cosine of their vectors of one model
+"""How alike two items are, pure: the cosine of their vectors of one model
 with that model's thresholds, else the lexical similarity with its own.
 
 For auto-link in `remember`, and for the similar pairs of reflect and consolidation: pass both

@@ -1,4 +1,4 @@
-"""What an item gives its embedding, pure (SPEC §12): its prose, never code."""
+"""What an item gives its embedding, pure (docs/guide/embeddings.md): its prose, never code."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 class Thresholds(NamedTuple):
     floor: float  # below this cosine an item is no candidate of recall ("nothing found" stays possible)
-    relates: float  # auto-link: a `relates_to` edge at or above (SPEC §9.7)
+    relates: float  # auto-link: a `relates_to` edge at or above (docs/guide/aging.md)
     consolidate: float  # flagged for consolidation, and `reflect similar`'s default
     # Recall's keyword weight follows how alike a database is as a whole to a query (the mean
     # cosine of all its vectors, embeddings.recall.keyword_weight): least at or below `distinct`
@@ -67,7 +67,7 @@ def cosine(first: list[float], second: list[float]) -> float:
 
 def similar(first: bytes | None, second: bytes | None) -> float | None:
     """The cosine of two stored vectors of one model, or None when either is missing: the caller
-    then falls back to the lexical similarity (SPEC §12)."""
+    then falls back to the lexical similarity (docs/guide/embeddings.md)."""
     if first is None or second is None or len(first) != len(second):
         return None
     return cosine(unpack(first), unpack(second))

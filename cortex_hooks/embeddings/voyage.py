@@ -1,4 +1,4 @@
-"""The Voyage AI backend (SPEC §12): `voyage-3.5-lite` over HTTP with the standard library.
+"""The Voyage AI backend (docs/guide/embeddings.md): `voyage-3.5-lite` over HTTP with the standard library.
 
 One JSON POST to {base}/v1/embeddings (VOYAGE_BASE_URL overrides the base) with the key of
 VOYAGE_API_KEY; at most 128 texts a request; the results carry their input's `index`. Any

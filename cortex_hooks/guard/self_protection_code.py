@@ -33,7 +33,7 @@ _SQLITE_WRITES = re.compile(
     r"(?:'([^']*)'|\"([^\"]*)\"|([^\s;'\"]+))"
 )
 AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-_LIBRARY = r"cortex_hooks\s*(?:\.|import)\s*(?:api|store|cli|mcp|upkeep|install|hooks)\b"
+_LIBRARY = r"cortex_hooks\s*(?:\.|import)\s*(?:api|store|cli|mcp|install|hooks)\b"
 
 
 def sqlite(call: Invocation, places: Places, bases: list[str], raw: str) -> Refusal | None:

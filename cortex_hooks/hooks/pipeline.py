@@ -14,8 +14,8 @@ import sys
 from cortex_hooks import agents, boundary, location
 from cortex_hooks.errors import FAILURE, CortexError
 from cortex_hooks.keeper import environment
-from cortex_hooks.scopes import Scope, close, open_scopes
 from cortex_hooks.store.connection import HOOK_WRITE_WAIT
+from cortex_hooks.store.scopes import Scope, close, open_scopes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ def _well_formed(payload: Payload) -> str | None:
     """Lone surrogates in the payload replaced by U+FFFD, in place; a note when there were some."""
     from cortex_hooks import json_values, sanitize
 
-    if sanitize.storable(payload):
+    if json_values.storable(payload):
         return None
     json_values.map_strings(payload, sanitize.well_formed)
     return "a lone surrogate (an invalid \\u escape) in the payload was read as U+FFFD"

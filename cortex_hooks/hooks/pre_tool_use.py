@@ -15,12 +15,12 @@ from __future__ import annotations
 import sys
 
 from cortex_hooks import agents, location
+from cortex_hooks.api import team_file
 from cortex_hooks.guard.call import Call, Origin
 from cortex_hooks.guard.judge import judge
 from cortex_hooks.hooks import pipeline
 from cortex_hooks.judging.in_force import InForce
-from cortex_hooks.scopes import Scope
-from cortex_hooks.upkeep import team_file
+from cortex_hooks.store.scopes import Scope
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

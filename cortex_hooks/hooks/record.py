@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.call import Call, Origin
     from cortex_hooks.guard.hits import Hit
     from cortex_hooks.judging.in_force import InForce
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 
 def recorded(

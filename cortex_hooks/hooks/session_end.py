@@ -16,8 +16,8 @@ from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits
 from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.install import surface_import
-from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions, transaction
+from cortex_hooks.store.scopes import Scope, project_scope
 from cortex_hooks.transcripts import summary as transcript
 
 
@@ -31,10 +31,10 @@ def parse(payload: dict[str, Any], agent: ModuleType | None = None) -> payloads.
 
 def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline.Outcome:
     """Each scope decays once per session (the global one therefore once per session in any
-    project); then the transcript's summary, read once (in the same pass as the outcomes' read of
-    it, where they read it), is stored beside each end. An agent whose
-    session end is not awaited, or that has none (Codex's Stop ends a turn), decays once per day
-    of use instead (upkeep.day_of_use): here its session is only marked ended and summarized."""
+    project); then the transcript's summary, read once (in the same pass as the outcomes' reading
+    of it, where they read it), is stored beside each end. An agent whose session end is not
+    awaited, or that has none (Codex's Stop ends a turn), decays once per day of use instead
+    (hooks.day_of_use): here its session is only marked ended and summarized."""
     notes: list[str] = []
     now = clock.iso(clock.now())
     # The decay first, in its own transaction: it must never wait for, or depend on, the
@@ -43,7 +43,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
         ended = [scope for scope in scopes if _mark_ended(scope, payload, now, notes)]
     else:
         ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
-    # else a repeated SessionEnd: every scope has decayed already, and its summary is stored
+    # a summary only beside an end this call made (a repeated SessionEnd stored it already)
     summarizer = transcript.Summarizer() if ended and payload.transcript_path else None
     started = time.monotonic()
     # a resumed session's end too: what it added may decide; the summary gathered as it reads
@@ -95,12 +95,12 @@ def _outcomes(
 
 
 def _release_recall(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> None:
-    """The resident recall process told this session ended (upkeep.resident): it exits a
+    """The resident recall process told this session ended (api.resident): it exits a
     minute after its last session."""
     project = project_scope(scopes)
     if project is None:
         return
-    from cortex_hooks.upkeep import resident
+    from cortex_hooks.api import resident
 
     user = next((other.path for other in scopes if other.is_global), location.global_database())
     resident.end(project.path, user, location.hook_project(payload.cwd), payload.session_id)
@@ -169,8 +169,8 @@ def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list
     yet, both within a small share of the budget (one file and one chunk at least); what is left
     waits for the next session end (or recall). A busy database costs nothing but the wait: the
     files are read again next time."""
+    from cortex_hooks.api import claude_files as claude_memory
     from cortex_hooks.capture import remembering
-    from cortex_hooks.upkeep import claude_memory
 
     now = clock.iso(clock.now())
     deadline = min(_STARTED + CAPTURE_UNTIL, time.monotonic() + REMEMBERED_BUDGET)
@@ -240,7 +240,7 @@ def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     try:
         if not config.surface or not surface_import.wanted(project):
             return
-        from cortex_hooks.upkeep import surface
+        from cortex_hooks.api import surface_update as surface
 
         result = surface.refresh(
             scopes, project, budget=config.surface_budget, now=clock.now(), cli=location.cli_command()
@@ -263,9 +263,9 @@ def _lifecycle(scope: Scope, notes: list[str]) -> None:
     lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time
 
+    from cortex_hooks.api import lifecycle_pass as lifecycle
     from cortex_hooks.store import lifecycle as lifecycle_store
     from cortex_hooks.store.transaction import Transaction, locked
-    from cortex_hooks.upkeep import lifecycle
 
     half_lives = location.config_for(scope.path).half_lives
     try:

@@ -27,7 +27,7 @@ from cortex_hooks.transcripts import calls, formats
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
     from cortex_hooks.transcripts.summary import Summarizer
 
 OPEN_DAYS = store.OPEN_DAYS
@@ -262,7 +262,7 @@ def _rewrites(
 ) -> None:
     """Capture's proposals of the rewrites the agent's own retries show (docs/guide/outcomes.md), into the
     project's database when capture is on there: never a failed session end."""
-    from cortex_hooks.scopes import project_scope
+    from cortex_hooks.store.scopes import project_scope
 
     project = project_scope(scopes)
     if project is None:

@@ -9,15 +9,15 @@ from types import ModuleType
 from typing import Any
 
 from cortex_hooks import agents, clock, location
+from cortex_hooks.api import startup
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import hand_edits, review
 from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.judging import protocol
-from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import learnings, pending, sessions
 from cortex_hooks.store.connection import Transaction, upgrade_notes
+from cortex_hooks.store.scopes import Scope, project_scope
 from cortex_hooks.store.transaction import locked
-from cortex_hooks.upkeep import startup
 
 
 def main() -> int:
@@ -37,7 +37,7 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
         _start(scope, payload, now, notes)
         _kept(scope, project, notes)
         if agent is not None and agent.DECAY == "day":  # no session end is awaited: decay by the day
-            from cortex_hooks.upkeep import day_of_use
+            from cortex_hooks.hooks import day_of_use
 
             try:
                 day_of_use.decay(scope, agent.NAME, now, notes)
@@ -77,13 +77,13 @@ def _claude_code(text: str | None, message: str | None) -> dict[str, Any] | None
 
 
 def _keep_recall_warm(scopes: list[Scope], project: str, session: str) -> None:
-    """The session's command-line recalls answered warm (upkeep.resident), when semantic recall
+    """The session's command-line recalls answered warm (api.resident), when semantic recall
     runs the local model for the project's database."""
     scope = project_scope(scopes)
     if scope is None:
         return
+    from cortex_hooks.api import resident
     from cortex_hooks.embeddings.backend import in_force
-    from cortex_hooks.upkeep import resident
 
     user = next((other.path for other in scopes if other.is_global), location.global_database())
     setting = in_force(location.config_for(scope.path).embeddings)
@@ -96,14 +96,14 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
     scope = project_scope(scopes)
     if scope is None:
         return None
+    from cortex_hooks.api import team_file
     from cortex_hooks.guard import team
     from cortex_hooks.store import team as team_store
-    from cortex_hooks.upkeep import team_file
 
     try:
         notes += team_file.refresh(scope.connection, project, scope.path)
         if team_store.trusted(scope.connection):
-            from cortex_hooks.upkeep.team_read import HELD
+            from cortex_hooks.api.team_read import HELD
 
             state = team_store.state(scope.connection)
             return HELD if state is not None and HELD in str(state["problems"]) else None
@@ -184,7 +184,7 @@ def _start(scope: Scope, payload: payloads.SessionStartPayload, now: datetime, n
         except (sqlite3.Error, ValueError) as error:  # pruning never costs the agent its context
             _skipped(notes, f"{scope.name} pruning skipped", error)
     try:  # a new version's packs (SPEC §14): updated by slug, the user's state kept
-        from cortex_hooks.upkeep import pack_refresh
+        from cortex_hooks.api import pack_refresh
 
         pack_refresh.refresh(scope, now, config.policy.start)
     except (sqlite3.Error, CortexError) as error:  # never costs the agent its context

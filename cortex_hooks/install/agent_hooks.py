@@ -1,4 +1,4 @@
-"""Our hooks in the other agents' own hook files (SPEC §22), pure: where each file is, our entries
+"""Our hooks in the other agents' own hook files, pure: where each file is, our entries
 merged in and taken out, never touching another entry.
 
 - codex: `.codex/hooks.json` (project) or `$CODEX_HOME/hooks.json` (user): PreToolUse,

@@ -1,6 +1,6 @@
 """Where Claude Code keeps a project's own files in its configuration folder: the folder name it
-makes of a path, a session's transcripts folder and the project's auto-memory folder (SPEC §15,
-§18). Read from Claude Code 2.1.197's code and confirmed with the real client
+makes of a path, a session's transcripts folder and the project's auto-memory folder
+(docs/guide/claude-memory.md). Read from Claude Code 2.1.197's code and confirmed with the real client
 (tests/test_claude_code_memory.py); nothing here writes.
 
 - The configuration folder is `CLAUDE_CONFIG_DIR`, else `~/.claude`.

@@ -1,4 +1,4 @@
-"""What install adds so that the client and the operating system guard the guard (SPEC §21), pure:
+"""What install adds so that the client and the operating system guard the guard, pure:
 Claude Code permission deny rules for the guard's files — the file tools are then refused by the
 client itself, and with Claude Code's sandbox on the same paths are read-only to Bash — and the
 places a wiring lives out of the project's reach.
@@ -26,11 +26,6 @@ USER_RULES = (
     "Edit(~/.claude/memory/**)",
     "Edit(~/.local/state/cortex-hooks/**)",
 )
-MANAGED = {  # managed settings, by platform: written by `install --managed`, guarded like the rest
-    "linux": "/etc/claude-code/managed-settings.json",
-    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
-    "win32": "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
-}
 
 
 def rules_for(scope: str) -> tuple[str, ...]:
@@ -68,11 +63,3 @@ def _deny_list(settings: dict[str, Any], path: str) -> list[Any]:
         raise CortexError(f"{path}: permissions.deny is not a list; {UNTOUCHED}", USAGE)
     rules: list[Any] = permissions["deny"]
     return rules
-
-
-def managed_path(platform: str) -> str:
-    """Where managed settings live on this platform (CortexError: none known)."""
-    found = MANAGED.get(platform) or (MANAGED["linux"] if platform.startswith("linux") else None)
-    if found is None:
-        raise CortexError(f"no managed settings location is known for {platform}", USAGE)
-    return found

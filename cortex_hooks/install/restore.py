@@ -31,7 +31,7 @@ def before_install(path: str, text: str, settings: ClaudeSettings) -> str | None
         return None
     original = raw.decode("utf-8")
     candidates = []
-    for rules in (guarding.PROJECT_RULES, guarding.USER_RULES):  # the scope's deny rules (SPEC §21)
+    for rules in (guarding.PROJECT_RULES, guarding.USER_RULES):  # the scope's deny rules
         reinstalled, _ = installed(earlier, {event: commands[0] for event, commands in found.items()})
         try:
             guarding.denied(reinstalled, rules, path)

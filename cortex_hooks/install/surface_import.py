@@ -1,7 +1,7 @@
 """The line of the project's `CLAUDE.local.md` that makes Claude Code read the push surface, pure.
 
 Claude Code (2.1.197) does not load `.claude/*.local.md` files by itself; it follows `@path`
-imports in `CLAUDE.local.md` (SPEC §9.6). `install` adds the line once, `uninstall` takes away
+imports in `CLAUDE.local.md` (docs/guide/surface.md). `install` adds the line once, `uninstall` takes away
 exactly what install added, so the rest of the file keeps its bytes:
 
 - a file that ends with a line end gets `LINE` and a line end; one that does not gets a line end
@@ -17,7 +17,7 @@ import os
 LINE = "@.claude/cortex-memory.local.md"
 FILENAME = "CLAUDE.local.md"
 SURFACE = os.path.join(".claude", "cortex-memory.local.md")  # the file the line imports
-START = "<!-- CORTEX:START -->"  # our block in that file lies between these (upkeep.surface_file)
+START = "<!-- CORTEX:START -->"  # our block in that file lies between these (api.surface_file)
 END = "<!-- CORTEX:END -->"
 MAX_BYTES = 1024 * 1024  # of CLAUDE.local.md read to find the line
 

@@ -22,7 +22,7 @@ SCRIPTS = {
     "SessionEnd": "cortex-session-end",
 }
 MATCHERS = {"PreToolUse": "*"}  # the session events take no matcher: every source, every reason
-TIMEOUT = 30  # seconds; for SessionEnd it also lifts Claude Code's 1.5 s budget (SPEC §4.5)
+TIMEOUT = 30  # seconds; for SessionEnd it also lifts Claude Code's 1.5 s budget
 
 ClaudeSettings = dict[str, Any]
 
@@ -191,7 +191,7 @@ def weakened(before: str | None, after: str | None) -> list[str]:
     no such file; for `after`, a text that cannot be known), in words (empty: nothing). Ours are
     lost when a handler of ours goes or changes (its command, matcher, timeout …), when the file
     stops being settings Claude Code reads (it then ignores the whole file), when
-    `disableAllHooks` turns on, or when our plugin is disabled (SPEC §19)."""
+    `disableAllHooks` turns on, or when our plugin is disabled (docs/guide/selfguard.md)."""
     old = _loaded(before)
     held = _ours(old) if old is not None else set()
     plugins = _enabled_plugins(old)

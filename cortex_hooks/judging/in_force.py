@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.protected import Refusal
     from cortex_hooks.guard.rewrite import Correction
     from cortex_hooks.notes import Notes
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
     Protection = Callable[[str, dict[str, Any], object], Refusal | None]
 

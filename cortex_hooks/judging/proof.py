@@ -10,10 +10,10 @@ from typing import Any
 from cortex_hooks import clock
 from cortex_hooks.guard import examples
 from cortex_hooks.judging.in_force import InForce
-from cortex_hooks.scopes import Scope
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store import scratch
 from cortex_hooks.store.connection import open_database
+from cortex_hooks.store.scopes import Scope
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

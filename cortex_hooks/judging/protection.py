@@ -11,7 +11,6 @@ import sys
 from cortex_hooks import location, regular_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import protected, self_protection
-from cortex_hooks.install import guarding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ def of_rewrite(pattern: str, template: str) -> str | None:
 def places(cwd: str, project: str | None = None) -> protected.Places:
     """The protected places of a call made in `cwd`: the project's database (that of the project
     Claude Code names, and of the cwd), a CORTEX_DB, the global one, and the settings files of
-    those projects and of the user — Claude Code's and the other agents' (location.agent_files)."""
+    those projects and of the user — Claude Code's and the other agents' (agent_files)."""
     home = os.path.expanduser("~")
     projects = {project or os.path.abspath(location.hook_project(cwd)), cwd}
     databases = [os.path.join(folder, location.DIRECTORY, location.FILENAME) for folder in projects]
@@ -64,8 +63,8 @@ def places(cwd: str, project: str | None = None) -> protected.Places:
         for folder in (*projects, home)
         for name in protected.SETTINGS_NAMES
     ]
-    settings.append(guarding.managed_path(sys.platform))  # an administrator's: never the agent's to write
-    settings += location.agent_files(projects, home)
+    settings.append(location.managed_path(sys.platform))  # an administrator's: never the agent's to write
+    settings += agent_files(projects, home)
     variables = {"HOME": home, "PWD": cwd}
     for name in protected.VARIABLES[2:]:
         if os.environ.get(name):
@@ -104,3 +103,17 @@ def _current(path: str) -> str | None:
         return regular_file.read_small(path, 1 << 20).decode("utf-8")
     except (OSError, UnicodeDecodeError, ValueError):
         return None
+
+
+def agent_files(projects: set[str] | list[str], home: str) -> list[str]:
+    """The other agents' settings and hook files of these projects and of the user (SPEC §22):
+    where `install --agent` writes, and the files that could switch those hooks off."""
+    found: list[str] = []
+    user_codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
+    user_copilot = os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")
+    for folder in (*projects, home):
+        found += [os.path.join(folder, parent, name) for parent, name in sorted(protected.AGENT_SETTINGS)]
+        found.append(os.path.join(folder, ".github", "hooks", "cortex-hooks.json"))
+    found += [os.path.join(user_codex, "hooks.json"), os.path.join(user_codex, "config.toml")]
+    found.append(os.path.join(user_copilot, "hooks", "cortex-hooks.json"))
+    return found

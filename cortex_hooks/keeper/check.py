@@ -1,4 +1,4 @@
-"""What a hook does before it judges a call (SPEC §21): every kept database and watched file
+"""What a hook does before it judges a call: every kept database and watched file
 compared with what cortex-hooks last left, a weakening put back from the keeper's copy, and what
 was put back told — to the person (a systemMessage) and to the model.
 
@@ -16,7 +16,7 @@ from cortex_hooks.store import keeper
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 KEYS = ("inode", "schema", "version", "changes")
 
@@ -125,12 +125,13 @@ def watched(database: str, project: str | None) -> dict[str, str]:
     settings file of the project and the user that the agent could write, whether it holds our
     hooks or not (`disableAllHooks` or an `env` entry in any of them would reach the guard), and
     the other agents' settings and hook files (their hooks dropped or switched off is put back)."""
+    from cortex_hooks.judging import protection
     from cortex_hooks.keeper import environment
 
     found = {location.config_path(database): "config"}
     found.update(dict.fromkeys(environment.writable_settings(project) if project else [], "settings"))
-    if project:  # the other agents' settings and hook files, of the project and the user (SPEC §22)
-        found.update(dict.fromkeys(location.agent_files([project], os.path.expanduser("~")), "agent"))
+    if project:  # the other agents' settings and hook files, of the project and the user
+        found.update(dict.fromkeys(protection.agent_files([project], os.path.expanduser("~")), "agent"))
     return found
 
 

@@ -1,4 +1,4 @@
-"""The environment a hook and the MCP server trust (SPEC §21): nothing the agent can write turns
+"""The environment a hook and the MCP server trust: nothing the agent can write turns
 the guard off or points it elsewhere.
 
 Claude Code hands its hooks and MCP servers the variables of a settings file's `env` block, and

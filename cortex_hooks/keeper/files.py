@@ -1,4 +1,4 @@
-"""The guard's files the keeper watches (SPEC §21): each database's config file, and the settings
+"""The guard's files the keeper watches: each database's config file, and the settings
 files that hold the hooks' wiring. Each is kept as cortex-hooks last accepted it, in the keeper's
 folder; a change another program made is compared with that copy: one that weakens the guard is
 put back (the changed file set aside, the person told the command that makes it for real), any

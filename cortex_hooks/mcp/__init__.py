@@ -1,1 +1,1 @@
-"""The MCP front door (SPEC §11): a stdio JSON-RPC server whose tools run the CLI's own commands."""
+"""The MCP front door (docs/guide/mcp.md): a stdio JSON-RPC server whose tools run the CLI's own commands."""

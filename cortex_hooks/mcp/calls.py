@@ -1,5 +1,5 @@
 """Each MCP tool's call: its checked arguments (models.py) given to the library, the result
-rendered as the text the CLI prints for the same command (cortex_hooks.texts).
+rendered as the text the CLI prints for the same command (the texts beside each result in cortex_hooks.api).
 
 Where the CLI's argument parser refuses a combination (`--archived` with `--all`, an id below 1),
 the tool refuses it here in the parser's words, so a reason reads the same from both doors.
@@ -57,7 +57,7 @@ def _learning(checked: models.AddLearning | models.UpdateLearning) -> dict[str, 
 
 def add_learning(checked: models.AddLearning, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import learnings
-    from cortex_hooks.texts.learnings import added
+    from cortex_hooks.api.learnings import added
 
     given = _learning(checked)
     if checked.auto_block:
@@ -71,7 +71,7 @@ def add_learning(checked: models.AddLearning, databases: Databases, notes: Notes
 
 def update_learning(checked: models.UpdateLearning, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import learnings
-    from cortex_hooks.texts.learnings import update_command, updated
+    from cortex_hooks.api.learnings import update_command, updated
 
     learning_id = _record_id("update", checked.id)
     given = _learning(checked)
@@ -89,7 +89,7 @@ MODEL_WIDTH = 172  # the model's list of learnings: each line as the CLI's was b
 
 def list_learnings(checked: models.ListLearnings, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import learnings
-    from cortex_hooks.texts.learnings import table
+    from cortex_hooks.api.learnings import table
 
     if checked.archived and checked.all:
         raise _usage("list", "argument --all: not allowed with argument --archived")
@@ -99,8 +99,7 @@ def list_learnings(checked: models.ListLearnings, databases: Databases, notes: N
 
 
 def run_pruning(checked: models.RunPruning, databases: Databases, notes: Notes) -> str:
-    from cortex_hooks.api.upkeep import prune
-    from cortex_hooks.texts.upkeep import pruned
+    from cortex_hooks.api.upkeep import prune, pruned
 
     try:
         counts = prune(databases, notes, dry_run=checked.dry_run, may_weaken=False)
@@ -110,9 +109,8 @@ def run_pruning(checked: models.RunPruning, databases: Databases, notes: Notes) 
 
 
 def recall(checked: models.Recall, databases: Databases, notes: Notes) -> str:
-    from cortex_hooks.api.recall import LIMIT, archived
+    from cortex_hooks.api.recall import LIMIT, archived, results
     from cortex_hooks.api.recall import recall as found
-    from cortex_hooks.texts.recall import results
 
     scopes = {"both": ("project", "global"), "project": ("project",), "global": ("global",)}[checked.scope]
     limit = LIMIT if checked.limit is None else checked.limit
@@ -129,7 +127,7 @@ def recall(checked: models.Recall, databases: Databases, notes: Notes) -> str:
 
 def remember(checked: models.Remember, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api.memories import remember as stored
-    from cortex_hooks.texts.memories import remembered
+    from cortex_hooks.api.memories import remembered
 
     names = ("content", "type", "summary", "priority", "tags")
     given: dict[str, Any] = {
@@ -142,7 +140,7 @@ def remember(checked: models.Remember, databases: Databases, notes: Notes) -> st
 
 def forget(checked: models.Forget, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import forget as api
-    from cortex_hooks.texts.memories import forgotten
+    from cortex_hooks.api.forget import forgotten
 
     if checked.id is not None:
         _record_id("forget", checked.id)
@@ -156,14 +154,14 @@ def forget(checked: models.Forget, databases: Databases, notes: Notes) -> str:
 
 def index_code(checked: models.IndexCode, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api.index_code import index_code as indexed_now
-    from cortex_hooks.texts.memories import indexed
+    from cortex_hooks.api.index_code import indexed
 
     return indexed(indexed_now(databases, checked.path, checked.prose, notes))
 
 
 def consolidate(checked: models.Consolidate, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api.consolidate import consolidate as merged
-    from cortex_hooks.texts.consolidate import outcome, undo
+    from cortex_hooks.api.consolidate import outcome, undo
 
     result = merged(databases, dry_run=checked.dry_run)
     again = undo(result.checkpoint, databases.scope) if result.checkpoint else None
@@ -172,17 +170,16 @@ def consolidate(checked: models.Consolidate, databases: Databases, notes: Notes)
 
 def reflect(checked: models.Reflect, databases: Databases, notes: Notes) -> str:
     from cortex_hooks.api import reflect as api
-    from cortex_hooks.texts import reflect as texts
 
     if checked.action == "decay":
         days = api.DAYS if checked.days is None else checked.days
         entities = api.decay(databases, days=days, dry_run=checked.dry_run)
-        return texts.decayed(entities, days=days, scope=databases.scope, dry_run=checked.dry_run)
+        return api.decayed(entities, days=days, scope=databases.scope, dry_run=checked.dry_run)
     from cortex_hooks.memory.similarity import CONSOLIDATE
 
     threshold = CONSOLIDATE if checked.threshold is None else checked.threshold
     limit = api.LIMIT if checked.limit is None else checked.limit
-    return texts.similar(api.similar(databases, notes, threshold=threshold, limit=limit), threshold)
+    return api.near_pairs(api.similar(databases, notes, threshold=threshold, limit=limit), threshold)
 
 
 def snapshot(checked: models.NoArguments, databases: Databases, notes: Notes) -> str:
@@ -192,8 +189,8 @@ def snapshot(checked: models.NoArguments, databases: Databases, notes: Notes) ->
 
 
 def access_stats(checked: models.NoArguments, databases: Databases, notes: Notes) -> str:
+    from cortex_hooks.api.upkeep import accessed as most_accessed
     from cortex_hooks.api.upkeep import most_accessed as top
-    from cortex_hooks.texts.upkeep import most_accessed
 
     return most_accessed(top(databases))
 

@@ -7,7 +7,6 @@ front doors cannot disagree.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -161,7 +160,8 @@ MODELS: dict[str, type[_Arguments]] = {
 
 
 def schema(name: str) -> dict[str, Any]:
-    """The JSON schema of a tool's arguments, as tools/list sends it (see schemas.py): an optional
+    """The JSON schema of a tool's arguments, as tools/list sends it (built when the client first
+    lists the tools): an optional
     argument is shown as its type alone, not as "that type or null"."""
     generated = MODELS[name].model_json_schema(by_alias=True)
     generated.pop("title", None)
@@ -172,29 +172,3 @@ def schema(name: str) -> dict[str, Any]:
             del field["anyOf"], field["default"]
             generated["properties"][name_] = {**next(c for c in choices if c != {"type": "null"}), **field}
     return generated
-
-
-def schemas_source() -> str:
-    """The text of schemas.py, from these models."""
-    text = json.dumps({name: schema(name) for name in MODELS}, indent=1)
-    return f'''"""The JSON schemas of the MCP tools' arguments, generated from models.py ahead of time so that
-tools/list never waits for pydantic's import (tests/test_mcp.py keeps the two in step; to write it
-again: python -c 'from cortex_hooks.mcp import models; models.write_schemas()')."""
-
-from __future__ import annotations
-
-import json
-from typing import Any
-
-SCHEMAS: dict[str, Any] = json.loads(
-    r"""
-{text}
-"""
-)
-'''
-
-
-def write_schemas() -> None:
-    import pathlib
-
-    pathlib.Path(__file__).with_name("schemas.py").write_text(schemas_source(), encoding="utf-8")

@@ -109,11 +109,11 @@ BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
 def listing() -> list[dict[str, Any]]:
-    """The tools as tools/list describes them (the schemas are generated ahead: schemas.py)."""
-    from cortex_hooks.mcp.schemas import SCHEMAS
+    """The tools as tools/list describes them, each schema built from its model (models.py)."""
+    from cortex_hooks.mcp.models import schema
 
     return [
-        {"name": tool.name, "description": tool.description, "inputSchema": SCHEMAS[tool.name]}
+        {"name": tool.name, "description": tool.description, "inputSchema": schema(tool.name)}
         for tool in TOOLS
     ]
 

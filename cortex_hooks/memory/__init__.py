@@ -1,2 +1,2 @@
-"""The memory's pure domain (SPEC §9): records, ranking, similarity; its SQL is in store/, its
+"""The memory's pure domain (docs/guide/memories.md): records, ranking, similarity; its SQL is in store/, its
 commands in cli/."""

@@ -1,4 +1,4 @@
-"""Claude Code's memory files cut into what recall returns, pure (SPEC §18): an auto-memory topic
+"""Claude Code's memory files cut into what recall returns, pure: an auto-memory topic
 file (one fact, under a frontmatter) is one chunk; any other file (`MEMORY.md`, a `CLAUDE.md`, a
 rule file) one chunk per heading's section, and the text before its first heading one more."""
 

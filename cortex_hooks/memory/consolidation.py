@@ -1,13 +1,13 @@
-"""What a consolidation merges (SPEC §9.7), pure: the flagged groups, each group's survivor, the plan.
+"""What a consolidation merges, pure: the flagged groups, each group's survivor, the plan.
 
 A group is a connected component of the flagged pairs (two memories found nearly the same,
-similarity ≥ 0.85, when one of them was stored). Its survivor is the member of highest rank (§9.4:
+similarity ≥ 0.85, when one of them was stored). Its survivor is the member of highest rank (memory.rank:
 centrality over the whole graph, the usage term over the group), ties to the oldest (smallest id);
 it takes the union of the group's tags (its own first, then each other member's in id order) and
 stays pinned if any member was pinned. Every other member becomes `superseded`.
 
 The survivor keeps its own content. `plan` takes a `merge` function for the day an LLM is
-configured (SPEC §10.4): given the group, survivor first, it returns the merged content. None exists
+configured: given the group, survivor first, it returns the merged content. None exists
 yet, so the CLI passes none.
 """
 
@@ -74,7 +74,7 @@ def groups(pairs: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
 
 
 def survivor(members: Sequence[Candidate], max_in_degree: int) -> Candidate:
-    """The member of highest rank (§9.4); of equal ranks, the oldest."""
+    """The member of highest rank (memory.rank); of equal ranks, the oldest."""
     max_log = max(rank.access_log(member.access_count) for member in members)
 
     def score(member: Candidate) -> tuple[float, int]:
@@ -118,7 +118,7 @@ def plan(
 
 
 def trigger(extractions: int, active: int) -> str | None:
-    """Why `consolidate --auto` runs now (SPEC §9.7), or None when no trigger is met."""
+    """Why `consolidate --auto` runs now (docs/guide/aging.md), or None when no trigger is met."""
     if extractions >= EXTRACTIONS_TRIGGER:
         return f"{extractions} extractions since the last consolidation (trigger: {EXTRACTIONS_TRIGGER})"
     if active > ACTIVE_TRIGGER:

@@ -1,4 +1,4 @@
-"""pydantic models of the edges between memories, as shown and as imported (SPEC §9.2, §9.7).
+"""pydantic models of the edges between memories, as shown and as imported.
 
 Apart from the memory records: the `from` alias needs pydantic's Field, whose import `remember`
 need not pay.

@@ -1,4 +1,4 @@
-"""What a person or the agent gives for a memory (SPEC §9.1), checked with the standard library.
+"""What a person or the agent gives for a memory (docs/guide/memories.md), checked with the standard library.
 
 One function per rule. `checked` applies them for remember, memories update and index-code
 without importing pydantic (its import and a model's first build were half of `remember`'s time);
@@ -19,7 +19,7 @@ TAG_LENGTH = 100
 PRIORITIES = (1, 10)
 DEFAULT_TYPE: vocabulary.MemoryType = "context"
 DEFAULT_PRIORITY = 5
-DEFAULT_CONFIDENCE = 70  # hundredths (§9.1)
+DEFAULT_CONFIDENCE = 70  # hundredths (docs/guide/memories.md)
 
 
 class MemoryFields(NamedTuple):
@@ -33,7 +33,7 @@ class MemoryFields(NamedTuple):
     pinned: bool = False
 
     def stored_summary(self) -> str:
-        """The summary as stored: the one given, else the first line of the content (§9.1)."""
+        """The summary as stored: the one given, else the first line of the content."""
         return self.summary or summary_of(self.content)
 
 

@@ -1,4 +1,4 @@
-"""How a memory ages (SPEC §9.5), pure: its confidence curve, when it is archived and pruned, and
+"""How a memory ages (docs/guide/aging.md), pure: its confidence curve, when it is archived and pruned, and
 when its stored state must next be looked at.
 
     confidence = c0 · 0.5^(days since the last confirmation / half-life)
@@ -15,17 +15,8 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-# Half-lives in days by type; None: never decays (configurable: `[half_lives]` in config.toml).
-HALF_LIVES: dict[str, float | None] = {
-    "architecture": None,
-    "decision": 180.0,
-    "pattern": 90.0,
-    "gotcha": 60.0,
-    "context": 30.0,
-    "progress": 7.0,
-    "code_description": None,
-    "code": None,
-}
+from cortex_hooks.config import HALF_LIVES
+
 LOW = 25  # hundredths: a memory "below 0.25" ...
 ARCHIVE_AFTER = 7.0  # ... for this many days running is archived
 PRUNE_AFTER = 90.0  # days an archived memory stays untouched before it is pruned
@@ -75,7 +66,7 @@ def reaches(c0: int, value: float, half: float) -> float:
 
 
 class Aging:
-    """What the lifecycle reads of one memory (checked first: cortex_hooks.upkeep.lifecycle.read)."""
+    """What the lifecycle reads of one memory (checked first: cortex_hooks.api.lifecycle_pass.read)."""
 
     __slots__ = (
         "access_count",

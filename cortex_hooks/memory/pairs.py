@@ -1,4 +1,4 @@
-"""Similar pairs among many texts (SPEC §9.8), pure: every pair whose Jaccard similarity
+"""Similar pairs among many texts (docs/guide/graph.md), pure: every pair whose Jaccard similarity
 (memory.similarity) reaches a threshold, without comparing every pair with every other.
 
 Prefix filtering with pairs of words (Wang, Li, Feng: "Can we beat the prefix filtering?", 2012):

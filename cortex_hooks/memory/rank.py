@@ -1,4 +1,4 @@
-"""How a memory is ranked (SPEC §9.4, the plan's FR-022), pure: one formula for every kind.
+"""How a memory is ranked (docs/guide/memories.md, the plan's FR-022), pure: one formula for every kind.
 
     rank = confidence·0.5 + priority/10·0.2 + centrality·0.15 + log(access_count+1)/max_log·0.15
 

@@ -1,4 +1,4 @@
-"""What recall returns, pure (SPEC §9.3, §12): the words of a query, and found rows ranked.
+"""What recall returns, pure: the words of a query, and found rows ranked.
 
 Relevance, from the found rows' signals (chosen on several labelled sets at once, short project
 notes and long conversations: benchmarks/quality, docs/internals/recall-quality.md):
@@ -15,8 +15,8 @@ notes and long conversations: benchmarks/quality, docs/internals/recall-quality.
   itself ends in a question mark loses QUESTION: it asks, it does not tell (a quarter of a
   conversation's turns are questions, and a question is near another by its words and its shape).
 The rank score (memory.rank) only breaks near-ties: it moves a relevance by at most RANK_TIEBREAK
-(each recall adds accesses, and a heavier rank weight measured worse, SPEC §12). The score shown
-is that sum mapped into [0, 1) (`shown`). Best first; at equal scores the project before the
+(each recall adds accesses, and a heavier rank weight measured worse: see docs/guide/embeddings.md).
+The score shown is that sum mapped into [0, 1) (`shown`). Best first; at equal scores the project before the
 global scope, then the older item.
 """
 
@@ -72,7 +72,7 @@ _SYMBOLS = re.compile(r"[^\w\s\x00-\x7f]+")
 
 def query_symbols(text: str) -> list[str]:
     """The symbols of a query that has no word (`🚀`, `→`, `👍🏽`), each searched as it is written
-    (SPEC §9.3: emoji are searched too), since the full-text index keeps only words. ASCII
+    (docs/guide/memories.md: emoji are searched too), since the full-text index keeps only words. ASCII
     punctuation alone is no query."""
     units: list[str] = []
     for run in _SYMBOLS.findall(text):
@@ -170,10 +170,10 @@ def ranked(found: list[Found], limit: int) -> list[dict[str, object]]:
             "score": round(score, 4),
             "tags": json.loads(str(item.row["tags"] or "[]")),
             "path": item.row["path"],
-            # "claude-code": a chunk of its memory files; "team": a line of the team file (SPEC §17)
+            # "claude-code": a chunk of its memory files; "team": a line of the team file (docs/guide/team.md)
             "source": "team" if item.row.get("team") is not None else item.row.get("source", "cortex"),
             **({"line": item.row["line"], "origin": item.row["origin"]} if "line" in item.row else {}),
-            "team": item.row.get("team") is not None,  # from the team file (SPEC §17)
+            "team": item.row.get("team") is not None,  # from the team file (docs/guide/team.md)
         }
         for score, item in scored[:limit]
     ]

@@ -1,4 +1,4 @@
-"""pydantic models of memories as imported and as shown (SPEC §9.1). What a person gives to
+"""pydantic models of memories as imported and as shown (docs/guide/memories.md). What a person gives to
 remember or update is checked without pydantic (memory.given); an imported memory meets the same
 rules, each given's function wrapped as a validator here."""
 

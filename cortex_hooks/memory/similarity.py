@@ -1,4 +1,4 @@
-"""Lexical similarity of two texts, pure (SPEC §9.8): the Jaccard index of their word sets.
+"""Lexical similarity of two texts, pure (docs/guide/graph.md): the Jaccard index of their word sets.
 
 Words are runs of letters and digits, case-folded, accents kept; similarity is the number of
 words two texts share over the number of words in either. 1.0 for identical texts (and for two
@@ -11,7 +11,7 @@ import re
 
 WORD = re.compile(r"[^\W_]+")
 
-RELATES = 0.60  # a `relates_to` edge when a memory is stored (§9.7)
+RELATES = 0.60  # a `relates_to` edge when a memory is stored (docs/guide/aging.md)
 CONSOLIDATE = 0.85  # flagged for consolidation
 
 

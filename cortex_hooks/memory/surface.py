@@ -1,9 +1,9 @@
-"""The push surface's digest (SPEC §9.6), pure: markdown from the memories of both scopes.
+"""The push surface's digest (docs/guide/surface.md), pure: markdown from the memories of both scopes.
 
 Three sections, each entry one sanitized line with its scope when global and the command that
 shows it in full:
 
-- Critical: the pinned memories, then the TOP best-ranked others (rank of §9.4, both scopes);
+- Critical: the pinned memories, then the TOP best-ranked others (memory.rank, both scopes);
 - Context: memories naming the current git branch or a file changed in the working tree, then
   those touched (created, updated or accessed) in the last RECENT_DAYS days;
 - Code index: code descriptions with their paths.
@@ -178,5 +178,5 @@ def _shown(scope: str, row: dict[str, object]) -> dict[str, object]:
         "summary": row["summary"],
         "pinned": bool(row.get("pinned")),
         "path": row.get("path"),
-        "team": row.get("team") is not None,  # from the team file (SPEC §17)
+        "team": row.get("team") is not None,  # from the team file (docs/guide/team.md)
     }

@@ -1,4 +1,4 @@
-"""What the push surface Claude Code read at a session's start lacks, pure (SPEC §24).
+"""What the push surface Claude Code read at a session's start lacks, pure (docs/quickstart.md).
 
 Claude Code reads `.claude/cortex-memory.local.md` (through CLAUDE.local.md's import) while its
 SessionStart hooks run — seen with the real client: a hook that rewrote the file within 0.3 s was

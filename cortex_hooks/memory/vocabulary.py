@@ -1,4 +1,4 @@
-"""The closed sets of the memory model (SPEC §9.1, §9.7), without pydantic: the CLI's choices, the
+"""The closed sets of the memory model, without pydantic: the CLI's choices, the
 stdlib checks' (memory.given) and the pydantic models' types (records, edges, the MCP arguments)."""
 
 from __future__ import annotations

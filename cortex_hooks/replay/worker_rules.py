@@ -14,8 +14,8 @@ from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.judge import Judgment, judge
 from cortex_hooks.judging import protection, protocol
 from cortex_hooks.judging.in_force import InForce
-from cortex_hooks.scopes import Scope, close
 from cortex_hooks.store.connection import open_database
+from cortex_hooks.store.scopes import Scope, close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

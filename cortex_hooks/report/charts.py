@@ -20,7 +20,7 @@ _CONFIG: dict[str, Any] = {
 }  # fmt: skip
 VERDICT_COLORS = {"denies": "#d64545", "asks": "#8e6bd1", "warnings": "#e0a030", "rewrites": "#2f9e8f"}
 MEMORY_COLORS = {"added": "#3b82c4", "recalled": "#2f9e8f", "archived": "#e0a030", "pruned": "#d64545"}
-# what the agent did after a deny, ask or rewrite (SPEC §23): followed, retried, the person answered
+# what the agent did after a deny, ask or rewrite: followed, retried, the person answered
 OUTCOME_COLORS = {"followed": "#2f9e8f", "retried": "#d64545", "asked": "#8e6bd1"}
 LINE = "#3b82c4"
 SPARK_WIDTH, SPARK_HEIGHT = 132, 28

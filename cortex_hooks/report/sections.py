@@ -55,7 +55,7 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
         )
     lead += _after(totals)
     parts = [f'<h2>Activity</h2><p class="lead">{e(lead)}</p>']
-    if report.put_back:  # what the keeper put back (SPEC §21), the latest last
+    if report.put_back:  # what the keeper put back (docs/internals/integrity.md), the latest last
         items = "".join(f"<li>{instant(at)} UTC: {escaped(what, 400)}</li>" for at, what in report.put_back)
         parts.append(
             '<p class="lead">Changes to the guard that cortex-hooks did not make, put back '
@@ -101,7 +101,7 @@ def activity(report: values.Report, drawn: Drawn | None) -> str:
 
 
 def _after(totals: dict[str, int]) -> str:
-    """What the agent did after the window's denies, asks and rewrites (SPEC §23)."""
+    """What the agent did after the window's denies, asks and rewrites (docs/guide/outcomes.md)."""
     caught = totals["denies"] + totals["asks"] + totals["rewrites"]
     if not caught:
         return ""
@@ -180,7 +180,7 @@ def learnings(report: values.Report, drawn: Drawn | None) -> str:
     rows = [_learning_row(report, line, drawn) for line in report.learnings]
     parts.append(_table("Learnings, most matched first", _LEARNING_HEADS, rows, {3, 5, 6, 7, 8}))
     parts.append(_more(len(report.learnings), active, "active learnings", report.run("list")))
-    if report.unproved:  # what the judge found of their own examples (SPEC §20)
+    if report.unproved:  # what the judge found of their own examples (docs/internals/judge.md)
         items = "".join(f"<li>{escaped(line, 300)}</li>" for line in report.unproved)
         parts.append(
             '<p class="lead">Rules the judge does not bear out on their own examples '

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from cortex_hooks import sanitize
-from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
+from cortex_hooks.redact import redact  # the one redactor (docs/guide/selfguard.md)
 
 CELL = 200  # characters of stored text in a table cell
 DETAIL = 600  # characters in an expanded detail (evidence, a memory's summary)

@@ -20,7 +20,7 @@ def since(now: datetime, days: int) -> str:
 
 def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str, Any]:
     """The last `days` days: every learning's matches and what they became, the memories'
-    events, the built-in protection's denials (under its own name, SPEC §20), and the learnings
+    events, the built-in protection's denials (under its own name, docs/internals/judge.md), and the learnings
     matched most."""
     first = since(now, days)
     totals = store.totals(connection, first)
@@ -46,7 +46,7 @@ def window(connection: sqlite3.Connection, now: datetime, days: int) -> dict[str
 
 
 def _retried(connection: sqlite3.Connection, since: str) -> list[dict[str, Any]]:
-    """The learnings the agent retried in the window (SPEC §23), the most retried first, each with
+    """The learnings the agent retried in the window, the most retried first, each with
     its latest retried catch (redacted)."""
     from cortex_hooks.store import outcomes
 

@@ -35,7 +35,7 @@ class Learning:
     ]  # matches, denies, asks, warnings, rewrites; followed, retried, asked: the window's
     last_match: str | None  # an instant, or a day when only the history's day is known
     series: tuple[Point, ...] = ()
-    retried: Retried | None = None  # the latest catch the agent retried (SPEC §23)
+    retried: Retried | None = None  # the latest catch the agent retried (docs/guide/outcomes.md)
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ class Report:
     memory_statuses: dict[str, int]
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
-    unproved: tuple[str, ...] = ()  # each rule whose examples the judge does not bear out (SPEC §20)
-    put_back: tuple[tuple[str, str], ...] = ()  # the keeper's latest events: (when, what) (SPEC §21)
+    unproved: tuple[str, ...] = ()  # each rule whose examples the judge does not bear out
+    put_back: tuple[tuple[str, str], ...] = ()  # the keeper's latest events: (when, what)
     notes: list[str] = field(default_factory=list)  # what was skipped, said on the page
 
     def run(self, verb: str, item: int | None = None) -> str:

@@ -2,7 +2,7 @@
 
     python -m cortex_hooks.resident.server PROJECT_DATABASE GLOBAL_DATABASE PROJECT_ROOT [SESSION]
 
-Started detached by SessionStart (upkeep.resident) for SESSION. One per socket: a lock beside it
+Started detached by SessionStart (api.resident) for SESSION. One per socket: a lock beside it
 makes a second wait a moment for the first to go, then give up. It loads recall's model and
 stored vectors (api.recall.warm), then takes one message per connection: a recall, answered
 with api.recall.recall as the command would have answered it, or a session's notice (another
@@ -27,7 +27,7 @@ from contextlib import closing, suppress
 from typing import Any
 
 from cortex_hooks import __version__
-from cortex_hooks.upkeep import resident
+from cortex_hooks.api import resident
 
 IDLE = 30 * 60.0  # seconds without a message before the process exits
 GRACE = 60.0  # seconds after the last session ended (a /clear ends one session and starts the next)

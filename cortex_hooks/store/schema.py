@@ -655,7 +655,7 @@ MIGRATIONS: list[tuple[str | Callable[[sqlite3.Connection], None], ...]] = [
         "UPDATE guard_state SET changed = 1",  # the file holds the action and the rewrite now
     ),
     # 20: the team file (SPEC §17), `.claude/cortex-team.jsonl`, read into the project database
-    # when its stat changes (upkeep.team_file). `team_file`: the stat and digest of what was read,
+    # when its stat changes (api.team_file). `team_file`: the stat and digest of what was read,
     # the digest `team trust` accepted, and the lines that did not validate (named by doctor and
     # `team check`). `team_entry`: each id of the file and the row holding it (a learning with
     # pack 'team', or a memory), with the digest of its line (an unchanged line is not validated

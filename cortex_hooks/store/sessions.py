@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-DAY_OF_USE = "day of use"  # the reason of an agent's day's decay (upkeep.day_of_use), kept as a session
+DAY_OF_USE = "day of use"  # the reason of an agent's day's decay (hooks.day_of_use), kept as a session
 
 
 def record_start(connection: sqlite3.Connection, session_id: str, source: str, now: str) -> bool:

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from cortex_hooks import clock, location
 from cortex_hooks.config import Config
 from cortex_hooks.guard import pruning, snapshot
-from cortex_hooks.scopes import Scope, project_scope
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
+from cortex_hooks.store.scopes import Scope, project_scope
 from cortex_hooks.text_budget import Section
 
 TYPE_CHECKING = False
@@ -131,12 +131,12 @@ def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) 
 
     if budget < SMALLEST_DIGEST:
         return None
+    from cortex_hooks.api import surface_update as surface
     from cortex_hooks.memory import surface as digest
-    from cortex_hooks.upkeep import surface
 
     if surface_import.imported(folder):
+        from cortex_hooks.api import surface_file
         from cortex_hooks.memory import surface_delta
-        from cortex_hooks.upkeep import surface_file
 
         owner = project_scope(scopes) or scopes[0]
         size = location.config_for(owner.path).surface_budget  # as the file was written

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 REASON = sessions.DAY_OF_USE
 SOURCE = "day-of-use"

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from cortex_hooks import clock
+from cortex_hooks.api import git_state, surface_file
 from cortex_hooks.memory import rank, surface
-from cortex_hooks.scopes import Scope
 from cortex_hooks.store import memories
 from cortex_hooks.store import surface as store
-from cortex_hooks.upkeep import git_state, surface_file
+from cortex_hooks.store.scopes import Scope
 
 
 @dataclass

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from cortex_hooks.scopes import Scope
+    from cortex_hooks.store.scopes import Scope
 
 
 def stale(connection: sqlite3.Connection) -> list[str]:

@@ -4,7 +4,7 @@ Only the memories due for a look are read (store.lifecycle.due, through an index
 next look is written beside it, at the time its stored state next has to change. A pass with a
 deadline (SessionEnd) stops between batches; the rest stays due and the next pass goes on.
 Pruned memories are appended to `pruned.jsonl` beside the database and fsync'd before they are
-deleted (cortex_hooks.upkeep.pruned_file); the caller's transaction holds the deletion and every other
+deleted (cortex_hooks.api.pruned_file); the caller's transaction holds the deletion and every other
 write of the pass.
 """
 
@@ -16,11 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from cortex_hooks import clock, confidence
+from cortex_hooks.api import pruned_file
 from cortex_hooks.memory import lifecycle, vocabulary
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
-from cortex_hooks.upkeep import pruned_file
 
 BATCH = 200  # memories per batch under a deadline (SessionEnd): the deadline is checked between
 WHOLE_BATCH = 5000  # without one (the command)

@@ -1,6 +1,6 @@
 """The team file read into the project database (SPEC §17) when its stat changes, never parsed on
 each tool call: PreToolUse pays one `stat` and one small query, and only the call that finds the
-file changed reads it (upkeep.team_read). SessionStart and the `team` commands do the same."""
+file changed reads it (api.team_read). SessionStart and the `team` commands do the same."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def refresh(connection: sqlite3.Connection, project: str, database: str, *, take
     if current == team_stat.stat(connection) and not taken:
         return []
     from cortex_hooks import location
+    from cortex_hooks.api.team_read import read_in
     from cortex_hooks.store.connection import locked
-    from cortex_hooks.upkeep.team_read import read_in
 
     try:
         return read_in(connection, project, location.config_for(database).policy.start, current, taken=taken)

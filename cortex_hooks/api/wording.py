@@ -26,7 +26,7 @@ def times(number: int) -> str:
     return "once" if number == 1 else f"{number} times"
 
 
-def memories(number: int) -> str:
+def memory_count(number: int) -> str:
     return f"{number} {'memory' if number == 1 else 'memories'}"
 
 

@@ -17,12 +17,16 @@ import os
 import stat
 import sys
 import zlib
+from typing import Any
 
 from cortex_hooks import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
+
+    from cortex_hooks.api.databases import Databases
+    from cortex_hooks.notes import Notes
 
 OFF = "CORTEX_RESIDENT"  # =off: no resident process is started or asked
 PROTOCOL = 1
@@ -165,3 +169,44 @@ def end(project: str, user: str, root: str, session: str) -> None:
     path = socket_path(identity)
     if path is not None and os.path.exists(path):
         ask(path, message(identity, {"session": session, "event": "end"}), NOTICE_TIMEOUT)
+
+
+ANSWER_TIMEOUT = 10.0  # seconds: a warm recall takes milliseconds; a process still warming, longer
+
+
+def recall(
+    databases: Databases,
+    query: str,
+    notes: Notes,
+    *,
+    limit: int,
+    memory_type: str | None,
+    kind: str | None,
+    scopes: tuple[str, ...],
+    peek: bool,
+) -> list[dict[str, Any]] | None:
+    """`cortex-hooks recall` asks the resident process of its databases before it recalls cold:
+    the results it gives (its notes added to `notes`), or None when there is none or it
+    cannot answer (the command then recalls as ever)."""
+    from cortex_hooks import location
+
+    if os.environ.get(OFF) == "off":
+        return None
+    identity = here(databases.project, databases.user, location.project_root())
+    path = socket_path(identity)
+    if path is None or not os.path.exists(path):
+        return None
+    from cortex_hooks.api import databases as db
+    from cortex_hooks.notes import Notes
+
+    setting = db.embeddings(databases, Notes())  # what it says, the resident process says too
+    if setting == "off":
+        return None
+    asked = {"setting": setting, "query": query, "limit": limit, "type": memory_type, "kind": kind}
+    line = message(identity, {**asked, "scopes": list(scopes), "peek": peek})
+    reply = ask(path, line, ANSWER_TIMEOUT) or {}
+    results, said = reply.get("results"), reply.get("notes")
+    if not isinstance(results, list):
+        return None
+    notes.extend([str(note) for note in said] if isinstance(said, list) else [])
+    return results
