@@ -1,13 +1,16 @@
-"""The prefilter against brute force on the command reader's texts (SPEC §13): PreToolUse decides
-on the raw Bash command, with loosened keys (guard.prefilter.loosen), whether a learning may
-match; the regex then meets the simple commands the reader made of it (quotes removed from the
-program, whitespace joined, wrappers dropped, strings read again). Whenever a learning's regex
-matches a command as read, the learning must be a candidate on the raw command."""
+"""The prefilter against brute force on the command reader's texts (docs/guide/command-reader.md):
+PreToolUse decides on the raw Bash command, with loosened keys (guard.prefilter.loosen), whether a
+learning may match; the regex then meets the simple commands the reader made of it (quotes
+removed from the program, whitespace joined, wrappers dropped, strings read again). Whenever a
+learning's regex matches a command as read, the learning must be a candidate on the raw command,
+and the transcript line that records the command is never passed over by replay or SessionEnd."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from typing import Any
 
@@ -185,6 +188,8 @@ def stored_lookup(pattern: str, text: str) -> bool:
     if "connection" not in _STORE:
         folder = tempfile.mkdtemp(prefix="cortex-prefilter-")
         _STORE["connection"] = open_database(os.path.join(folder, "cortex.db"), create=True)
+        atexit.register(shutil.rmtree, folder, True)  # one database for every example, removed at exit
+        atexit.register(_STORE["connection"].close)
     connection = _STORE["connection"]
     row = {
         **dict.fromkeys(learnings.COLUMNS),
