@@ -72,17 +72,23 @@ def cases(path: Path) -> list[Case]:
 
 
 def careful() -> list[dict[str, Any]]:
-    from cortex_hooks.guard import shared
+    from cortex_hooks.guard.packs import shared_format
 
-    return [record.model_dump() for record in shared.read((CORPORA / "careful.jsonl").read_text(), "careful")]
+    return [
+        record.model_dump()
+        for record in shared_format.read((CORPORA / "careful.jsonl").read_text(), "careful")
+    ]
 
 
 def pack_learnings(*names: str) -> list[dict[str, Any]]:
     """The learnings of these packs (a group such as `core` expanded)."""
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     return [
-        record.model_dump() for given in names for name in packs.expand(given) for record in packs.load(name)
+        record.model_dump()
+        for given in names
+        for name in shipped.expand(given)
+        for record in shipped.load(name)
     ]
 
 
@@ -91,15 +97,15 @@ def core_packs() -> list[dict[str, Any]]:
 
 
 def every_pack() -> list[dict[str, Any]]:
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
-    return pack_learnings(*packs.names())
+    return pack_learnings(*shipped.names())
 
 
 def first_denier(learnings: list[dict[str, Any]], command: str) -> str | None:
     """The id of the first of these learnings that denies the command (as read), or None."""
     from cortex_hooks.guard import matching
-    from cortex_hooks.guard.reading import BashCommand
+    from cortex_hooks.guard.shell.bash_command import BashCommand
 
     subject = BashCommand(command)
     for item in learnings:
@@ -141,12 +147,12 @@ def nl2bash_commands(path: Path) -> list[str]:
 
 def collection_table(name: str, commands: list[str], show: bool) -> None:
     """What each pack denies of an unlabelled collection of commands (for a person to judge)."""
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     print(f"{name}: {len(commands):,} commands, none labelled; denied by each pack (alone):")
     print("| pack | denied |")
     print("|---|---|")
-    for pack in packs.names():
+    for pack in shipped.names():
         learnings = pack_learnings(pack)
         denied = [(command, rule) for command in commands if (rule := first_denier(learnings, command))]
         print(f"| {pack} | {len(denied):,} ({len(denied) / max(len(commands), 1):.2%}) |")

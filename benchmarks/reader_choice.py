@@ -1,5 +1,5 @@
 """Which parser the command reader is built on (issue 24): tree-sitter with tree-sitter-bash against
-the standard-library reader of cortex_hooks.guard.shell, measured on the same corpora, import time,
+the standard-library reader of cortex_hooks.guard.shell.reader, measured on the same corpora, import time,
 the time to read the benchmark's commands, and bad input.
 
 tree-sitter is not a dependency: run this with a Python that has both it and cortex-hooks, e.g.
@@ -28,14 +28,16 @@ sys.path.insert(0, str(HERE))
 import bench  # noqa: E402  (the benchmark's commands)
 import judgment  # noqa: E402  (the corpora and learnings)
 
-from cortex_hooks.guard import matching, shell, shell_programs  # noqa: E402
-from cortex_hooks.guard.reading import BashCommand  # noqa: E402
+from cortex_hooks.guard import matching  # noqa: E402
+from cortex_hooks.guard.shell import programs  # noqa: E402
+from cortex_hooks.guard.shell import reader as shell  # noqa: E402
+from cortex_hooks.guard.shell.bash_command import BashCommand  # noqa: E402
 
 DATA = {"string", "raw_string", "ansi_c_string", "translated_string", "heredoc_body"}
 
 
 class TreeSitterReader:
-    """Simple commands from tree-sitter-bash's syntax tree, in guard.shell's output model."""
+    """Simple commands from tree-sitter-bash's syntax tree, in guard.shell.reader's output model."""
 
     def __init__(self) -> None:
         import tree_sitter_bash
@@ -58,7 +60,7 @@ class TreeSitterReader:
                 name = body.child_by_field_name("name") if body is not None else None
                 program = name.text.decode(errors="replace").rsplit("/", 1)[-1] if name is not None else ""
                 for child in node.children:
-                    if child.type == "heredoc_redirect" and program in shell_programs.SHELLS:
+                    if child.type == "heredoc_redirect" and program in programs.SHELLS:
                         for part in child.children:
                             if part.type == "heredoc_body":
                                 found += self.read(part.text.decode(errors="replace"), depth + 1)
@@ -70,18 +72,18 @@ class TreeSitterReader:
         if not words:
             return []
         texts = [word.text.decode(errors="replace") for word in words]
-        values = [shell_programs.unquote(text) for text in texts]
+        values = [programs.unquote(text) for text in texts]
         index = 0
         while index < len(words):
-            following = shell_programs.after_wrapper(
-                shell_programs.basename(values[index]), values.__getitem__, index, len(words)
+            following = programs.after_wrapper(
+                programs.basename(values[index]), values.__getitem__, index, len(words)
             )
             if following is None:
                 break
             index = following
         if index >= len(words):
             return []
-        name = shell_programs.basename(values[index])
+        name = programs.basename(values[index])
         parts, data, offset = [name], [], len(name) + 1
         for word, text in zip(words[index + 1 :], texts[index + 1 :], strict=True):
             if word.type in DATA or any(child.type in DATA for child in word.children):
@@ -89,9 +91,9 @@ class TreeSitterReader:
             parts.append(text)
             offset += len(text) + 1
         found = [shell.Simple(" ".join(parts), tuple(data), depth, (0,))]
-        if name in shell_programs.SHELLS and depth < shell.MAX_DEPTH:
+        if name in programs.SHELLS and depth < shell.MAX_DEPTH:
             arguments = list(range(index + 1, len(words)))
-            operand, _stdin = shell_programs.shell_operand(values.__getitem__, arguments)
+            operand, _stdin = programs.shell_operand(values.__getitem__, arguments)
             if operand is not None:
                 found += self.read(values[operand], depth + 1)
         return found
@@ -143,7 +145,7 @@ def read_ms(reader: Any, command: str, runs: int = 5) -> str:
 def main() -> int:
     tree_sitter = TreeSitterReader()
     readers = {
-        "stdlib (guard.shell)": lambda command: shell.read(command).commands,
+        "stdlib (guard.shell.reader)": lambda command: shell.read(command).commands,
         "tree-sitter-bash": tree_sitter.read,
     }
     corpora = {
@@ -167,7 +169,7 @@ def main() -> int:
     )
     print("| import, once the hook's own modules are loaded (median of paired runs) | ms |")
     print("|---|---|")
-    print(f"| cortex_hooks.guard.shell | {import_ms('import cortex_hooks.guard.shell'):.1f} |")
+    print(f"| cortex_hooks.guard.shell.reader | {import_ms('import cortex_hooks.guard.shell.reader'):.1f} |")
     print(f"| tree_sitter + tree_sitter_bash, parser ready | {import_ms(ts):.1f} |")
     print()
     cases = {
@@ -181,7 +183,10 @@ def main() -> int:
     print("| read | stdlib ms | tree-sitter ms |")
     print("|---|---|---|")
     for name, command in cases.items():
-        ours, theirs = read_ms(readers["stdlib (guard.shell)"], command), read_ms(tree_sitter.read, command)
+        ours, theirs = (
+            read_ms(readers["stdlib (guard.shell.reader)"], command),
+            read_ms(tree_sitter.read, command),
+        )
         print(f"| {name} | {ours} | {theirs} |")
     return 0
 

@@ -7,7 +7,7 @@ on public corpora of real shell commands read from checkouts beside this one, ne
 - NL2Bash (MIT): data/bash/all.cm, one command a line.
 
 Each command is judged as the hook judges a Bash call (location.names_own_place, then
-guard.self_protection.refusal) in a project /home/dev/code/app with its `.cortex/` and
+guard.selfguard.tool_calls.refusal) in a project /home/dev/code/app with its `.cortex/` and
 `.claude/`, the user's `~/.claude/`, and the global database; no file is read.
 
 A command is labelled safe unless it would change one of the guard's places run from the
@@ -72,7 +72,7 @@ def nl2bash(folder: Path) -> list[str]:
 
 
 def places() -> object:
-    from cortex_hooks.guard import protected
+    from cortex_hooks.guard.selfguard import protected
 
     databases = [f"{PROJECT}/.cortex/cortex.db", f"{HOME}/.claude/memory/cortex-global.db"]
     settings = [f"{folder}/.claude/{name}" for folder in (PROJECT, HOME) for name in protected.SETTINGS_NAMES]
@@ -88,12 +88,12 @@ def places() -> object:
 def denial(command: str, where: object) -> str | None:
     """The built-in protection's reason for denying this Bash call (None: it passes)."""
     from cortex_hooks import location
-    from cortex_hooks.guard import self_protection
+    from cortex_hooks.guard.selfguard import tool_calls
 
     tool_input: dict[str, object] = {"command": command}
     if not location.names_own_place(tool_input, PROJECT):
         return None
-    refused = self_protection.refusal(
+    refused = tool_calls.refusal(
         "Bash",
         tool_input,
         where,  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
 GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # docs/guide/scopes.md
 
-# Words the name of every place the guard keeps holds (guard.protected). A database given by
+# Words the name of every place the guard keeps holds (guard.selfguard.protected). A database given by
 # CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
 OWN_WORDS: tuple[str, ...] = ("cortex", ".claude", "settings.json", "settings.local.json")
 OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot")  # other agents'
@@ -25,7 +25,7 @@ OWN_WORDS += (".codex", ".gemini", ".cursor", "hooks.json", ".github", ".copilot
 # glob (`rm -rf .c*`, `git restore .c*`), git deleting the ignored `.cortex/` (`git clean -x`,
 # `git stash -a`), a word bound to what a producer yields (`… | xargs`, `for`, `read`), an archiver
 # or compressor, and text run when it is made (a shell, `eval`, `source`, a decoder).
-# guard.self_protection_programs judges them; a command that holds none of them, none of
+# guard.selfguard.file_effects judges them; a command that holds none of them, none of
 # OWN_WORDS, no dot-glob, no inline code and no `$'`, `{` or `<(` it never refuses.
 REACHING = frozenset(
     {
@@ -39,7 +39,7 @@ REACHING = frozenset(
 )
 _REACHING_BYTES = frozenset(name.encode() for name in REACHING)
 # A program run by a word only the shell knows (`$C archive 1`) is refused when these follow it
-# (guard.self_protection_cli: the first words of its weakening commands and its groups).
+# (guard.selfguard.own_cli: the first words of its weakening commands and its groups).
 HIDDEN_COMMANDS = frozenset(
     {
         *("update", "unpin", "keep", "archive", "forget", "memories", "decisions", "errors", "todos"),
@@ -57,7 +57,7 @@ _CODE = frozenset({b"-c", b"-e", b"-E", b"-r", b"--eval", b"-p", b"--print", b"-
 # substring tests cost 2-3 times as much).
 _CUTS = bytes.maketrans(b";|&()<>`/\t\n=!", b"             ")
 _REMOVED = b"'\"\\"
-# The fields of a tool call that may name the guard's places (guard.self_protection_mcp's, for any
+# The fields of a tool call that may name the guard's places (guard.selfguard.mcp_tools's, for any
 # MCP server's tool): commands (a string, or a list of words), paths, lists of paths.
 COMMAND_FIELDS = ("command", "cmd", "script", "shell_command", "commandLine")
 PATH_FIELDS = (
@@ -80,7 +80,7 @@ def hook_database(payload_cwd: object) -> str:
 def names_own_place(tool_input: dict[str, object], cwd: object = None) -> bool:
     """Whether a tool call made in `cwd` could reach a place the guard keeps (docs/guide/selfguard.md): a few
     substring tests on its command or paths, all that a call which cannot pays. It never says no
-    to a call the built-in protection (guard.self_protection) would refuse: a command's words are
+    to a call the built-in protection (guard.selfguard.tool_calls) would refuse: a command's words are
     read with the shell's quotes and escapes removed, one of the REACHING programs counts, and so
     does any call made inside `.cortex/` or `.claude/` (there `config.toml` is the guard's)."""
     words: tuple[str, ...] = OWN_WORDS
@@ -181,10 +181,11 @@ def _runs_or_reaches(command: str, words: tuple[str, ...]) -> bool:
 
 
 def hook_project(payload_cwd: object) -> str:
-    """The project a hook runs for: the one Claude Code names, else the payload's cwd."""
-    return os.environ.get("CLAUDE_PROJECT_DIR") or (
-        payload_cwd if isinstance(payload_cwd, str) and payload_cwd else os.getcwd()
-    )
+    """The project a hook runs for: the one Claude Code names, else the payload's cwd (a text
+    with a NUL byte names no folder: then the hook's own working directory)."""
+    if not (isinstance(payload_cwd, str) and payload_cwd and "\0" not in payload_cwd):
+        payload_cwd = os.getcwd()
+    return os.environ.get("CLAUDE_PROJECT_DIR") or payload_cwd
 
 
 def cli_database(option: str | None) -> str:

@@ -373,7 +373,7 @@ def test_export_and_import_carry_the_action_and_the_rewrite(db: Path, tmp_path: 
 
 def test_a_shared_files_action_and_rewrite_apply() -> None:
     from cortex_hooks.errors import CortexError
-    from cortex_hooks.guard import packs, shared
+    from cortex_hooks.guard.packs import shared_format, shipped
 
     line = {
         "action": "ask",
@@ -384,19 +384,19 @@ def test_a_shared_files_action_and_rewrite_apply() -> None:
         "rewrite": "python3 -m pip",
         "tool": "Bash",
     }
-    (record,) = shared.read(json.dumps(line, sort_keys=True) + "\n", "team file")
-    declared = packs.declared(record)
+    (record,) = shared_format.read(json.dumps(line, sort_keys=True) + "\n", "team file")
+    declared = shipped.declared(record)
     assert (declared["action"], declared["rewrite"]) == ("ask", "python3 -m pip")
     for broken, message in (({"tool": "*"}, "shell learnings only"), ({"rewrite": "pip3 x"}, None)):
         text = json.dumps({**line, **broken}, sort_keys=True) + "\n"
         if message is None:
-            shared.read(text, "team file")  # pip3 does not match ^pip\b: fine
+            shared_format.read(text, "team file")  # pip3 does not match ^pip\b: fine
             continue
         with pytest.raises(CortexError, match=message):
-            shared.read(text, "team file")
+            shared_format.read(text, "team file")
     looping = json.dumps({**line, "regex": "pip"}, sort_keys=True) + "\n"
     with pytest.raises(CortexError, match="makes its own match"):
-        shared.read(looping, "team file")
+        shared_format.read(looping, "team file")
 
 
 def test_the_snapshot_and_the_review_prompt_show_the_action(db: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support import cli, cli_json, run
 
-from cortex_hooks.guard import hookify
+from cortex_hooks.guard import hookify_rules
 
 RULES = {
     "rm": """---
@@ -124,7 +124,7 @@ def write_rules(folder: Path, names: list[str] | None = None) -> None:
 
 
 def test_front_matter_is_read_as_hookify_reads_it() -> None:
-    front, message = hookify.front_matter(RULES["env"])
+    front, message = hookify_rules.front_matter(RULES["env"])
     assert front == {
         "name": "warn-env-edits",
         "enabled": True,
@@ -135,9 +135,9 @@ def test_front_matter_is_read_as_hookify_reads_it() -> None:
         ],
     }
     assert message == "An API key in a .env file."
-    inline, _ = hookify.front_matter(RULES["ts"])
+    inline, _ = hookify_rules.front_matter(RULES["ts"])
     assert inline["conditions"] == [{"field": "file_path", "operator": "ends_with", "pattern": ".ts"}]
-    assert hookify.front_matter("no front matter") == ({}, "no front matter")
+    assert hookify_rules.front_matter("no front matter") == ({}, "no front matter")
 
 
 @pytest.mark.parametrize(
@@ -150,8 +150,8 @@ def test_front_matter_is_read_as_hookify_reads_it() -> None:
     ],
 )
 def test_a_rule_becomes_one_learning(name: str, expected: dict[str, str]) -> None:
-    front, message = hookify.front_matter(RULES[name])
-    learning = hookify.learning(front, message, f"hookify.{name}.local.md")
+    front, message = hookify_rules.front_matter(RULES[name])
+    learning = hookify_rules.learning(front, message, f"hookify.{name}.local.md")
     assert {key: learning[key] for key in expected} == expected
     assert message.split()[0] in learning["correct_pattern"]
 
@@ -168,9 +168,9 @@ def test_a_rule_becomes_one_learning(name: str, expected: dict[str, str]) -> Non
     ],
 )
 def test_what_cannot_be_a_learning_says_why(name: str, reason: str) -> None:
-    front, message = hookify.front_matter(RULES[name])
-    with pytest.raises(hookify.Refused, match=reason):
-        hookify.learning(front, message, name)
+    front, message = hookify_rules.front_matter(RULES[name])
+    with pytest.raises(hookify_rules.Refused, match=reason):
+        hookify_rules.learning(front, message, name)
 
 
 def test_import_lists_every_rule_imported_or_not_and_the_learnings_act(db: Path) -> None:
@@ -179,7 +179,7 @@ def test_import_lists_every_rule_imported_or_not_and_the_learnings_act(db: Path)
     imported = {item["name"]: item for item in result["imported"]}
     refused = {item["name"]: item["reason"] for item in result["not_imported"]}
     assert set(imported) | set(refused) == {
-        hookify.front_matter(text)[0].get("name", "nofront") for text in RULES.values()
+        hookify_rules.front_matter(text)[0].get("name", "nofront") for text in RULES.values()
     }
     assert set(imported) == {"block-dangerous-rm", "ts-only", "secrets-and-debug", "ask-before-publish"}
     assert "nested unbounded" in refused["slow"]

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from support import cli_process, payload, run
 
-from cortex_hooks.guard import packs
+from cortex_hooks.guard.packs import shipped
 
-CORE = sum(len(packs.load(name)) for name in packs.names() if name.startswith("core."))
+CORE = sum(len(shipped.load(name)) for name in shipped.names() if name.startswith("core."))
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_a_second_install_says_what_protects_and_changes_nothing(project: Path) 
     again = cli_process("install", "--no-packs", "--json")  # --no-packs disables nothing
     assert again.json()["packs"] == []
     assert again.json()["protected"] == {
-        name: len(packs.load(name)) for name in ("core.filesystem", "core.git")
+        name: len(shipped.load(name)) for name in ("core.filesystem", "core.git")
     }
     assert decision(project, "git reset --hard") == "deny"
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from support import cli, cli_json, run
 
-from cortex_hooks.guard import matching, packs, shared
+from cortex_hooks.guard import matching
+from cortex_hooks.guard.packs import shared_format, shipped
 
 CORPORA = Path(__file__).parent / "corpora"
 DCG = Path(
@@ -41,21 +42,21 @@ def cases(path: Path) -> list[tuple[str, bool]]:
     return found
 
 
-def careful() -> list[shared.SharedLearning]:
-    return shared.read((CORPORA / "careful.jsonl").read_text(), "careful")
+def careful() -> list[shared_format.SharedLearning]:
+    return shared_format.read((CORPORA / "careful.jsonl").read_text(), "careful")
 
 
-def core() -> list[shared.SharedLearning]:
-    return [record for name in packs.expand("core") for record in packs.load(name)]
+def core() -> list[shared_format.SharedLearning]:
+    return [record for name in shipped.expand("core") for record in shipped.load(name)]
 
 
-def denied(learnings: list[shared.SharedLearning], command: str, target: str) -> bool:
+def denied(learnings: list[shared_format.SharedLearning], command: str, target: str) -> bool:
     subject = matching.subject(target, "Bash", [command])
     return any(matching.evaluate(record.regex, subject, 1.0, 1.0) for record in learnings)
 
 
 def figures(
-    learnings: list[shared.SharedLearning], corpus: list[tuple[str, bool]], target: str = "content"
+    learnings: list[shared_format.SharedLearning], corpus: list[tuple[str, bool]], target: str = "content"
 ) -> dict[str, Any]:
     safe = [command for command, bad in corpus if not bad]
     bad = [command for command, bad in corpus if bad]
@@ -97,8 +98,8 @@ def test_core_packs_on_dcg() -> None:
     assert len(found["safe_denied"]) <= 2, found["safe_denied"]
 
 
-def every_pack() -> list[shared.SharedLearning]:
-    return [record for name in packs.names() for record in packs.load(name)]
+def every_pack() -> list[shared_format.SharedLearning]:
+    return [record for name in shipped.names() for record in shipped.load(name)]
 
 
 NEW_PACKS = ["containers", "kubernetes", "infrastructure", "databases", "cloud", "publishing"]
@@ -109,7 +110,7 @@ def test_each_pack_on_its_own_corpus(name: str) -> None:
     """Issue 37: each pack's labelled corpus (written from its policy): every destructive command
     denied by the pack, no safe one denied by it, nor by any other pack."""
     corpus = cases(CORPORA / f"pack_{name}.toml")
-    found = figures(packs.load(name), corpus)
+    found = figures(shipped.load(name), corpus)
     assert found["destructive"] >= 50
     assert found["safe"] >= 60
     assert found["missed"] == []
@@ -139,21 +140,21 @@ def test_core_packs_on_their_own_corpora(corpus: str) -> None:
     assert found["missed"] == []
 
 
-@pytest.mark.parametrize("name", packs.names())
+@pytest.mark.parametrize("name", shipped.names())
 def test_a_pack_file_is_valid_and_canonical(name: str) -> None:
     import pack_sources
 
-    text = packs.text(name)
+    text = shipped.text(name)
     assert text == pack_sources.build()[name]  # edit tests/pack_sources/, then `python tests/pack_sources`
-    entries, problems = shared.problems(text, name, pack=name)
+    entries, problems = shared_format.problems(text, name, pack=name)
     assert problems == []
     policy, *rest = entries
-    assert isinstance(policy, shared.PackPolicy)
+    assert isinstance(policy, shared_format.PackPolicy)
     assert policy.pack == name
-    assert policy.policy == packs.policy(name)
-    records = [record for record in rest if isinstance(record, shared.SharedLearning)]
+    assert policy.policy == shipped.policy(name)
+    records = [record for record in rest if isinstance(record, shared_format.SharedLearning)]
     assert records == rest
-    assert shared.dump(records, policy) == text  # policy first, keys and lines sorted, a final newline
+    assert shared_format.dump(records, policy) == text  # policy first, keys and lines sorted, a final newline
     assert all(record.id.startswith(name + ":") for record in records)
     assert all(record.action == "block" and record.tool == "Bash" for record in records)
 
@@ -178,7 +179,7 @@ def test_the_shared_format_names_each_problem(text: str, problem: str) -> None:
     from cortex_hooks.errors import CortexError
 
     with pytest.raises(CortexError, match=problem):
-        shared.read(text, "team")
+        shared_format.read(text, "team")
 
 
 def hook(command: str, cwd: Path) -> Any:
@@ -223,7 +224,7 @@ def test_bad_input_with_every_pack_is_decided_by_the_installed_hook(
     command: str, denied: bool, db: Path
 ) -> None:
     """Decided, never a failure (the time is bench.py's: a 1 MB SQL heredoc, 10,000 pipeline stages)."""
-    for name in packs.names():
+    for name in shipped.names():
         assert cli("packs", "enable", name).code == 0
     result = hook(command, db.parent)
     assert result.code == 0, result.stderr

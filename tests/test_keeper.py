@@ -353,3 +353,16 @@ def test_another_agents_hook_file_losing_our_hooks_is_put_back_and_uninstall_is_
     assert hook("ls", project) == {}  # nothing to put back: the person's own change
     assert (hooks.read_text() if hooks.exists() else None) == after
     assert after is None or "cortex-pre-tool-use" not in after
+
+
+def test_a_session_start_whose_cwd_holds_a_nul_byte_keeps_the_database_it_opens(db: Path) -> None:
+    """A cwd no folder can have (a NUL byte, as a fuzzed payload sends it) names no project: the
+    keeper watches the hook's own working directory's files, and the hook succeeds."""
+    (Path.cwd() / ".git").mkdir()
+    assert cli("add", *FORCE).code == 0
+    payload = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}
+    payload["cwd"] = "/tmp/a\x00b"
+    result = run("cortex-session-start", stdin=json.dumps(payload), timeout=60)
+    assert result.code == 0, result.stderr
+    assert "internal error" not in result.stderr
+    assert (folder(db) / "ledger.json").exists() or any(folder(db).iterdir())

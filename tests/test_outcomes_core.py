@@ -1,4 +1,4 @@
-"""The pure core of the outcomes (guard.outcomes, SPEC §23): a call's job, a learning's correct way,
+"""The pure core of the outcomes (guard.catch_outcomes, SPEC §23): a call's job, a learning's correct way,
 what a result says, a catch's outcome from the calls after it, the rewrite a retry shows; and the
 invariants: no event sequence decides a catch twice or raises."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cortex_hooks.guard import outcomes
+from cortex_hooks.guard import catch_outcomes
 from cortex_hooks.guard.call import Call
 
 TIMEOUTS = (1.0, 1.0)
@@ -34,17 +34,19 @@ def bash(command: str) -> Call:
     ],
 )
 def test_the_job_of_a_bash_call_is_each_program_and_its_first_argument(command: str, jobs: set[str]) -> None:
-    assert outcomes.jobs(bash(command)) == jobs
+    assert catch_outcomes.jobs(bash(command)) == jobs
 
 
 def test_the_job_of_a_catch_is_that_of_the_simple_command_it_matched() -> None:
     call = bash("cd web && make check")
     index = call.where(r"^make check\b", "content", TIMEOUTS)
-    assert outcomes.jobs(call, index) == {"make check"}
-    assert outcomes.caught_jobs(call, r"^make check\b", "content", TIMEOUTS) == {"make check"}
+    assert catch_outcomes.jobs(call, index) == {"make check"}
+    assert catch_outcomes.caught_jobs(call, r"^make check\b", "content", TIMEOUTS) == {"make check"}
     # a match in the form with its wrapper: the command it wraps; the raw string: every command
-    assert outcomes.caught_jobs(bash("sudo git push -f"), r"^sudo git", "content", TIMEOUTS) == {"git push"}
-    assert outcomes.caught_jobs(call, r"make check", "raw", TIMEOUTS) == {"cd web", "make check"}
+    assert catch_outcomes.caught_jobs(bash("sudo git push -f"), r"^sudo git", "content", TIMEOUTS) == {
+        "git push"
+    }
+    assert catch_outcomes.caught_jobs(call, r"make check", "raw", TIMEOUTS) == {"cd web", "make check"}
 
 
 @pytest.mark.parametrize(
@@ -61,7 +63,7 @@ def test_the_job_of_a_catch_is_that_of_the_simple_command_it_matched() -> None:
 def test_the_job_of_another_tool_is_its_file_or_its_name(
     tool: str, tool_input: dict[str, str], jobs: set[str]
 ) -> None:
-    assert outcomes.jobs(Call(tool, tool_input)) == jobs
+    assert catch_outcomes.jobs(Call(tool, tool_input)) == jobs
 
 
 @pytest.mark.parametrize(
@@ -86,7 +88,7 @@ def test_the_job_of_another_tool_is_its_file_or_its_name(
 def test_the_correct_way_is_the_first_command_in_backticks(
     correct: str, words: tuple[str, ...] | None, file: str | None
 ) -> None:
-    way = outcomes.Way.of(correct)
+    way = catch_outcomes.Way.of(correct)
     assert (way.words, way.file) == (words, file)
 
 
@@ -112,40 +114,40 @@ def test_the_correct_way_is_the_first_command_in_backticks(
     ],
 )
 def test_a_call_does_the_correct_way(correct: str, caught: str, command: str, does: bool) -> None:
-    assert outcomes.Way.of(correct).done_by(bash(command), frozenset({caught})) is does
+    assert catch_outcomes.Way.of(correct).done_by(bash(command), frozenset({caught})) is does
 
 
 @pytest.mark.parametrize(
     ("error", "text", "result"),
     [
-        (False, "412 passed", outcomes.RAN),
-        (True, "Exit code 1\nFAILED", outcomes.RAN),  # an error of its own: it ran
-        (True, "cortex-hooks blocked this tool call: it matches …", outcomes.REFUSED),
-        (True, "cortex-hooks asks the user before this tool call: …", outcomes.REFUSED),
-        (True, "Permission to use Bash with command rm -rf .cortex has been denied.", outcomes.REFUSED),
-        (True, "PreToolUse:Bash hook error: [/x/hook]: no", outcomes.REFUSED),
+        (False, "412 passed", catch_outcomes.RAN),
+        (True, "Exit code 1\nFAILED", catch_outcomes.RAN),  # an error of its own: it ran
+        (True, "cortex-hooks blocked this tool call: it matches …", catch_outcomes.REFUSED),
+        (True, "cortex-hooks asks the user before this tool call: …", catch_outcomes.REFUSED),
+        (True, "Permission to use Bash with command rm -rf .cortex has been denied.", catch_outcomes.REFUSED),
+        (True, "PreToolUse:Bash hook error: [/x/hook]: no", catch_outcomes.REFUSED),
         (
             True,
             "The user doesn't want to proceed with this tool use. The tool use was rejected",
-            outcomes.DECLINED,
+            catch_outcomes.DECLINED,
         ),
-        (True, "[Request interrupted by user for tool use]", outcomes.RAN),
+        (True, "[Request interrupted by user for tool use]", catch_outcomes.RAN),
     ],
 )
 def test_what_a_result_says(error: bool, text: str, result: str) -> None:
-    assert outcomes.result_of(error, text) == result
+    assert catch_outcomes.result_of(error, text) == result
 
 
-MAKE = outcomes.Rule(r"^make check\b", "Bash", "content", "`make test`", TIMEOUTS)
-NAMES_NONE = outcomes.Rule(r"^git branch\b.*\s-D\b", "Bash", "content", "git branch -d NAME", TIMEOUTS)
-ENV = outcomes.Rule(r"(?:^|/)\.env$", "Write", "path", "write `.env.example`", TIMEOUTS)
-RAN, REFUSED, DECLINED = outcomes.RAN, outcomes.REFUSED, outcomes.DECLINED
+MAKE = catch_outcomes.Rule(r"^make check\b", "Bash", "content", "`make test`", TIMEOUTS)
+NAMES_NONE = catch_outcomes.Rule(r"^git branch\b.*\s-D\b", "Bash", "content", "git branch -d NAME", TIMEOUTS)
+ENV = catch_outcomes.Rule(r"(?:^|/)\.env$", "Write", "path", "write `.env.example`", TIMEOUTS)
+RAN, REFUSED, DECLINED = catch_outcomes.RAN, catch_outcomes.REFUSED, catch_outcomes.DECLINED
 
 
 def catch(
-    rule: outcomes.Rule, answer: str = "deny", jobs: tuple[str, ...] = ("make check",)
-) -> outcomes.Catch:
-    return outcomes.Catch(answer, "caught", frozenset(jobs), rule)
+    rule: catch_outcomes.Rule, answer: str = "deny", jobs: tuple[str, ...] = ("make check",)
+) -> catch_outcomes.Catch:
+    return catch_outcomes.Catch(answer, "caught", frozenset(jobs), rule)
 
 
 @pytest.mark.parametrize(
@@ -177,20 +179,20 @@ def catch(
     ],
 )
 def test_the_outcome_of_a_catch(
-    caught: outcomes.Catch, own: str | None, later: list[tuple[str, str | None]], decided: str | None
+    caught: catch_outcomes.Catch, own: str | None, later: list[tuple[str, str | None]], decided: str | None
 ) -> None:
-    found = outcomes.decide(caught, own, [(bash(command), result) for command, result in later])
+    found = catch_outcomes.decide(caught, own, [(bash(command), result) for command, result in later])
     assert (found[0] if found else None) == decided
 
 
 def test_a_file_learning_is_followed_by_the_file_it_names() -> None:
-    caught = outcomes.Catch("deny", "caught", frozenset({"write /p/.env"}), ENV)
+    caught = catch_outcomes.Catch("deny", "caught", frozenset({"write /p/.env"}), ENV)
     example = Call("Write", {"file_path": "/p/.env.example", "content": "KEY="})
     again = Call("Write", {"file_path": "/p/.env", "content": "KEY=1"})
-    followed = outcomes.decide(caught, REFUSED, [(example, RAN)])
+    followed = catch_outcomes.decide(caught, REFUSED, [(example, RAN)])
     assert followed is not None
     assert followed[0] == "followed"
-    retried = outcomes.decide(caught, REFUSED, [(again, REFUSED)])
+    retried = catch_outcomes.decide(caught, REFUSED, [(again, REFUSED)])
     assert retried is not None
     assert retried[0] == "retried"
 
@@ -213,7 +215,7 @@ def test_a_file_learning_is_followed_by_the_file_it_names() -> None:
     ],
 )
 def test_the_rewrite_a_retry_shows(regex: str, caught: str, followed: str, rewrite: str | None) -> None:
-    assert outcomes.intended(regex, "content", caught, followed, TIMEOUTS) == rewrite
+    assert catch_outcomes.intended(regex, "content", caught, followed, TIMEOUTS) == rewrite
 
 
 COMMANDS = st.sampled_from(["make check", "make test", "make -k check", "ls", "git status", "make check V=1"])
@@ -229,21 +231,21 @@ EVENTS = st.lists(
 
 @given(EVENTS)
 def test_no_sequence_of_events_decides_a_catch_twice_or_raises(events: list[tuple[str, int, str]]) -> None:
-    watch = outcomes.Watch()
-    added: list[outcomes.Catch] = []
+    watch = catch_outcomes.Watch()
+    added: list[catch_outcomes.Catch] = []
     for offset, (kind, number, value) in enumerate(events):
         call_id = f"toolu_{number}"
         if kind == "call":
-            watch.see(outcomes.Seen(call_id, call=bash(value), offset=offset))
+            watch.see(catch_outcomes.Seen(call_id, call=bash(value), offset=offset))
         elif kind == "result":
-            watch.see(outcomes.Seen(call_id, result=value, offset=offset))
+            watch.see(catch_outcomes.Seen(call_id, result=value, offset=offset))
         else:
-            one = outcomes.Catch(
+            one = catch_outcomes.Catch(
                 value, call_id, frozenset({"make check"}), MAKE, start=offset, key=len(added)
             )
             added.append(one)
             watch.add(one)
     decided = [caught.key for caught, _ in watch.decided]
     assert len(decided) == len(set(decided))
-    assert {result for _, (result, _) in watch.decided} <= set(outcomes.RESULTS)
+    assert {result for _, (result, _) in watch.decided} <= set(catch_outcomes.RESULTS)
     assert len(decided) + len(watch.open) == len(added)

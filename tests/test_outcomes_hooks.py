@@ -248,7 +248,7 @@ def test_the_agents_own_retry_becomes_a_proposed_rewrite(
 NO_MATCH_IMPORTS = """
 import atexit, os, sys
 watched = (
-    "cortex_hooks.store.outcomes", "cortex_hooks.guard.outcomes", "cortex_hooks.hooks.session_outcomes"
+    "cortex_hooks.store.outcomes", "cortex_hooks.guard.catch_outcomes", "cortex_hooks.hooks.session_outcomes"
 )
 def report(): print(sorted(name for name in watched if name in sys.modules), file=sys.stderr, flush=True)
 atexit.register(report)

@@ -1,4 +1,4 @@
-"""Which packs fit a project (cortex_hooks.guard.pack_fit, issue 37), and install and doctor saying
+"""Which packs fit a project (cortex_hooks.guard.packs.fit, issue 37), and install and doctor saying
 so, with the command that enables each; nothing enabled by itself (`core` stays the default)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support import cli, cli_json
 
-from cortex_hooks.guard import pack_fit
+from cortex_hooks.guard.packs import fit as pack_fit
 
 FILES: list[tuple[dict[str, str], list[str]]] = [
     ({"Dockerfile": "FROM python:3.12\n"}, ["containers"]),

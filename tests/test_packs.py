@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support import cli, cli_json, run
 
-from cortex_hooks.guard import packs
+from cortex_hooks.guard.packs import shipped
 
 
 def hook(command: str, cwd: Path) -> Any:
@@ -39,9 +39,11 @@ def pack_rows(db: Path) -> dict[str, sqlite3.Row]:
 
 def test_packs_lists_what_ships_and_nothing_is_enabled_by_itself(db: Path) -> None:
     listed = cli_json("packs")
-    assert [item["name"] for item in listed] == packs.names()
-    assert {"core.filesystem", "core.git", "containers", "kubernetes", "infrastructure"} <= set(packs.names())
-    assert {"databases", "cloud", "publishing"} <= set(packs.names())
+    assert [item["name"] for item in listed] == shipped.names()
+    assert {"core.filesystem", "core.git", "containers", "kubernetes", "infrastructure"} <= set(
+        shipped.names()
+    )
+    assert {"databases", "cloud", "publishing"} <= set(shipped.names())
     assert all(not item["project"] and not item["global"] for item in listed)
     assert not db.exists()  # listing never creates a database
     text = cli("packs").stdout
@@ -51,13 +53,13 @@ def test_packs_lists_what_ships_and_nothing_is_enabled_by_itself(db: Path) -> No
 def test_enable_writes_pinned_blocking_learnings_keyed_by_slug(db: Path) -> None:
     dry = cli_json("packs", "enable", "core", "--dry-run")
     assert [item["added"] for item in dry] == [
-        len(packs.load("core.filesystem")),
-        len(packs.load("core.git")),
+        len(shipped.load("core.filesystem")),
+        len(shipped.load("core.git")),
     ]
     assert not db.exists()
     cli_json("packs", "enable", "core")
     rows = pack_rows(db)
-    assert set(rows) == {record.id for name in packs.expand("core") for record in packs.load(name)}
+    assert set(rows) == {record.id for name in shipped.expand("core") for record in shipped.load(name)}
     assert all(
         row["pinned"] == 1 and row["auto_block"] == 1 and row["confidence"] == 70 for row in rows.values()
     )
@@ -106,13 +108,13 @@ def test_a_new_pack_version_updates_by_slug_and_keeps_the_users_state(db: Path) 
     assert start.code == 0, start.stderr
     after = pack_rows(db)
     reset = after["core.git:reset-hard"]
-    assert reset["regex"] == next(r.regex for r in packs.load("core.git") if r.id == "core.git:reset-hard")
+    assert reset["regex"] == next(r.regex for r in shipped.load("core.git") if r.id == "core.git:reset-hard")
     assert (reset["access_count"], reset["confidence"]) == (before["core.git:reset-hard"]["access_count"], 80)
     assert after["core.git:stash-drop"]["muted"] == 1  # muted stays muted
     assert after["core.git:retired"]["archived_at"] is not None  # gone from the pack: archived
     with closing(sqlite3.connect(db)) as connection:
-        assert connection.execute("SELECT digest FROM pack").fetchone()[0] == packs.digest(
-            packs.text("core.git")
+        assert connection.execute("SELECT digest FROM pack").fetchone()[0] == shipped.digest(
+            shipped.text("core.git")
         )
     assert denies("git reset --hard", db.parent)
 
@@ -178,7 +180,7 @@ def test_install_no_packs_enables_none_and_says_how_and_install_packs_enables_th
     enabled = cli("install", "--packs", "core.git", "--json")
     assert enabled.code == 0, enabled.stderr
     assert [item["pack"] for item in enabled.json()["packs"]] == ["core.git"]
-    assert enabled.json()["protected"] == {"core.git": len(packs.load("core.git"))}
+    assert enabled.json()["protected"] == {"core.git": len(shipped.load("core.git"))}
     assert "core.git:reset-hard" in pack_rows(database)
     assert not any(slug.startswith("core.filesystem") for slug in pack_rows(database))
     assert cli("install", "--packs", "core", "--no-packs").code == 2  # one or the other
@@ -187,12 +189,12 @@ def test_install_no_packs_enables_none_and_says_how_and_install_packs_enables_th
 def test_export_and_import_carry_the_slug(db: Path, tmp_path: Path) -> None:
     cli_json("packs", "enable", "core.filesystem")
     exported = cli("export").json()
-    assert {item["slug"] for item in exported["learnings"]} == {r.id for r in packs.load("core.filesystem")}
+    assert {item["slug"] for item in exported["learnings"]} == {r.id for r in shipped.load("core.filesystem")}
     other = tmp_path / "other.db"
     source = tmp_path / "export.json"
     source.write_text(json.dumps(exported))
     assert cli("import", str(source), "--db", str(other)).code == 0
-    assert set(pack_rows(other)) == {r.id for r in packs.load("core.filesystem")}
+    assert set(pack_rows(other)) == {r.id for r in shipped.load("core.filesystem")}
     again = cli("import", str(source), "--db", str(other))  # a slug already there is not doubled
     assert again.code == 0, again.stderr
-    assert len(pack_rows(other)) == len(packs.load("core.filesystem"))
+    assert len(pack_rows(other)) == len(shipped.load("core.filesystem"))

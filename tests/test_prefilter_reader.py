@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from test_prefilter import is_candidate
 
-from cortex_hooks.guard import matching, prefilter, shell
-from cortex_hooks.guard.reading import BashCommand
+from cortex_hooks.guard import matching, prefilter
+from cortex_hooks.guard.shell import reader
+from cortex_hooks.guard.shell.bash_command import BashCommand
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import open_database
 from cortex_hooks.store.transaction import Transaction
@@ -123,7 +124,7 @@ def reader_matches(pattern: str, text: str) -> bool:
 def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
     text: str, data: st.DataObject | None
 ) -> None:
-    reading = shell.read(text)
+    reading = reader.read(text)
     assume(reading.commands)
     for simple_command in reading.commands:
         piece = simple_command.text
@@ -160,7 +161,7 @@ def test_the_lookup_and_the_transcript_line_test_agree(text: str, data: st.DataO
     outcomes'): whenever the lookup makes the learning a candidate for a command, the line that
     records the command is never passed over unread, whatever JSON escapes its writer chose —
     and the learning's own SQL lookup finds it."""
-    reading = shell.read(text)
+    reading = reader.read(text)
     assume(reading.commands)
     piece = reading.commands[-1].text
     if data is not None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support import FIXTURES
 
-from cortex_hooks.guard import snapshot
+from cortex_hooks.guard import memory_snapshot
 from cortex_hooks.install import wiring
 from cortex_hooks.text_budget import Section, assemble
 from cortex_hooks.transcripts import summary as transcript
@@ -81,7 +81,7 @@ def test_assemble_leaves_out_empty_sections_but_keeps_one_that_only_counts() -> 
 NOW = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
 
-def rows(**changes: Any) -> snapshot.Rows:
+def rows(**changes: Any) -> memory_snapshot.Rows:
     values: dict[str, Any] = {
         "sessions": [],
         "decisions": [],
@@ -93,7 +93,7 @@ def rows(**changes: Any) -> snapshot.Rows:
         "todos": [],
     }
     values.update(changes)
-    return snapshot.Rows(**values)
+    return memory_snapshot.Rows(**values)
 
 
 def rule(n: int) -> dict[str, object]:
@@ -123,7 +123,7 @@ def test_sections_split_recent_from_older_and_count_the_rest() -> None:
         {"id": 8, "text": "later", "priority": "medium"},
     ]
     built = by_heading(
-        snapshot.sections(
+        memory_snapshot.sections(
             rows(
                 decisions=decisions,
                 todos=todos,
@@ -167,13 +167,13 @@ def test_sections_split_recent_from_older_and_count_the_rest() -> None:
     ],
 )
 def test_a_recent_session_line(changes: object, line: str) -> None:
-    built = by_heading(snapshot.sections(rows(sessions=[session(21, changes=changes)]), NOW))
+    built = by_heading(memory_snapshot.sections(rows(sessions=[session(21, changes=changes)]), NOW))
     assert built["Recent sessions:"] == f"Recent sessions:\n{line}"
 
 
 def test_three_recent_sessions_then_seven_earlier_ones_without_their_changes() -> None:
     ended = [session(day, summary=None if day == 1 else f"day {day}") for day in range(20, 0, -1)]
-    built = by_heading(snapshot.sections(rows(sessions=ended), NOW))
+    built = by_heading(memory_snapshot.sections(rows(sessions=ended), NOW))
     assert built["Recent sessions:"].splitlines()[1:] == [f"- 2026-11-{d}: day {d}" for d in (20, 19, 18)]
     earlier = built["Earlier sessions:"].splitlines()[1:]
     assert earlier == [f"- 2026-11-{d:02}: day {d}" for d in range(17, 10, -1)]
@@ -182,13 +182,15 @@ def test_three_recent_sessions_then_seven_earlier_ones_without_their_changes() -
 def test_session_context_puts_the_review_first_and_names_the_cli_when_it_is_not_on_path() -> None:
     waiting: list[dict[str, object]] = [{"id": 4, "anti_pattern": "stale", "confidence": 40}]
     loaded = rows(todos=[{"id": 1, "text": "ship it", "priority": "high"}])
-    text = snapshot.session_context(waiting, 1, loaded, NOW, budget=6000)
+    text = memory_snapshot.session_context(waiting, 1, loaded, NOW, budget=6000)
     assert text.splitlines()[0].startswith("cortex-hooks: 1 learned anti-pattern lost confidence")
     assert "- #4 stale (confidence 0.40) — keep: `cortex-hooks keep 4`" in text
     assert text.index("stale") < text.index("Project memory (cortex-hooks):\nOpen todos, high priority:")
     assert "not on PATH" not in text
 
-    elsewhere = snapshot.session_context(waiting, 1, loaded, NOW, budget=6000, cli="/venv/bin/cortex-hooks")
+    elsewhere = memory_snapshot.session_context(
+        waiting, 1, loaded, NOW, budget=6000, cli="/venv/bin/cortex-hooks"
+    )
     assert elsewhere == text + "\n\n(`cortex-hooks` is not on PATH here: run it as /venv/bin/cortex-hooks)"
 
 
@@ -200,9 +202,12 @@ def test_session_context_puts_the_review_first_and_names_the_cli_when_it_is_not_
     ],
 )
 def test_session_context_of_nothing_is_empty(
-    waiting: list[dict[str, object]], loaded: snapshot.Rows | None, expected: str
+    waiting: list[dict[str, object]], loaded: memory_snapshot.Rows | None, expected: str
 ) -> None:
-    assert snapshot.session_context(waiting, 0, loaded, NOW, budget=6000, cli="/x/cortex-hooks") == expected
+    assert (
+        memory_snapshot.session_context(waiting, 0, loaded, NOW, budget=6000, cli="/x/cortex-hooks")
+        == expected
+    )
 
 
 @pytest.mark.parametrize(("budget", "reviews"), [(500, 0), (1000, 3), (3000, 3)])
@@ -215,7 +220,7 @@ def test_session_context_stays_in_budget_and_cuts_the_review_last(budget: int, r
         auto_block_total=100,
         sessions=[session(21 - n % 20, summary="s" * 150) for n in range(10)],
     )
-    text = snapshot.session_context(waiting, 3, loaded, NOW, budget=budget, cli="/v/cortex-hooks")
+    text = memory_snapshot.session_context(waiting, 3, loaded, NOW, budget=budget, cli="/v/cortex-hooks")
     assert len(text) <= budget
     assert shown(text, "- #") == reviews  # the review's entries (rank 0)
     assert reviews == 3 or shown(text, "- blocked:") + shown(text, "- 2026-") == 0  # cut last

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching, rewrite, shell
-from cortex_hooks.guard.reading import BashCommand
+from cortex_hooks.guard import matching, rewrite
+from cortex_hooks.guard.shell import reader
+from cortex_hooks.guard.shell.bash_command import BashCommand
 
 TIMEOUTS = (1.0, 1.0)
 
@@ -171,7 +172,7 @@ def test_a_simple_commands_pieces_are_where_they_were_written(
     command = before + "".join(word + blank for word, blank in zip(words, blanks, strict=False)).rstrip(
         " \t\\\n"
     )
-    for simple in shell.read(command).commands:
+    for simple in reader.read(command).commands:
         if simple.spans is None:
             continue
         for low, high, written_low, written_high in simple.spans:

@@ -14,8 +14,9 @@ from support import cli, cli_json, run
 
 from cortex_hooks.config import DEFAULT
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import examples, packs, shared, shared_rules
-from cortex_hooks.guard.shared import SharedLearning
+from cortex_hooks.guard import examples, shared_rules
+from cortex_hooks.guard.packs import shared_format, shipped
+from cortex_hooks.guard.packs.shared_format import SharedLearning
 from cortex_hooks.judging import proof
 
 FORCE = (
@@ -102,8 +103,8 @@ def test_a_muted_or_archived_rule_is_not_proved(db: Path) -> None:
 def test_the_shipped_packs_each_prove_their_examples() -> None:
     result = cli("packs", "check")
     assert result.code == 0, result.stdout
-    for name in packs.names():
-        for record in packs.load(name):
+    for name in shipped.names():
+        for record in shipped.load(name):
             assert proof.given([record], name, DEFAULT) == []
 
 
@@ -201,7 +202,7 @@ def problem(text: str) -> str:
     """What both readers of a line say of it: the pydantic model (team check, packs) and the
     hooks' plain rules (guard.shared_rules); they must agree."""
     with pytest.raises(ValueError, match=r"\w") as model:
-        shared.entry(text)
+        shared_format.entry(text)
     with pytest.raises(ValueError, match=r"\w") as plain:
         shared_rules.entry_values(text)
     assert str(plain.value).split(": ", 1)[0] in str(model.value)
@@ -209,21 +210,21 @@ def problem(text: str) -> str:
 
 
 def test_a_rule_without_examples_is_valid_and_written_as_before() -> None:
-    record = shared.entry(line())
-    assert isinstance(record, shared.SharedLearning)
+    record = shared_format.entry(line())
+    assert isinstance(record, shared_format.SharedLearning)
     assert record.examples is None
-    assert "examples" not in shared.dump([record])  # a team file's bytes do not change
+    assert "examples" not in shared_format.dump([record])  # a team file's bytes do not change
     assert shared_rules.entry_values(line())["examples"] is None
 
 
 def test_examples_are_kept_in_the_canonical_form() -> None:
     examples = {"deny": ["git reset --hard"], "allow": ["git reset --soft HEAD~1", "echo 'git reset'"]}
-    record = shared.entry(line(examples=examples))
-    assert isinstance(record, shared.SharedLearning)
+    record = shared_format.entry(line(examples=examples))
+    assert isinstance(record, shared_format.SharedLearning)
     assert record.examples == examples
-    written = shared.dump([record])
+    written = shared_format.dump([record])
     assert json.loads(written)["examples"] == examples
-    assert shared.dump(shared.read(written, "team")) == written
+    assert shared_format.dump(shared_format.read(written, "team")) == written
     assert shared_rules.entry_values(line(examples={"deny": []}))["examples"] == {"deny": []}
 
 
@@ -250,8 +251,8 @@ def test_a_bad_example_is_refused_naming_the_rule_and_the_field(examples: object
 
 
 def test_an_example_at_the_bound_is_kept() -> None:
-    record = shared.entry(line(examples={"deny": ["x" * shared_rules.MAX_EXAMPLE_BYTES]}))
-    assert isinstance(record, shared.SharedLearning)
+    record = shared_format.entry(line(examples={"deny": ["x" * shared_rules.MAX_EXAMPLE_BYTES]}))
+    assert isinstance(record, shared_format.SharedLearning)
 
 
 def test_team_check_names_a_bad_example_with_its_rule(db: Path) -> None:
@@ -268,11 +269,11 @@ POLICY = '{"kind": "policy", "pack": "mine", "policy": "Denies x; passes y."}'
 
 def test_a_pack_file_begins_with_its_policy() -> None:
     text = POLICY + "\n" + line(id="mine:rule") + "\n"
-    records = shared.read(text, "pack mine", pack="mine")
+    records = shared_format.read(text, "pack mine", pack="mine")
     assert [record.id for record in records] == ["mine:rule"]
-    entries, said = shared.problems(text, "pack mine", pack="mine")
+    entries, said = shared_format.problems(text, "pack mine", pack="mine")
     assert said == []
-    assert isinstance(entries[0], shared.PackPolicy)
+    assert isinstance(entries[0], shared_format.PackPolicy)
     assert entries[0].policy == "Denies x; passes y."
 
 
@@ -289,7 +290,7 @@ def test_a_pack_file_begins_with_its_policy() -> None:
 )
 def test_a_pack_file_with_a_bad_policy_is_refused(text: str, said: str) -> None:
     with pytest.raises(CortexError, match=r"\w") as refused:
-        shared.read(text, "pack mine", pack="mine")
+        shared_format.read(text, "pack mine", pack="mine")
     assert said in refused.value.message
 
 
@@ -298,9 +299,9 @@ def test_a_policy_line_in_a_team_file_is_refused() -> None:
 
 
 def test_every_shipped_pack_has_a_policy_and_every_rule_both_kinds_of_examples() -> None:
-    for name in packs.names():
-        assert len(packs.policy(name)) > 100, name
-        for record in packs.load(name):
+    for name in shipped.names():
+        assert len(shipped.policy(name)) > 100, name
+        for record in shipped.load(name):
             assert record.examples is not None, record.id
             assert record.examples.get("deny"), record.id
             assert record.examples.get("allow"), record.id
@@ -308,10 +309,10 @@ def test_every_shipped_pack_has_a_policy_and_every_rule_both_kinds_of_examples()
 
 def test_the_installed_hook_denies_a_deny_example_of_each_pack(db: Path) -> None:
     """Each pack enabled, one deny and one allow example of each through the installed hook."""
-    for name in packs.names():
+    for name in shipped.names():
         assert cli("packs", "enable", name).code == 0
-    for name in packs.names():
-        record = packs.load(name)[0]
+    for name in shipped.names():
+        record = shipped.load(name)[0]
         assert record.examples is not None
         for kind in ("deny", "allow"):
             example = record.examples[kind][0]

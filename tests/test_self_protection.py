@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cortex_hooks import location
-from cortex_hooks.guard import self_protection, verdict_texts
-from cortex_hooks.guard.protected import Places, Refusal
+from cortex_hooks.guard import verdict_texts
+from cortex_hooks.guard.selfguard import tool_calls
+from cortex_hooks.guard.selfguard.protected import Places, Refusal
 from cortex_hooks.install import wiring
 
 PROJECT = "/w/proj"
@@ -37,7 +38,7 @@ def places(real: object = None, *, extra: tuple[str, ...] = ()) -> Places:
 
 
 def refused(command: str, *, cwd: str = PROJECT, where: Places | None = None) -> Refusal | None:
-    return self_protection.refusal(
+    return tool_calls.refusal(
         "Bash",
         {"command": command},
         where or places(),
@@ -492,7 +493,7 @@ def written(
     tool: str, tool_input: dict[str, object], *, now: str | None = SETTINGS, holding: str = SETTINGS_PATH
 ) -> Refusal | None:
     """The refusal of a write, the settings file `holding` as `now` (no other settings file)."""
-    return self_protection.refusal(
+    return tool_calls.refusal(
         tool,
         tool_input,
         places(),
@@ -620,7 +621,7 @@ def test_a_call_that_cannot_be_read_is_refused_not_let_through() -> None:
     def broken(path: str) -> str | None:
         raise ValueError(path)
 
-    refusal = self_protection.refusal(
+    refusal = tool_calls.refusal(
         "Edit",
         {"file_path": SETTINGS_PATH, "old_string": "a", "new_string": "b"},
         places(),
@@ -725,7 +726,7 @@ def test_the_team_file_reached_through_a_link_is_guarded_at_its_target(tmp_path:
         "rm team/rules.jsonl",
     ):
         assert refused(command, cwd=str(project), where=where) is not None, command
-    write = self_protection.refusal(
+    write = tool_calls.refusal(
         "Write",
         {"file_path": target, "content": ""},
         where,

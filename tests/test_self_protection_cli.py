@@ -1,5 +1,5 @@
 """The built-in protection's allow-list of `cortex-hooks` commands is the CLI's own parser, judged
-(guard.self_protection_cli): every command and action is either safe for the agent or weakening,
+(guard.selfguard.own_cli): every command and action is either safe for the agent or weakening,
 and the options the list reads are the parser's, so a command or option added later is judged
 here before the agent may run it."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from cortex_hooks import cli
-from cortex_hooks.guard import self_protection_cli as own
+from cortex_hooks.guard.selfguard import own_cli
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:
@@ -39,28 +39,28 @@ def options(parser: argparse.ArgumentParser) -> dict[str, bool]:
 
 def test_every_command_is_judged_and_every_judged_command_exists() -> None:
     names = set(commands())
-    assert names == own.SAFE | set(own.WEAKENING)
-    assert not own.SAFE & set(own.WEAKENING)
+    assert names == own_cli.SAFE | set(own_cli.WEAKENING)
+    assert not own_cli.SAFE & set(own_cli.WEAKENING)
     groups = {name.split()[0] for name in names if " " in name}
-    assert groups == set(own.GROUPS)
+    assert groups == set(own_cli.GROUPS)
 
 
 def test_the_options_read_are_the_parsers() -> None:
     parsers = commands()
     top = cli.parser()
-    assert options(top) == own._TOP
+    assert options(top) == own_cli._TOP
     group = next(
         parser for action in top._actions if isinstance(action, argparse._SubParsersAction)
         for name, parser in action.choices.items() if name == "packs"
     )  # fmt: skip
-    assert options(group) == own._GROUP
-    assert options(parsers["update"]) == own._UPDATE
-    for name in own.DRY_RUN:
+    assert options(group) == own_cli._GROUP
+    assert options(parsers["update"]) == own_cli._UPDATE
+    for name in own_cli.DRY_RUN:
         assert "--dry-run" in options(parsers[name]), name
-    for name, (option, _) in own.RISKY.items():
+    for name, (option, _) in own_cli.RISKY.items():
         assert options(parsers[name])[option] is True or option == "--repair", (name, option)
-    for name, option in own.WRITES.items():
+    for name, option in own_cli.WRITES.items():
         assert options(parsers[name])[option] is True, (name, option)
     for name, parser in parsers.items():  # the options every group shares are those _GROUP reads
-        if name.split()[0] in own.GROUPS:
+        if name.split()[0] in own_cli.GROUPS:
             assert {"--db", "--global-db"} <= set(options(parser)), name

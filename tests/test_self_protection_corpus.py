@@ -12,7 +12,7 @@ import pytest
 from test_self_protection import PROJECT, refused
 
 from cortex_hooks import location
-from cortex_hooks.guard import self_protection_cli
+from cortex_hooks.guard.selfguard import own_cli
 
 CASES = tomllib.loads((Path(__file__).parent / "corpora" / "selfguard_everyday.toml").read_text())["case"]
 
@@ -34,7 +34,7 @@ def test_the_corpus_holds_both_kinds() -> None:
 
 def test_the_hooks_word_list_for_a_hidden_program_is_the_clis() -> None:
     """`$C archive 1` reaches the rule: location's words are the first words of the CLI's
-    weakening commands and its groups, as guard.self_protection_cli has them."""
-    firsts = {key.split()[0] for key in self_protection_cli.WEAKENING} | self_protection_cli.GROUPS
+    weakening commands and its groups, as guard.selfguard.own_cli has them."""
+    firsts = {key.split()[0] for key in own_cli.WEAKENING} | own_cli.GROUPS
     assert firsts <= location.HIDDEN_COMMANDS
     assert location.names_own_place({"command": '"$D" archive 1'})

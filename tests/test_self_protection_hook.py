@@ -216,9 +216,9 @@ def imported(command: str, where: Path) -> list[str]:
     """Which of the protection's modules a PreToolUse process imported for this command."""
     watched = [
         "cortex_hooks.judging.protection",
-        "cortex_hooks.guard.self_protection",
-        "cortex_hooks.guard.protected",
-        "cortex_hooks.guard.shell",
+        "cortex_hooks.guard.selfguard.tool_calls",
+        "cortex_hooks.guard.selfguard.protected",
+        "cortex_hooks.guard.shell.reader",
         "cortex_hooks.install.wiring",
     ]
     program = (
@@ -248,7 +248,7 @@ def imported(command: str, where: Path) -> list[str]:
 
 def test_a_call_that_names_none_of_its_places_never_loads_it(project: Path) -> None:
     assert imported("cd proj && python3 -m pytest -q 'tests/test x.py' 2>&1 | tail -n 20", project) == []
-    assert "cortex_hooks.guard.self_protection" in imported("rm -rf .cortex", project)
+    assert "cortex_hooks.guard.selfguard.tool_calls" in imported("rm -rf .cortex", project)
 
 
 def test_inside_the_memory_folder_its_files_are_named_bare(project: Path) -> None:

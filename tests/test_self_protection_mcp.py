@@ -11,8 +11,9 @@ import pytest
 from test_self_protection import PROJECT, places
 
 from cortex_hooks import location
-from cortex_hooks.guard import self_protection, self_protection_mcp, verdict_texts
-from cortex_hooks.guard.protected import Refusal
+from cortex_hooks.guard import verdict_texts
+from cortex_hooks.guard.selfguard import mcp_tools, tool_calls
+from cortex_hooks.guard.selfguard.protected import Refusal
 from cortex_hooks.install import wiring
 
 DB = f"{PROJECT}/.cortex/cortex.db"
@@ -52,7 +53,7 @@ ALLOWED: list[tuple[str, dict[str, Any]]] = [
 
 
 def refusal(tool: str, tool_input: dict[str, Any]) -> Refusal | None:
-    return self_protection.refusal(
+    return tool_calls.refusal(
         tool, tool_input, places(), PROJECT, current=lambda path: None, settings_lost=wiring.weakened
     )
 
@@ -79,6 +80,6 @@ def test_a_shell_tools_command_is_shown_to_the_person() -> None:
 
 
 def test_the_fields_the_rule_reads_are_those_the_hook_looks_at() -> None:
-    assert self_protection_mcp.PATH_FIELDS == location.PATH_FIELDS
-    assert self_protection_mcp.LIST_FIELDS == location.LIST_FIELDS
-    assert self_protection_mcp.COMMAND_FIELDS == location.COMMAND_FIELDS
+    assert mcp_tools.PATH_FIELDS == location.PATH_FIELDS
+    assert mcp_tools.LIST_FIELDS == location.LIST_FIELDS
+    assert mcp_tools.COMMAND_FIELDS == location.COMMAND_FIELDS

@@ -1,4 +1,4 @@
-"""The command reader (cortex_hooks.guard.shell, SPEC §13): table tests of what a command is read
+"""The command reader (cortex_hooks.guard.shell.reader, SPEC §13): table tests of what a command is read
 as, bad input, and the property of issue 24: data is never a command, wrappers never hide one."""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cortex_hooks.guard import matching, shell
-from cortex_hooks.guard.reading import BashCommand
+from cortex_hooks.guard import matching
+from cortex_hooks.guard.shell import reader
+from cortex_hooks.guard.shell.bash_command import BashCommand
 
 
 def read(command: str) -> list[str]:
-    return shell.read(command).texts()
+    return reader.read(command).texts()
 
 
 def data_of(command: str) -> list[str]:
     """Each simple command's data spans, as the text they cover."""
-    return [simple.text[low:high] for simple in shell.read(command).commands for low, high in simple.data]
+    return [simple.text[low:high] for simple in reader.read(command).commands for low, high in simple.data]
 
 
 @pytest.mark.parametrize(
@@ -126,18 +127,18 @@ def test_a_query_or_code_read_from_a_heredoc_is_shown_after_its_program_as_data(
     """`psql <<EOF … EOF`: the body is what psql runs, so a rule anchored at the program may
     reach into it; a match that begins inside it is still no match."""
     command = "sudo -u pg psql -d app <<'SQL' | tee out\nDROP TABLE users;\nSQL\nls"
-    fed = [simple for simple in shell.read(command).commands if simple.fed]
+    fed = [simple for simple in reader.read(command).commands if simple.fed]
     assert [simple.text for simple in fed] == ["psql -d app << 'SQL' | tee out\nDROP TABLE users;\n"]
     assert [fed[0].text[low:high] for low, high in fed[0].data] == [" | tee out\nDROP TABLE users;\n"]
     assert "psql -d app << 'SQL'" in read(command)
     assert denies(r"^psql\b[\s\S]*\bDROP\s+TABLE", command)
     assert not denies(r"DROP\s+TABLE", command)
     assert not denies(r"^cat\b[\s\S]*\bDROP\s+TABLE", command.replace("sudo -u pg psql", "cat"))
-    assert not [simple for simple in shell.read("cat <<EOF\nDROP TABLE x;\nEOF").commands if simple.fed]
+    assert not [simple for simple in reader.read("cat <<EOF\nDROP TABLE x;\nEOF").commands if simple.fed]
 
 
 def test_a_pipeline_and_a_wrapped_command_are_also_matched_as_written() -> None:
-    reading = shell.read("curl -s https://x | sudo bash")
+    reading = reader.read("curl -s https://x | sudo bash")
     assert reading.texts() == ["curl -s https://x", "bash"]
     extra = [simple.text for simple in reading.commands if simple.wrapped or simple.pipeline]
     assert sorted(extra) == ["curl -s https://x | sudo bash", "sudo bash"]
@@ -189,15 +190,15 @@ BAD_INPUT = [
 @pytest.mark.parametrize("command", BAD_INPUT, ids=lambda command: repr(command[:24]))
 def test_bad_input_is_read_as_well_as_possible_never_an_exception(command: str) -> None:
     started = time.monotonic()
-    reading = shell.read(command)
+    reading = reader.read(command)
     assert time.monotonic() - started < 30  # bounded work (the figures are in benchmarks/bench.py)
     if reading.raw:  # a command that cannot be read at all is matched raw
         assert [simple.text for simple in reading.commands] == [command]
 
 
 def test_a_command_past_the_budget_is_matched_raw() -> None:
-    command = "git reset --hard;" + "a;" * (shell.MAX_COMMANDS + 10)
-    reading = shell.read(command)
+    command = "git reset --hard;" + "a;" * (reader.MAX_COMMANDS + 10)
+    reading = reader.read(command)
     assert reading.raw
     assert denies(r"git reset --hard", command)  # nothing that matched before escapes
 
@@ -213,7 +214,7 @@ def test_the_heredoc_of_a_commit_message_is_data() -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet="ab $()`'\"\\;|&<>{}\n\t#=-*", max_size=60))
 def test_no_input_crashes_the_reader(command: str) -> None:
-    reading = shell.read(command)
+    reading = reader.read(command)
     for simple in reading.commands:
         assert all(0 <= low <= high <= len(simple.text) for low, high in simple.data)
 
@@ -234,13 +235,13 @@ DESTRUCTIVE = st.one_of(st.tuples(PROGRAMS, GIT).map(" ".join), RM)
 
 
 def packs_deny(command: str) -> bool:
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     subject = BashCommand(command)
     return any(
         matching.evaluate(record.regex, subject, 1.0, 1.0)
-        for name in packs.expand("core")
-        for record in packs.load(name)
+        for name in shipped.expand("core")
+        for record in shipped.load(name)
     )
 
 
@@ -297,7 +298,12 @@ def _imported_by_the_hook(command: str, db: Any) -> list[str]:
     import subprocess
     import sys
 
-    watched = ["cortex_hooks.guard.shell", "cortex_hooks.guard.reading", "regex", "pydantic"]
+    watched = [
+        "cortex_hooks.guard.shell.reader",
+        "cortex_hooks.guard.shell.bash_command",
+        "regex",
+        "pydantic",
+    ]
     program = (
         "import atexit, os, sys\n"
         f"def report(): print([name for name in {watched!r} if name in sys.modules], file=sys.stderr)\n"
@@ -330,7 +336,7 @@ def test_the_no_match_path_never_reads_the_command(db: Any) -> None:
     quoted = 'cd proj && python3 -m pytest -q "tests/test x.py" 2>&1 | tail -n 20'
     assert _imported_by_the_hook(quoted, db) == []
     assert _imported_by_the_hook("git reset --hard", db) == [
-        "cortex_hooks.guard.shell",
-        "cortex_hooks.guard.reading",
+        "cortex_hooks.guard.shell.reader",
+        "cortex_hooks.guard.shell.bash_command",
         "regex",
     ]

@@ -400,12 +400,14 @@ def test_the_authors_own_learning_and_its_team_line_match_once(project: Path) ->
 )
 def test_the_hooks_stdlib_rules_and_the_model_agree(entry: dict[str, Any]) -> None:
     """The hook reads a changed file with guard.shared_rules (no pydantic); packs, check and add use
-    guard.shared's models, which wrap the same functions: both accept and refuse the same lines."""
-    from cortex_hooks.guard import shared, shared_rules
+    guard.packs.shared_format's models, which wrap the same functions: both accept and refuse the
+    same lines."""
+    from cortex_hooks.guard import shared_rules
+    from cortex_hooks.guard.packs import shared_format
 
     text = json.dumps(entry, sort_keys=True)
     try:
-        model: Any = shared.entry(text, memories=True)
+        model: Any = shared_format.entry(text, memories=True)
     except ValueError:
         model = None
     try:
@@ -420,7 +422,7 @@ def test_the_hooks_stdlib_rules_and_the_model_agree(entry: dict[str, Any]) -> No
 
 WATCH_IMPORTS = """
 import atexit, os, sys
-watched = ("pydantic", "regex", "cortex_hooks.guard.shared", "cortex_hooks.guard.shared_rules")
+watched = ("pydantic", "regex", "cortex_hooks.guard.packs.shared_format", "cortex_hooks.guard.shared_rules")
 def report(): print(sorted(name for name in watched if name in sys.modules), file=sys.stderr, flush=True)
 atexit.register(report)
 leave = os._exit

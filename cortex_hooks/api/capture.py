@@ -23,7 +23,7 @@ from cortex_hooks.store.transaction import Transaction
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.capture.scanning import Outcome
-    from cortex_hooks.guard.records import Learning, LearningFields
+    from cortex_hooks.guard.learning_records import Learning, LearningFields
 
 SCAN_SECONDS = 3600  # a scan asked for by a person is not cut short like SessionEnd's
 
@@ -122,7 +122,7 @@ def preview(databases: Databases, proposal_id: int, notes: Notes, answer: Answer
 
 
 def _fields(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> LearningFields:
-    from cortex_hooks.guard.records import LearningFields
+    from cortex_hooks.guard.learning_records import LearningFields
     from cortex_hooks.validation import validated
 
     rewrite = answer.rewrite

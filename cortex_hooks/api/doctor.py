@@ -82,7 +82,7 @@ def _check_keeper(report: Report, path: str) -> None:
 
 
 def _suggest_packs(report: Report, databases: Databases) -> None:
-    """The packs that fit the project and are not enabled (guard.pack_fit): said, not a problem."""
+    """The packs that fit the project and are not enabled (guard.packs.fit): said, not a problem."""
     from cortex_hooks.api import packs
 
     line = packs.fit_line(databases)
@@ -93,7 +93,7 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (SPEC §17), when there is one: its bad lines named, whether it is trusted."""
     from cortex_hooks.api import team, team_file, team_read
-    from cortex_hooks.guard import team as rules
+    from cortex_hooks.guard import team_rules
     from cortex_hooks.store import team as team_store
 
     path = team_file.path_in(project)
@@ -103,7 +103,7 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
     if problems:
         report.problem(
             "team file",
-            f"{path}: " + "; ".join(rules.bounded(problems)),
+            f"{path}: " + "; ".join(team_rules.bounded(problems)),
             "fix those lines (cortex-hooks team check lists every problem); the other lines work",
         )
     trusted = False
@@ -114,10 +114,10 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
                 state = team_store.state(connection)
         except (CortexError, sqlite3.Error):
             state = None
-        trusted = state is not None and state["trusted"] == rules.digest(loaded.data)
+        trusted = state is not None and state["trusted"] == team_rules.digest(loaded.data)
     detail = f"{path}: {len(records)} entries, {'trusted' if trusted else 'not trusted here'}"
     declared = [(getattr(record, "action", None), getattr(record, "rewrite", None)) for record in records]
-    if trusted or not any(rules.waiting(declared).values()):
+    if trusted or not any(team_rules.waiting(declared).values()):
         report.ok("team file", detail)
     else:
         report.problem(

@@ -1,6 +1,6 @@
 """`import --from hookify [DIR]` (SPEC §17): hookify's rules (`hookify.*.local.md` in the project's
 `.claude/`, or in DIR) added as learnings of the scope acted on, in one transaction. Every rule is
-either imported or listed with the reason it cannot be (guard.hookify); one imported before (the
+either imported or listed with the reason it cannot be (guard.hookify_rules); one imported before (the
 same regex, tool and target) is not added twice."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.learnings import row_values
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import hookify
-from cortex_hooks.guard.records import LearningFields
+from cortex_hooks.guard import hookify_rules
+from cortex_hooks.guard.learning_records import LearningFields
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
@@ -51,10 +51,10 @@ def import_rules(databases: Databases, given: str | None, notes: Notes) -> dict[
         name = os.path.basename(path)
         front: dict[str, Any] = {}
         try:
-            front, message = hookify.front_matter(_read(path))
-            learning = hookify.learning(front, message, name)
+            front, message = hookify_rules.front_matter(_read(path))
+            learning = hookify_rules.learning(front, message, name)
             fields = _fields(learning, start)
-        except hookify.Refused as error:
+        except hookify_rules.Refused as error:
             refused.append(
                 {"file": name, "name": str(front.get("name") or _name(path)), "reason": str(error)}
             )
@@ -83,9 +83,9 @@ def _read(path: str) -> str:
     try:
         return read_small(path, MAX_RULE_BYTES).decode("utf-8")
     except UnicodeDecodeError:
-        raise hookify.Refused("not UTF-8 text") from None
+        raise hookify_rules.Refused("not UTF-8 text") from None
     except (OSError, ValueError) as error:
-        raise hookify.Refused(f"cannot be read ({getattr(error, 'strerror', None) or error})") from None
+        raise hookify_rules.Refused(f"cannot be read ({getattr(error, 'strerror', None) or error})") from None
 
 
 def _name(path: str) -> str:
@@ -102,7 +102,7 @@ def _fields(learning: dict[str, Any], start: str) -> LearningFields:
         fields: LearningFields = validated(LearningFields, values, "rule")
         return fields
     except CortexError as error:
-        raise hookify.Refused(error.message.removeprefix("rule: ")) from None
+        raise hookify_rules.Refused(error.message.removeprefix("rule: ")) from None
 
 
 # What people read of it, from the CLI and the MCP server alike. The text of `import --from

@@ -13,7 +13,7 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, fit, times
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.guard import actions, hand_edits, pruning
-from cortex_hooks.guard.records import Learning, LearningFields
+from cortex_hooks.guard.learning_records import Learning, LearningFields
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings as store
@@ -22,7 +22,7 @@ from cortex_hooks.validation import validated
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.records import Learning
+    from cortex_hooks.guard.learning_records import Learning
 
 CHANGES = ("pin", "unpin", "keep", "archive", "restore")
 
@@ -120,7 +120,7 @@ def show(databases: Databases, learning_id: int) -> Learning:
 def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> list[Learning]:
     """These learnings with what the agent did after their catches (SPEC §23): counted over their
     whole history, and the latest call each was retried with."""
-    from cortex_hooks.guard.records import Outcomes, RetriedCall
+    from cortex_hooks.guard.learning_records import Outcomes, RetriedCall
     from cortex_hooks.store import outcomes
 
     ids = [learning.id for learning in learnings]

@@ -23,7 +23,8 @@ def stale(connection: sqlite3.Connection) -> list[str]:
     enabled = store.enabled(connection)
     if not enabled:
         return []
-    from cortex_hooks.guard import packs  # only where packs are enabled: it reads package data
+    # only where packs are enabled: it reads package data
+    from cortex_hooks.guard.packs import shipped as packs
 
     shipped = set(packs.names())
     return [
@@ -35,7 +36,7 @@ def stale(connection: sqlite3.Connection) -> list[str]:
 
 def refresh(scope: Scope, now: datetime, start: int) -> list[str]:
     """Bring this scope's stale packs up to date; the names of those refreshed."""
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped as packs
     from cortex_hooks.store import packs as store
 
     names = stale(scope.connection)

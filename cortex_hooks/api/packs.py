@@ -1,5 +1,5 @@
 """Packs (SPEC §14): the shipped packs and their state in both scopes, enabling or disabling one in
-a scope, muting one of its learnings. The rules are guard.packs (pure), the SQL store.packs."""
+a scope, muting one of its learnings. The rules are guard.packs.shipped (pure), the SQL store.packs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import packs
+from cortex_hooks.guard.packs import shipped as packs
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import packs as store
 from cortex_hooks.store.connection import Transaction
@@ -144,15 +144,15 @@ def fit_lines(databases: Databases, also: list[dict[str, Any]] | None = None) ->
 
 def fit_line(databases: Databases, also: list[dict[str, Any]] | None = None) -> str | None:
     """What install and doctor say of the packs that fit the project and are enabled in neither
-    scope (nor by `also`, the summaries of an install's --packs), or None (guard.pack_fit)."""
+    scope (nor by `also`, the summaries of an install's --packs), or None (guard.packs.fit)."""
     from cortex_hooks import location
-    from cortex_hooks.guard import pack_fit
+    from cortex_hooks.guard.packs import fit
 
-    fits = pack_fit.fitting(location.project_root())
+    fits = fit.fitting(location.project_root())
     if not fits:
         return None
     enabled = {name for name, state in states(databases).items() if state["project"] or state["global"]}
-    return pack_fit.suggestion(fits, enabled | {summary["pack"] for summary in also or []})
+    return fit.suggestion(fits, enabled | {summary["pack"] for summary in also or []})
 
 
 # What people read of it, from the CLI and the MCP server alike. The texts of packs: the list, one

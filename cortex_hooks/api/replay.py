@@ -34,7 +34,7 @@ from cortex_hooks.transcripts import calls
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.api.capture import Answer
-    from cortex_hooks.guard.records import LearningFields
+    from cortex_hooks.guard.learning_records import LearningFields
     from cortex_hooks.replay.tally import Key, Tally
 
 COUNTS = {"deny": "denied", "ask": "asked", "rewrite": "rewritten", "warn": "warned"}
@@ -118,7 +118,7 @@ def report(
     outcomes: bool = False,
 ) -> dict[str, Any]:
     """These rules replayed over the transcripts of `where`; with `outcomes`, what the agent did
-    after each of their catches (docs/guide/outcomes.md: guard.outcomes, as SessionEnd works it out)."""
+    after each of their catches (docs/guide/outcomes.md: guard.catch_outcomes, as SessionEnd works it out)."""
     missing = [path for path in where.paths if not os.path.lexists(path)]
     if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
         raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)
@@ -197,7 +197,7 @@ def _learning(key: Key, described: dict[str, Any], tally: Tally, *, outcomes: bo
 
 def _outcomes(key: Key, counts: dict[str, int], tally: Tally) -> dict[str, Any]:
     """What the agent did after the learning's catches (its denies, asks and rewrites:
-    guard.outcomes), and the latest call it retried it with."""
+    guard.catch_outcomes), and the latest call it retried it with."""
     caught = sum(counts.get(answer, 0) for answer in ("deny", "ask", "rewrite"))
     done: dict[str, int] = dict(tally.outcomes.get(key, {}))
     decided = {name: done.get(name, 0) for name in ("followed", "retried", "asked")}

@@ -21,7 +21,7 @@ from cortex_hooks.store.scopes import close
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
-    from cortex_hooks.guard.records import LearningFields
+    from cortex_hooks.guard.learning_records import LearningFields
 
 
 class Replayed(NamedTuple):
@@ -78,13 +78,13 @@ def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes
 def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     """A pack's learnings (or a group's) as enabling it would add them: pinned, at the start
     confidence, their file's action and rewrite."""
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     config = db.config(databases, notes)
     described: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    for one in packs.expand(name):
-        for record in packs.load(one):
+    for one in shipped.expand(name):
+        for record in shipped.load(one):
             values = proof.learning_row(record, one, config)
             rows.append(values)
             described.append(_described(values, databases.scope, config, id=None, slug=record.id, pack=one))

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 
 from cortex_hooks import clock, location
 from cortex_hooks.config import Config
-from cortex_hooks.guard import pruning, snapshot
+from cortex_hooks.guard import memory_snapshot as snapshot
+from cortex_hooks.guard import pruning
 from cortex_hooks.store import kinds, learnings
 from cortex_hooks.store import snapshot as snapshot_store
 from cortex_hooks.store.scopes import Scope, project_scope

@@ -1,6 +1,7 @@
 """The team file (SPEC §17): list what it holds and what is in force here, add a learning of this
 project to it, trust it, mute one of its learnings, check it for a team's CI. The rules are
-guard.team (pure) and guard.shared (the format), the reading api.team_file, the SQL store.team."""
+guard.team_rules (pure) and guard.packs.shared_format (the format), the reading api.team_file, the
+SQL store.team."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from cortex_hooks.api import team_file, team_read
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.guard import shared, team
-from cortex_hooks.guard.team import waiting_line as waiting
+from cortex_hooks.guard import team_rules as team
+from cortex_hooks.guard.packs import shared_format
+from cortex_hooks.guard.team_rules import waiting_line as waiting
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings
 from cortex_hooks.store import packs as packs_store
@@ -51,8 +53,8 @@ def listing(databases: Databases, notes: Notes) -> dict[str, Any]:
             "problems": problems}  # fmt: skip
 
 
-def _declared(record: shared.Entry) -> dict[str, Any]:
-    if isinstance(record, shared.SharedMemory):
+def _declared(record: shared_format.Entry) -> dict[str, Any]:
+    if isinstance(record, shared_format.SharedMemory):
         return {"id": record.id, "kind": "memory", "action": None, "in_force": None, "rewrite": None,
                 "rewrite_in_force": None, "muted": False, "confidence": None, "hits": 0}  # fmt: skip
     return {"id": record.id, "kind": "learning", "action": record.action, "in_force": "warn",
@@ -89,12 +91,12 @@ def _problems(state: Any) -> list[str]:
     return [str(problem) for problem in found] if isinstance(found, list) else []
 
 
-def parsed(project: str) -> tuple[list[shared.Entry], list[str]]:
+def parsed(project: str) -> tuple[list[shared_format.Entry], list[str]]:
     """The file's valid entries and its problems, read within bounds, without a database."""
     loaded = team_read.load(project)
     lines, said = team.lines(loaded.data or b"", cut=loaded.cut)
     problems = loaded.problems + said
-    records: list[shared.Entry] = []
+    records: list[shared_format.Entry] = []
     seen: dict[str, int] = {}
     for line in lines:
         where = f"{team.NAME} line {line.number}"
@@ -102,7 +104,7 @@ def parsed(project: str) -> tuple[list[shared.Entry], list[str]]:
             problems.append(f"{where}: not UTF-8 text")
             continue
         try:
-            record = shared.entry(line.text, memories=True)
+            record = shared_format.entry(line.text, memories=True)
         except ValueError as error:
             problems.append(f"{where}: {error}")
             continue
@@ -161,7 +163,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
     """Write learning #N of this project into the team file as `team_id`; the learning keeps its
     state and takes the id (this project's entry of it, taken whole here). A file that was
     trusted (or new) stays trusted: the person's own addition is no stranger's."""
-    if not shared.SLUG.fullmatch(team_id):
+    if not shared_format.SLUG.fullmatch(team_id):
         shown = sanitize.line(team_id, 80)
         raise CortexError(f"{shown!r} is no team id: a slug like `acme:no-force-push`", USAGE)
     project = location.project_root()
@@ -185,7 +187,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         if owner is not None and owner["id"] != learning_id:
             raise CortexError(f"{team_id} is the id of learning #{owner['id']} already", USAGE)
         was_trusted = store.trusted(connection) or not os.path.lexists(path)
-        _write(project, shared.dump([*records, record]))
+        _write(project, shared_format.dump([*records, record]))
         with Transaction(connection):
             learnings.update(connection, learning_id, {"slug": team_id})
         notes.extend(team_file.refresh(connection, project, databases.project, taken=was_trusted))
@@ -198,13 +200,13 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
             "trusted": was_trusted}  # fmt: skip
 
 
-def _unread(project: str, records: list[shared.Entry]) -> bool:
+def _unread(project: str, records: list[shared_format.Entry]) -> bool:
     loaded = team_read.load(project)
     lines, _said = team.lines(loaded.data or b"", cut=loaded.cut)
     return loaded.cut or len(lines) != len(records)
 
 
-def _record(row: Any, team_id: str, learning_id: int) -> shared.SharedLearning:
+def _record(row: Any, team_id: str, learning_id: int) -> shared_format.SharedLearning:
     if row["pack"] == team.PACK:
         raise CortexError(f"learning #{learning_id} comes from the team file already", USAGE)
     if row["slug"] is not None and row["slug"] != team_id:
@@ -230,7 +232,7 @@ def _record(row: Any, team_id: str, learning_id: int) -> shared.SharedLearning:
         "context": row["context"],
     }
     try:
-        return shared.SharedLearning.model_validate(values)
+        return shared_format.SharedLearning.model_validate(values)
     except ValueError as error:
         raise CortexError(f"learning #{learning_id} cannot go into the team file: {error}", USAGE) from None
 

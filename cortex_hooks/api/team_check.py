@@ -12,7 +12,8 @@ from typing import Any
 from cortex_hooks import location
 from cortex_hooks.api import team_file, team_read
 from cortex_hooks.config import DEFAULT
-from cortex_hooks.guard import matching, shared, team, unmatchable
+from cortex_hooks.guard import matching, team_rules, unmatchable
+from cortex_hooks.guard.packs import shared_format
 from cortex_hooks.judging import proof
 
 BENIGN_TIMEOUT = 0.05  # seconds per benign command: an honest regex decides in microseconds
@@ -30,24 +31,28 @@ def check() -> dict[str, Any]:
         return {"path": path, "entries": 0, "problems": problems, "ok": False}
     data = loaded.data
     if loaded.cut:
-        problems.append(f"the file is larger than {team.MAX_BYTES:,} bytes: hooks read only its first lines")
-    if data.startswith(team.BOM):
-        problems.append(f"{team.NAME}: starts with a byte-order mark (BOM): save it as UTF-8 without one")
-        data = data[len(team.BOM) :]
+        problems.append(
+            f"the file is larger than {team_rules.MAX_BYTES:,} bytes: hooks read only its first lines"
+        )
+    if data.startswith(team_rules.BOM):
+        problems.append(
+            f"{team_rules.NAME}: starts with a byte-order mark (BOM): save it as UTF-8 without one"
+        )
+        data = data[len(team_rules.BOM) :]
     crlf = data.count(b"\r\n")
     if crlf:
-        problems.append(f"{team.NAME}: {crlf} lines end with CR LF: use LF line ends")
+        problems.append(f"{team_rules.NAME}: {crlf} lines end with CR LF: use LF line ends")
         data = data.replace(b"\r\n", b"\n")
     text = data.decode("utf-8", "replace")
-    records, said = shared.problems(text, team.NAME, memories=True)
+    records, said = shared_format.problems(text, team_rules.NAME, memories=True)
     problems += said
     numbers = _numbers(text)
-    learnings = [record for record in records if isinstance(record, shared.SharedLearning)]
+    learnings = [record for record in records if isinstance(record, shared_format.SharedLearning)]
     for record in learnings:
-        where = f"{team.NAME} line {numbers.get(record.id, '?')}"
+        where = f"{team_rules.NAME} line {numbers.get(record.id, '?')}"
         problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
     for failure in proof.given(learnings, "team", DEFAULT):  # each line's examples, through the judge
-        where = f"{team.NAME} line {numbers.get(failure.rule, '?')}"
+        where = f"{team_rules.NAME} line {numbers.get(failure.rule, '?')}"
         problems.append(f"{where}: examples: {str(failure).removeprefix(f'{failure.rule}: ')}")
     return {"path": path, "entries": len(records), "problems": problems, "ok": not problems}
 
@@ -65,7 +70,7 @@ def _numbers(text: str) -> dict[str, int]:
     return found
 
 
-def _learning_problems(record: shared.SharedLearning) -> list[str]:
+def _learning_problems(record: shared_format.SharedLearning) -> list[str]:
     found = []
     wrong_case = unmatchable.tool_case(record.tool)
     if wrong_case:
@@ -80,7 +85,7 @@ def _learning_problems(record: shared.SharedLearning) -> list[str]:
     return found
 
 
-def _benign_hit(record: shared.SharedLearning) -> str | None:
+def _benign_hit(record: shared_format.SharedLearning) -> str | None:
     """What the regex does with the shipped benign commands (as a Bash call reads them), if
     anything: matches one, or cannot decide on one within the timeout."""
     from cortex_hooks.capture.regex_synthesis import benign

@@ -1,5 +1,5 @@
 """Reading the team file into the project database (SPEC §17), in one write transaction: bounded
-(guard.team's limits), only the lines not seen before validated (guard.shared_rules: no pydantic
+(guard.team_rules's limits), only the lines not seen before validated (guard.shared_rules: no pydantic
 on a hook), their rows written with the person's state kept.
 
 What the file may not be, and how each is read: a FIFO, a device or a directory is not opened
@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks.guard.team import FOLDER, NAME
 from cortex_hooks.guard.team_path import path_in
+from cortex_hooks.guard.team_rules import FOLDER, NAME
 from cortex_hooks.store import team as store
 
 TYPE_CHECKING = False
@@ -35,7 +35,7 @@ class Loaded:
 
 def load(project: str) -> Loaded:
     """The team file's content, at most MAX_BYTES of it, from a regular file inside the project."""
-    from cortex_hooks.guard.team import MAX_BYTES
+    from cortex_hooks.guard.team_rules import MAX_BYTES
     from cortex_hooks.regular_file import open_regular
 
     path = path_in(project)
@@ -62,7 +62,7 @@ def read_in(
     trusted and changed since is held, unless the change is `taken`: its trusted rules stay in
     force, its new text waits for `team trust` (said as a problem)."""
     from cortex_hooks import clock
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
     from cortex_hooks.store.connection import Transaction
 
     loaded = load(project)
@@ -112,7 +112,7 @@ HELD = (
 
 def _held(connection: sqlite3.Connection, data: bytes | None, taken: bool) -> str | None:
     """The trusted digest, when a trusted file's new content must wait (None: read it in)."""
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
 
     state = store.state(connection)
     if taken or state is None or state["trusted"] is None or state["digest"] != state["trusted"]:
@@ -180,7 +180,7 @@ def _write(
 def _learning(
     connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, start: int, now: str
 ) -> int:
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
 
     declared = {**team.declared(record), "updated_at": now, "archived_at": None, "pinned": 1}
     if known is not None:
@@ -206,7 +206,7 @@ def _learning(
 def _memory(
     connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, now: str
 ) -> int:
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
     from cortex_hooks.memory import given
 
     declared = {**team.memory_declared(record), "updated_at": now, "status": "active", "archived_at": None}

@@ -16,7 +16,7 @@ from cortex_hooks.api.learnings import readable, refuse_laundering, row_values, 
 from cortex_hooks.api.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import kind_records
-from cortex_hooks.guard.records import ImportedLearning
+from cortex_hooks.guard.learning_records import ImportedLearning
 from cortex_hooks.memory.edges import Edge, ImportedEdge
 from cortex_hooks.memory.records import ImportedMemory, Memory
 from cortex_hooks.notes import Notes

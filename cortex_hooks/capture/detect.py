@@ -178,7 +178,7 @@ def _suggested(
     exactly and never matches the regex again (guard.rewrite). None for a changed argument (the
     match spans the words between, which a rewrite would drop)."""
     from cortex_hooks.guard import matching, rewrite
-    from cortex_hooks.guard.reading import BashCommand
+    from cortex_hooks.guard.shell.bash_command import BashCommand
 
     old, new, covered = words
     if kind == "command":

@@ -132,6 +132,6 @@ def _programs() -> tuple[frozenset[str], frozenset[str]]:
 
 @cache
 def _wrappers() -> frozenset[str]:
-    from cortex_hooks.guard.shell_programs import WRAPPERS
+    from cortex_hooks.guard.shell.programs import WRAPPERS
 
     return WRAPPERS

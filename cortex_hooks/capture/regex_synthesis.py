@@ -67,8 +67,8 @@ def compiled(pattern: str) -> Any:
 
 def matches(pattern: Any, text: str) -> bool:
     """Whether the pattern matches a Bash command as PreToolUse would match a learning of target
-    content: simple command by simple command, never inside data (guard.reading)."""
-    from cortex_hooks.guard.reading import BashCommand, locate
+    content: simple command by simple command, never inside data (guard.shell.bash_command)."""
+    from cortex_hooks.guard.shell.bash_command import BashCommand, locate
 
     try:
         return locate(pattern, BashCommand(text), TIMEOUT, 0) is not None

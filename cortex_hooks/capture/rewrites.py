@@ -1,5 +1,5 @@
 """Rewrites the agent's own retries show (SPEC §23): after a learning denied a call, the call the
-agent ran instead, the correct way, says what the learning's rewrite could be (guard.outcomes.
+agent ran instead, the correct way, says what the learning's rewrite could be (guard.catch_outcomes.
 intended). Proposed to the person as any capture is (signal `followed`), never applied: `accept`
 gives the learning that rewrite."""
 
@@ -10,8 +10,7 @@ import sqlite3
 from typing import Any
 
 from cortex_hooks.capture import recurrence
-from cortex_hooks.guard import matching
-from cortex_hooks.guard import outcomes as rules
+from cortex_hooks.guard import catch_outcomes, matching
 from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
 from cortex_hooks.store import proposals
 
@@ -40,7 +39,9 @@ def propose(
         return None
     if redact(followed) != followed or "[REDACTED]" in caught or caught.endswith("…"):
         return None  # a secret is never a rewrite, and a call cut short says too little
-    template = rules.intended(str(learning["regex"]), str(learning["target"]), caught, followed, timeouts)
+    template = catch_outcomes.intended(
+        str(learning["regex"]), str(learning["target"]), caught, followed, timeouts
+    )
     if template is None:
         return None
     fingerprint = hashlib.sha256(f"{SIGNAL} {scope} {learning['id']} {template}".encode()).hexdigest()[:16]

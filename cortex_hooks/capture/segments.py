@@ -1,5 +1,5 @@
 """Shell command lines cut into segments and words: the segments are the simple commands the
-command reader reads (guard.shell, SPEC §13) — the one reader PreToolUse matches with."""
+command reader reads (guard.shell.reader, SPEC §13) — the one reader PreToolUse matches with."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import re
 def split(command: str) -> list[str]:
     """The segments of a command line: its simple commands as the shell runs them (split at
     `&&`, `||`, `;`, `|`, newlines and inside `$( )`, wrappers removed, words as written)."""
-    from cortex_hooks.guard import shell
+    from cortex_hooks.guard.shell import reader
 
-    reading = shell.read(command)
+    reading = reader.read(command)
     return [
         simple.text
         for simple in reading.commands

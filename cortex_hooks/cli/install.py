@@ -197,7 +197,7 @@ def _packs(args: argparse.Namespace, *, dry_run: bool) -> Protection | None:
     if args.action != "install":
         return None
     from cortex_hooks.api import packs as api
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped as packs
 
     where = database.of(args).acting_on(_packs_scope(args))
     asked = "core" if args.packs is None else args.packs  # None: neither --packs nor --no-packs

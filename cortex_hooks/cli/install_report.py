@@ -178,7 +178,7 @@ def _what_became_of(plan: Plan, *, first: bool) -> list[str]:
 def _last_words(args: argparse.Namespace, outcome: Outcome) -> None:
     """install: what protects the scope now; uninstall: the memory it kept or removed."""
     if args.action == "install":
-        from cortex_hooks.api import databases, packs  # the packs that fit the project (guard.pack_fit)
+        from cortex_hooks.api import databases, packs  # the packs that fit the project (guard.packs.fit)
 
         lines = [protected(outcome.packs, dry_run=args.dry_run)] if outcome.packs else []
         enabled = [{"pack": name} for name in outcome.packs.on] if outcome.packs else []
@@ -196,7 +196,7 @@ def protected(packs: Protection, *, dry_run: bool = False) -> str:
         return (
             f"No pack protects {where}: the guard holds your learnings only (cortex-hooks packs enable core)."
         )
-    from cortex_hooks.guard import packs as shipped
+    from cortex_hooks.guard.packs import shipped
 
     names = list(packs.on)
     core = set(names) == {name for name in shipped.names() if name.startswith("core.")}

@@ -2,7 +2,7 @@
 target reads of it — worked out once per call, however many rules (and judgments) read it.
 
 Cheap to make: nothing is read until a rule asks. A Bash command is read as the shell reads it
-(guard.reading) only when a candidate's regex first needs it, and each regex is searched once per
+(guard.shell.bash_command) only when a candidate's regex first needs it, and each regex is searched once per
 target: the hook judges a call a second time inside its write transaction (the gate reads the
 confidence as the boost finds it) without running a regex again.
 """
@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.guard.reading import BashCommand
+    from cortex_hooks.guard.shell.bash_command import BashCommand
 
 
 class Call:

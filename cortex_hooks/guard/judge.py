@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
     from cortex_hooks.guard.call import Call
     from cortex_hooks.guard.hits import Hit
-    from cortex_hooks.guard.protected import Refusal
     from cortex_hooks.guard.rewrite import Correction
+    from cortex_hooks.guard.selfguard.protected import Refusal
 
     class Rules(Protocol):
         """The rules in force, as the judge reads them (see cortex_hooks.judging.in_force)."""

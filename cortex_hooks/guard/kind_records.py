@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant, Text
-from cortex_hooks.guard.records import GivenSeverity, Severity, one_of
+from cortex_hooks.guard.learning_records import GivenSeverity, Severity, one_of
 
 Priority = Literal["high", "medium", "low"]
 GivenPriority = Annotated[Priority, one_of("priority", get_args(Priority))]

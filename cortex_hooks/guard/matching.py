@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.guard.reading import BashCommand
+    from cortex_hooks.guard.shell.bash_command import BashCommand
 
 TARGETS = ("content", "path", "input", "raw")
 READ_TOOL = "Bash"  # the tool whose `command` is read as the shell reads it (target content)
@@ -175,7 +175,7 @@ def subject(target: str, tool_name: str, texts: list[str]) -> list[str] | BashCo
     """What a learning's regex searches: the raw texts, or for a Bash command and target content
     the command as the shell reads it (SPEC §13; read only when first searched)."""
     if target == "content" and tool_name == READ_TOOL and texts:
-        from cortex_hooks.guard.reading import BashCommand
+        from cortex_hooks.guard.shell.bash_command import BashCommand
 
         return BashCommand(texts[0])
     return texts
@@ -267,9 +267,9 @@ def where(
     try:
         if isinstance(texts, list):
             return _first(compiled, texts, base_timeout, timeout_per_mib)
-        from cortex_hooks.guard import reading
+        from cortex_hooks.guard.shell import bash_command
 
-        return reading.locate(compiled, texts, base_timeout, timeout_per_mib)
+        return bash_command.locate(compiled, texts, base_timeout, timeout_per_mib)
     except TimeoutError:
         raise Unusable("its regex timed out", timed_out=True) from None
 

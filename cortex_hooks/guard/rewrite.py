@@ -1,10 +1,10 @@
 """Auto-correct (SPEC §16), pure: a Bash learning's `rewrite` applied to the command it matched.
 
-The match a learning's regex found in one simple command (guard.reading: the first match that
+The match a learning's regex found in one simple command (guard.shell.bash_command: the first match that
 begins outside data) is replaced, in the command as written, by the rewrite expanded as Python's
 `re.sub` expands a replacement: `\\1` or `\\g<name>` is a group of the match, `\\\\` a backslash,
 anything else is literal. The simple command's text is mapped back to the command as written
-(guard.shell's `spans`): a match in a string the shell runs again (`bash -c '…'`, `eval`), or one
+(guard.shell.reader's `spans`): a match in a string the shell runs again (`bash -c '…'`, `eval`), or one
 that begins or ends inside a word the reader rewrote (`"git"`, `/usr/bin/git`), is not rewritten.
 
 A correction that would leave an empty command, outgrow MAX_CORRECTED, change nothing, or match
@@ -19,8 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.guard.reading import BashCommand
-    from cortex_hooks.guard.shell import Simple
+    from cortex_hooks.guard.shell.bash_command import BashCommand
+    from cortex_hooks.guard.shell.reader import Simple
 
 MAX_CORRECTED = 100_000  # characters: a longer corrected command is not applied
 TOOL = "Bash"  # the one tool a rewrite is for
@@ -103,7 +103,8 @@ def correct(
 ) -> Correction:
     """The command `raw` with the learning's match in text `index` of `subject` (where
     matching.where found it) replaced by the expanded rewrite, or why it is not corrected."""
-    from cortex_hooks.guard import matching, reading
+    from cortex_hooks.guard import matching
+    from cortex_hooks.guard.shell import bash_command
 
     base, per_mib = timeouts
     try:
@@ -113,7 +114,7 @@ def correct(
             where = (found.start(), found.end()) if found is not None and subject[index] == raw else None
         else:
             simple = subject.reading.commands[index]
-            found = reading.first_match(compiled, simple, base, per_mib)
+            found = bash_command.first_match(compiled, simple, base, per_mib)
             where = _written(simple, found.start(), found.end(), raw) if found is not None else None
     except (CortexError, TimeoutError):
         return Correction(None, "its regex could not be searched again")

@@ -1,7 +1,7 @@
 """The rules of one line of the shared format (SPEC §17), as plain functions, without pydantic.
 
 The hooks read a changed team file with these (importing pydantic and building the model cost a
-hook ~100 ms, the whole budget of the first call after a change); guard.shared's pydantic models
+hook ~100 ms, the whole budget of the first call after a change); guard.packs.shared_format's pydantic models
 wrap the very same functions as validators, so the two agree on every rule and every word, as
 memory.given and the memory import's model do. `learning` and `memory` return the line's values
 with the defaults filled in, or raise ValueError naming each offending field (`field: message`).

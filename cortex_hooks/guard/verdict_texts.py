@@ -8,7 +8,7 @@ from cortex_hooks import confidence, sanitize
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.hits import Hit
-    from cortex_hooks.guard.protected import Refusal
+    from cortex_hooks.guard.selfguard.protected import Refusal
 
 TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-    from cortex_hooks.guard.protected import Refusal
+    from cortex_hooks.guard.selfguard.protected import Refusal
 
 
 def main() -> int:

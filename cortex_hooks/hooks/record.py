@@ -15,7 +15,7 @@ import sqlite3
 from contextlib import ExitStack
 
 from cortex_hooks import clock
-from cortex_hooks.guard import outcomes as guard_outcomes
+from cortex_hooks.guard import catch_outcomes
 from cortex_hooks.guard.judge import Judgment, judge
 from cortex_hooks.hooks import kept_call, pipeline
 from cortex_hooks.store import history, outcomes, pending
@@ -102,7 +102,7 @@ def _catches(
     later (store.outcomes): with the jobs of the simple command each learning matched, and how
     far the session's transcript was written (the caught call's line is written before the hook
     runs: everything after it is what came next). None without a session to work it out in."""
-    caught = [hit for hit in hits if hit.answer in guard_outcomes.CAUGHT]
+    caught = [hit for hit in hits if hit.answer in catch_outcomes.CAUGHT]
     if not caught or origin is None or origin.session is None:
         return []
     offset = 0
@@ -117,9 +117,9 @@ def _catches(
         candidate = found.get((hit.scope, hit.id))
         if candidate is not None:
             row = candidate.row
-            jobs = guard_outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
+            jobs = catch_outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
         else:  # a guard file's row: read without its index (the jobs of every simple command)
-            jobs = guard_outcomes.jobs(call)
+            jobs = catch_outcomes.jobs(call)
         rows.append(
             {
                 "learning_id": hit.id,

@@ -1,7 +1,7 @@
 """What the agent did after each deny, ask and rewrite of a session (docs/guide/outcomes.md),
 worked out at its end from its transcript: the catches PreToolUse left open, read from where the
 transcript stood at the first of them (transcripts.calls: the calls and their results), decided by
-guard.outcomes, settled in one transaction per database. Then, while time is left, the open
+guard.catch_outcomes, settled in one transaction per database. Then, while time is left, the open
 catches of other sessions whose transcript grew since it was last read: a session whose end Claude
 Code never sent, or whose end ran out of time, or one still running beside this one.
 
@@ -18,7 +18,7 @@ import sqlite3
 import time
 
 from cortex_hooks import location
-from cortex_hooks.guard import outcomes as rules
+from cortex_hooks.guard import catch_outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.store import outcomes as store
@@ -88,7 +88,7 @@ def _session(
     catches = []
     for index, (scope, row) in enumerate(loaded):
         config = location.config_for(scope.path)
-        rule = rules.Rule(
+        rule = catch_outcomes.Rule(
             row["regex"],
             str(row["rule_tool"]),
             str(row["target"]),
@@ -97,8 +97,10 @@ def _session(
         )
         start = row["offset"] if row["transcript"] == path and row["offset"] <= size else 0
         jobs = frozenset(json.loads(row["jobs"]))
-        catches.append(rules.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index))
-    watch = rules.Watch()
+        catches.append(
+            catch_outcomes.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index)
+        )
+    watch = catch_outcomes.Watch()
     for catch in catches:
         watch.add(catch)
     left = calls.Left()
@@ -123,7 +125,7 @@ def _session(
     _write(scopes, loaded, watch, size=size if left.ended else None, now=now, notes=notes)
 
 
-def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
+def _grams(catches: list[catch_outcomes.Catch]) -> calls.Grams | None:
     """What a transcript line must hold for a call in it to matter to these catches: one of the
     learnings' prefilter grams (it may match again), or the name of a program of their jobs or of
     their correct way (it may do the same job, or the correct way). None when every line must be
@@ -150,7 +152,7 @@ def _grams(catches: list[rules.Catch]) -> calls.Grams | None:
 
 
 def _read(
-    watch: rules.Watch,
+    watch: catch_outcomes.Watch,
     path: str,
     start: int,
     deadline: float,
@@ -193,10 +195,12 @@ def _read(
         )
     for item in found:
         if isinstance(item, calls.Result):
-            result = rules.result_of(item.error, item.text)
-            watch.see(rules.Seen(item.id, result=result, offset=item.offset))
+            result = catch_outcomes.result_of(item.error, item.text)
+            watch.see(catch_outcomes.Seen(item.id, result=result, offset=item.offset))
         else:
-            watch.see(rules.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset))
+            watch.see(
+                catch_outcomes.Seen(item.id, call=Call(item.tool, item.input, item.cwd), offset=item.offset)
+            )
         if watch.idle:
             return
 
@@ -204,7 +208,7 @@ def _read(
 def _write(
     scopes: list[Scope],
     loaded: list[tuple[Scope, sqlite3.Row]],
-    watch: rules.Watch,
+    watch: catch_outcomes.Watch,
     *,
     size: int | None,
     now: str,
@@ -307,13 +311,14 @@ def _rewrites(
 
 
 def _expire(scope: Scope, now: str, notes: list[str]) -> None:
+    """Drop the open outcomes too old to settle; another process holding the write lock leaves it
+    to the next session end, without a word (nothing is lost by waiting)."""
     try:
         with Transaction(scope.connection):
             store.expire(scope.connection, _days_before(now, OPEN_DAYS))
     except sqlite3.OperationalError as error:
         if not locked(error):
             raise
-        notes.append(f"{scope.name} database busy: old open outcomes dropped another time")
 
 
 def _days_before(now: str, days: int) -> str:

@@ -97,7 +97,7 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
     if scope is None:
         return None
     from cortex_hooks.api import team_file
-    from cortex_hooks.guard import team
+    from cortex_hooks.guard import team_rules as team
     from cortex_hooks.store import team as team_store
 
     try:

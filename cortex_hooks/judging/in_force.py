@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from cortex_hooks.config import Config
     from cortex_hooks.guard.call import Call
     from cortex_hooks.guard.hits import Hit
-    from cortex_hooks.guard.protected import Refusal
     from cortex_hooks.guard.rewrite import Correction
+    from cortex_hooks.guard.selfguard.protected import Refusal
     from cortex_hooks.notes import Notes
     from cortex_hooks.store.scopes import Scope
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from cortex_hooks.config import Config
-    from cortex_hooks.guard.shared import SharedLearning
+    from cortex_hooks.guard.packs.shared_format import SharedLearning
 
 
 def stored(connection: sqlite3.Connection, path: str) -> list[tuple[Any, examples.Failure]]:

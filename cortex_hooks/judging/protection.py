@@ -1,6 +1,6 @@
 """The built-in protection at the process edge (SPEC §19): the places a call could touch, from the
 environment and the call's cwd, and the settings file as it is now, handed to the pure rule
-(guard.self_protection); the harm it would do besides, in plain words (SPEC §20). The judge
+(guard.selfguard.tool_calls); the harm it would do besides, in plain words (SPEC §20). The judge
 (guard.judge) asks it through the rules in force, for the hook, explain and replay alike."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import sys
 
 from cortex_hooks import location, regular_file
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import protected, self_protection
+from cortex_hooks.guard.selfguard import protected, tool_calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cortex_hooks.guard.protected import Refusal
+    from cortex_hooks.guard.selfguard.protected import Refusal
 
 
 def refusal(tool_name: str, tool_input: dict[str, Any], payload_cwd: object) -> Refusal | None:
@@ -24,11 +24,11 @@ def refusal(tool_name: str, tool_input: dict[str, Any], payload_cwd: object) -> 
     cwd = payload_cwd if isinstance(payload_cwd, str) and os.path.isabs(payload_cwd) else os.getcwd()
     project = os.path.abspath(location.hook_project(cwd))
     where = places(cwd, project)
-    refused = self_protection.refusal(
+    refused = tool_calls.refusal(
         tool_name, tool_input, where, cwd, current=_current, settings_lost=_settings_lost
     )
     if refused is not None:
-        refused.harm = self_protection.harm(refused, where, cwd, project)
+        refused.harm = tool_calls.harm(refused, where, cwd, project)
     return refused
 
 

@@ -32,7 +32,7 @@ def fingerprint(path: str) -> list[int] | None:
     """A file's inode, size and modification time (None: there is none)."""
     try:
         found = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return None
     return [found.st_ino, found.st_size, found.st_mtime_ns]
 
@@ -41,7 +41,7 @@ def text_of(path: str) -> str | None:
     """A watched file's text (None: no file, or none that can be read as a small text file)."""
     try:
         return regular_file.read_small(path, LIMIT).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, ValueError):  # ValueError: not UTF-8, or a path no file can have (a NUL)
         return None
 
 

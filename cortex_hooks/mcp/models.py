@@ -11,9 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from cortex_hooks.guard.records import GivenAction as Action
-from cortex_hooks.guard.records import GivenSeverity as Severity
-from cortex_hooks.guard.records import GivenTarget as Target
+from cortex_hooks.guard.learning_records import GivenAction as Action
+from cortex_hooks.guard.learning_records import GivenSeverity as Severity
+from cortex_hooks.guard.learning_records import GivenTarget as Target
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from cortex_hooks.guard import outcomes
+from cortex_hooks.guard import catch_outcomes as outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.replay.tally import Tally
 from cortex_hooks.replay.worker_rules import Judged, Rules

@@ -13,7 +13,7 @@ from cortex_hooks.transcripts import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.outcomes import Watch
+    from cortex_hooks.guard.catch_outcomes import Watch
     from cortex_hooks.replay.worker_rules import Judged
 
 EXAMPLES = 3  # per learning and answer
@@ -33,7 +33,7 @@ class Tally:
         self.answers: Counter[str] = Counter()  # per call: deny, ask, rewrite, warn, allow
         self.learnings: dict[Key, Counter[str]] = {}  # per rule: matched and each answer
         self.examples: dict[tuple[Key, str], list[dict[str, Any]]] = {}
-        # per rule: what the agent did after its catches (guard.outcomes): followed, retried,
+        # per rule: what the agent did after its catches (guard.catch_outcomes): followed, retried,
         # asked; the latest retried calls are kept among the examples, as answer "retried"
         self.outcomes: dict[Key, Counter[str]] = {}
         self.problems: list[tuple[str, str]] = []  # (path, what was left out)

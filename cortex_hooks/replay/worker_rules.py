@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from cortex_hooks.guard import matching, outcomes
+from cortex_hooks.guard import catch_outcomes, matching
 from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.judge import Judgment, judge
 from cortex_hooks.judging import protection, protocol
@@ -37,7 +37,7 @@ class Judged(NamedTuple):
     corrected: str | None
     output: dict[str, Any] | None
     call: Call | None = None
-    caught: tuple[tuple[tuple[str, int], str, outcomes.Rule, frozenset[str]], ...] = ()
+    caught: tuple[tuple[tuple[str, int], str, catch_outcomes.Rule, frozenset[str]], ...] = ()
 
 
 class Rules:
@@ -49,7 +49,7 @@ class Rules:
         self.scopes = [Scope(name, open_database(path), path) for name, path in databases]
         self.protection = protection.refusal if protected else None
         self.configs: dict[str, Config] = {}
-        self.rules: dict[tuple[str, int], outcomes.Rule] = {}  # each caught learning's, read once
+        self.rules: dict[tuple[str, int], catch_outcomes.Rule] = {}  # each caught learning's, read once
 
     def close(self) -> None:
         close(self.scopes)
@@ -76,7 +76,7 @@ class Rules:
     def _caught(self, call: Call, rules: InForce, judged: Judgment) -> list[Any]:
         """The call's catches as PreToolUse records them (hooks.record): each learning's deny, ask
         or rewrite, with the jobs of the simple command it matched."""
-        wanted = {(hit.scope, hit.id): hit for hit in judged.matched if hit.answer in outcomes.CAUGHT}
+        wanted = {(hit.scope, hit.id): hit for hit in judged.matched if hit.answer in catch_outcomes.CAUGHT}
         caught = []
         for candidate in rules.candidates(call) if wanted else ():
             key = (candidate.scope, candidate.row["id"])
@@ -86,9 +86,9 @@ class Rules:
             hit = wanted[key]
             rule = self.rules.get(key)
             if rule is None:
-                rule = self.rules[key] = outcomes.Rule(
+                rule = self.rules[key] = catch_outcomes.Rule(
                     row["regex"], row["tool"], row["target"], hit.correct_pattern, candidate.timeouts
                 )
-            jobs = outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
+            jobs = catch_outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
             caught.append((key, hit.answer, rule, jobs))
         return caught

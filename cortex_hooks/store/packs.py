@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from cortex_hooks.guard.packs import Plan
+    from cortex_hooks.guard.packs.shipped import Plan
 
 
 def enabled(connection: sqlite3.Connection) -> dict[str, str]:
@@ -83,16 +83,16 @@ def set_muted(connection: sqlite3.Connection, slug: str, muted: bool, now: str) 
 def apply(
     connection: sqlite3.Connection, name: str, plan: Plan, *, digest: str, now: str, start: int
 ) -> list[int]:
-    """Carry out a guard.packs.Plan for one pack, inside the caller's write transaction; the pack
+    """Carry out a guard.packs.shipped.Plan for one pack, inside the caller's write transaction; the pack
     is then recorded as enabled, from the file of this `digest`. The ids of the learnings added."""
-    from cortex_hooks.guard import packs
+    from cortex_hooks.guard.packs import shipped
 
     fresh = {"pinned": 1, "confidence": start, "access_count": 0, "last_accessed": None}
     added = [
         add(
             connection,
             {
-                **packs.declared(record),
+                **shipped.declared(record),
                 **fresh,
                 "created_at": now,
                 "updated_at": now,
@@ -105,7 +105,7 @@ def apply(
         for record in plan.added
     ]
     for learning_id, record in plan.updated:
-        redeclare(connection, learning_id, packs.declared(record), now)
+        redeclare(connection, learning_id, shipped.declared(record), now)
     archive(connection, [learning_id for learning_id, _slug in plan.archived], now)
     record_enabled(connection, name, digest, now)
     return added

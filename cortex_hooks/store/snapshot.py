@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks.guard.snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
+from cortex_hooks.guard.memory_snapshot import OLDER_SESSIONS, RECENT_LEARNINGS, RECENT_SESSIONS, Rows
 from cortex_hooks.store import sessions
 
 Listed = list[dict[str, object]]

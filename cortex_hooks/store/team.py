@@ -100,7 +100,7 @@ def archive(connection: sqlite3.Connection, kind: str, row_id: int, now: str) ->
 
 
 def put_in_force(connection: sqlite3.Connection, trusted: bool) -> None:
-    """Every active team learning acts as `guard.team.in_force` says: as declared once trusted,
+    """Every active team learning acts as `guard.team_rules.in_force` says: as declared once trusted,
     else a warning without its rewrite (rows whose action or rewrite changes only: the guard file
     follows them)."""
     connection.execute(

@@ -14,13 +14,13 @@ DEFAULTS = {"tool": "Bash", "target": "content", "action": "block", "context": N
 
 def records(name: str, policy: str, items: list[dict[str, object]]) -> str:
     """A pack's file: its policy line, then its learnings, in the shared format's canonical form."""
-    from cortex_hooks.guard import shared
+    from cortex_hooks.guard.packs import shared_format
 
-    head = shared.PackPolicy.model_validate(
+    head = shared_format.PackPolicy.model_validate(
         {"kind": "policy", "pack": name, "policy": policy}, context={"pack": name}
     )
-    learnings = [shared.SharedLearning.model_validate({**DEFAULTS, **item}) for item in items]
-    return shared.dump(learnings, policy=head)
+    learnings = [shared_format.SharedLearning.model_validate({**DEFAULTS, **item}) for item in items]
+    return shared_format.dump(learnings, policy=head)
 
 
 def modules() -> dict[str, tuple[ModuleType, str, str]]:

@@ -1,0 +1,1 @@
+"""The command reader: a Bash command as the simple commands the shell would run."""
