@@ -391,7 +391,7 @@ TEAM_LINES = 1_000
 
 
 def team_lines(count: int, seed: int = 11) -> list[str]:
-    """A team file of `count` learnings (SPEC §17): realistic regexes, a share blocking, canonical."""
+    """A team file of `count` learnings: realistic regexes, a share blocking, canonical."""
     import random
 
     rng = random.Random(seed)
@@ -448,7 +448,7 @@ EXAMPLED = 1_000  # learnings whose examples doctor proves (issue 33: within 3 s
 
 
 def exampled(count: int) -> list[dict[str, Any]]:
-    """`count` Bash learnings, each with a deny and an allow example (SPEC §20), as a person writes
+    """`count` Bash learnings, each with a deny and an allow example, as a person writes
     them: a program and its dangerous option."""
     return [
         {
@@ -687,7 +687,7 @@ for path in sys.argv[1:]:
 
 
 def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
-    """Each database kept by the keeper (SPEC §21), as install keeps a project's: every PreToolUse
+    """Each database kept by the keeper, as install keeps a project's: every PreToolUse
     case then pays the keeper's check, as a user's hook does."""
     import subprocess
 

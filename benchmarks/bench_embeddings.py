@@ -1,4 +1,4 @@
-"""Speed of semantic recall with the local model (SPEC §12, issue 16), beside bench.py.
+"""Speed of semantic recall with the local model (docs/guide/embeddings.md, issue 16), beside bench.py.
 
     .venv/bin/python benchmarks/bench_embeddings.py [--runs N]
 

@@ -1,6 +1,7 @@
 """Judgment figures (issues 24 and 37): how many safe commands a set of learnings denies, and how
 many destructive ones it catches, on labelled corpora — the raw string (target raw, as before the
-command reader) against the command as the shell reads it (target content, SPEC §13) — and what
+command reader) against the command as the shell reads it (target content, docs/guide/command-reader.md) —
+and what
 every pack denies of public command collections nobody here labelled.
 
 Run it from a checkout with the package installed (the repo's venv):
@@ -264,7 +265,7 @@ def _table(sets: dict[str, list[dict[str, Any]]], corpora: dict[str, list[Case]]
             goal, verdict, ok = _goal(corpus_name, name, target, found)
             passed = passed and ok
             share = found["safe_denied"] / max(found["safe"], 1)
-            reading = "raw string" if target == "raw" else "read (§13)"
+            reading = "raw string" if target == "raw" else "read by the reader"
             print(
                 f"| {name} | {corpus_name} | {reading} "
                 f"| {found['safe_denied']}/{found['safe']} ({share:.1%}) "

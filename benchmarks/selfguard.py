@@ -1,4 +1,5 @@
-"""How many safe everyday one-liners the built-in protection denies (SPEC §21, issue 34 item 6),
+"""How many safe everyday one-liners the built-in protection denies (docs/internals/integrity.md, issue 34
+item 6),
 on public corpora of real shell commands read from checkouts beside this one, never copied here:
 
 - tldr-pages (CC BY 4.0): every example of pages/common, pages/linux and pages/osx, its

@@ -16,6 +16,10 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("cortex", suppress_health_check=[HealthCheck.too_slow], deadline=None)
 settings.load_profile("cortex")
 
+# The real Claude Code client's fixtures (claude, namespace, project, learn) for the tests that
+# drive it; a test module's own fixture of the same name (project) takes precedence in that module.
+pytest_plugins = ["claude_client"]
+
 # No SessionStart of a test starts a resident recall process (it would outlive the test with the
 # local model loaded), from a fixture of any scope: tests/test_resident.py turns it back on.
 os.environ["CORTEX_RESIDENT"] = "off"

@@ -1,4 +1,4 @@
-"""A local stand-in for Voyage AI's embeddings endpoint (SPEC §12), on 127.0.0.1.
+"""A local stand-in for Voyage AI's embeddings endpoint (docs/guide/embeddings.md), on 127.0.0.1.
 
 Vectors are a bag of "concepts": each word counts toward the concept it belongs to (CONCEPTS,
 so that differently worded texts about one thing are near) or toward a hash bucket of its own.

@@ -173,7 +173,7 @@ def stored_as_of_old(database: Path | str, learning_id: int, **columns: object) 
 
 def reminder_unless_regex(options: tuple[str, ...] | list[str]) -> list[str]:
     """The options of an `add`, with `--no-regex` when they give no regex: a learning without one
-    is refused unless it says so (SPEC §19)."""
+    is refused unless it says so (docs/guide/selfguard.md)."""
     given = list(options)
     if any(option.startswith("--regex") or option == "--no-regex" for option in given):
         return given
@@ -197,6 +197,44 @@ def cli_json(*args: str, **kwargs: Any) -> Any:
     result = cli(*args, "--json", **kwargs)
     assert result.code == 0, result.stderr
     return result.json()
+
+
+def added(
+    *options: str,
+    anti: str = "an anti-pattern",
+    correct: str = "the correct way",
+    regex: str | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """A new learning through `cortex-hooks add --json` (`kwargs` as `cli` takes them): the record
+    it prints. Without a regex, as `regex` or among the options, it is added with --no-regex."""
+    given = [*options, *([f"--regex={regex}"] if regex is not None else [])]
+    record: dict[str, Any] = cli_json(
+        "add", "--anti-pattern", anti, "--correct", correct, *reminder_unless_regex(given), **kwargs
+    )
+    return record
+
+
+def add(
+    *options: str,
+    anti: str = "an anti-pattern",
+    correct: str = "the correct way",
+    regex: str | None = None,
+    **kwargs: Any,
+) -> int:
+    """A new learning, as `added` makes it: its id."""
+    return int(added(*options, anti=anti, correct=correct, regex=regex, **kwargs)["id"])
+
+
+# The line a hook says, by design, when another process holds the write lock past its bound: its
+# write kept for later (store.pending; applied by the next that gets the lock, so every count holds).
+# On a loaded machine the bound is reached; a test of writes at once accepts this line and no other.
+BUSY_LINES = ("kept for later",)
+
+
+def unexpected_lines(stderr: str) -> list[str]:
+    """The lines of a process's stderr other than the designed BUSY_LINES."""
+    return [line for line in stderr.splitlines() if not line.endswith(BUSY_LINES)]
 
 
 def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:

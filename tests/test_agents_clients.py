@@ -1,4 +1,4 @@
-"""The same guard in Codex CLI, Gemini CLI and Copilot CLI (SPEC §22), end to end with the real
+"""The same guard in Codex CLI, Gemini CLI and Copilot CLI, end to end with the real
 clients, offline (tests/agent_clients.py): the hooks wired by `cortex-hooks install --agent NAME`,
 the model played by tests/mock_models.py. A learned block denies in each and the model reads the
 reason; a rewrite runs the corrected command; a learning added in one agent blocks in the next;

@@ -1,4 +1,4 @@
-"""`install --agent NAME` / `uninstall --agent NAME` (SPEC §22): each agent's own hook file at the
+"""`install --agent NAME` / `uninstall --agent NAME`: each agent's own hook file at the
 scope asked, merged with what was there; uninstall gives the file's bytes back (or removes the
 file it made); plain `install` names the other agents it finds."""
 

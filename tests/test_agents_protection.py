@@ -1,4 +1,4 @@
-"""The built-in protection covers each agent's own settings and hook files (SPEC §19, §22): no
+"""The built-in protection covers each agent's own settings and hook files: no
 agent's call — its shell, its file tools, a patch — removes or rewrites the hooks `install
 --agent` wrote, in its own file or in another agent's; an edit that keeps them passes."""
 

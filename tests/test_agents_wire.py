@@ -1,4 +1,4 @@
-"""Every verdict, as each agent's adapter writes it, against what that agent accepts (SPEC §22):
+"""Every verdict, as each agent's adapter writes it, against what that agent accepts:
 Codex discards an answer with anything its schema does not know and runs the command, silently;
 Gemini ignores a Claude-style decision; Copilot denies on a hook error; Cursor's format is its
 documentation's. A property over all verdicts: no answer any agent discards, and no answer an

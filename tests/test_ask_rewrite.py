@@ -1,4 +1,4 @@
-"""Ask and auto-correct through the installed hook (SPEC §16): `action` block, ask or warn behind
+"""Ask and auto-correct through the installed hook (docs/guide/actions.md): `action` block, ask or warn behind
 one gate, block > ask > warn; a Bash learning's rewrite answered as `updatedInput`, the corrected
 command checked again; the history counts asks and rewrites; `auto_block` stays an alias."""
 
@@ -11,22 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json, payload, run
-from test_locked import write_lock
-
-from cortex_hooks.redact import redact
-from cortex_hooks.store import schema
-from cortex_hooks.store.connection import SCHEMA_VERSION
+from locking import write_lock
+from support import add, cli, cli_json, payload, run
 
 PRE = "cortex-pre-tool-use"
 NOW = "2026-11-20T10:00:00Z"
-
-
-def add(anti: str, regex: str, *options: str) -> int:
-    record = cli_json(
-        "add", "--anti-pattern", anti, "--correct", "the right way", f"--regex={regex}", *options
-    )
-    return int(record["id"])
 
 
 def hook(command: str, **tool_input: Any) -> dict[str, Any]:
@@ -57,7 +46,9 @@ def kept_verdicts(db: Path) -> list[tuple[int, str]]:
 
 
 def test_ask_answers_ask_with_its_reason_and_the_history_counts_it(db: Path) -> None:
-    asked = add("force push", r"^git push\b.*--force(?![\w-])", "--tool", "Bash", "--action", "ask")
+    asked = add(
+        "--tool", "Bash", "--action", "ask", anti="force push", regex=r"^git push\b.*--force(?![\w-])"
+    )
     specific = hook("git push --force origin main")
     assert specific["permissionDecision"] == "ask"
     assert f"#{asked}" in specific["permissionDecisionReason"]
@@ -68,7 +59,16 @@ def test_ask_answers_ask_with_its_reason_and_the_history_counts_it(db: Path) -> 
 
 
 def test_ask_passes_the_same_gate_as_block(db: Path) -> None:
-    add("force push", r"--force(?![\w-])", "--tool", "Bash", "--action", "ask", "--confidence", "0.40")
+    add(
+        "--tool",
+        "Bash",
+        "--action",
+        "ask",
+        "--confidence",
+        "0.40",
+        anti="force push",
+        regex=r"--force(?![\w-])",
+    )
     first = hook("git push --force")
     assert "permissionDecision" not in first  # at the gate: warned, not asked
     assert "additionalContext" in first
@@ -85,7 +85,9 @@ def test_ask_passes_the_same_gate_as_block(db: Path) -> None:
     ],
 )
 def test_block_beats_ask_beats_warn(db: Path, actions: tuple[str, ...], answer: str | None) -> None:
-    ids = [add(f"rule {n}", rf"marker{n}\b", "--action", action) for n, action in enumerate(actions)]
+    ids = [
+        add("--action", action, anti=f"rule {n}", regex=rf"marker{n}\b") for n, action in enumerate(actions)
+    ]
     specific = hook(" && ".join(f"echo x; true marker{n}" for n in range(len(actions))))
     assert specific.get("permissionDecision") == answer
     refused = specific.get("permissionDecisionReason", "")
@@ -111,7 +113,7 @@ def test_auto_block_stays_the_alias_of_block(db: Path) -> None:
 
 
 def test_a_rewrite_answers_the_whole_corrected_input_and_tells_the_agent(db: Path) -> None:
-    fixed = add("pip is not on PATH", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
+    fixed = add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip is not on PATH", regex=r"^pip\b")
     specific = hook("cd app && pip install requests", description="install", timeout=60000)
     assert specific["updatedInput"] == {
         "command": "cd app && python3 -m pip install requests",
@@ -128,8 +130,10 @@ def test_a_rewrite_answers_the_whole_corrected_input_and_tells_the_agent(db: Pat
 
 
 def test_a_corrected_command_that_would_be_denied_is_denied(db: Path) -> None:
-    add("pip is not on PATH", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    guard = add("no global installs", r"^python3 -m pip install\b", "--tool", "Bash", "--action", "block")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip is not on PATH", regex=r"^pip\b")
+    guard = add(
+        "--tool", "Bash", "--action", "block", anti="no global installs", regex=r"^python3 -m pip install\b"
+    )
     specific = hook("pip install requests")
     assert specific["permissionDecision"] == "deny"
     assert "python3 -m pip install requests" in specific["permissionDecisionReason"]
@@ -139,8 +143,8 @@ def test_a_corrected_command_that_would_be_denied_is_denied(db: Path) -> None:
 
 
 def test_a_corrected_command_that_asks_is_asked_about_as_corrected(db: Path) -> None:
-    add("pip is not on PATH", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    asked = add("installs need approval", r"-m pip install\b", "--tool", "Bash", "--action", "ask")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip is not on PATH", regex=r"^pip\b")
+    asked = add("--tool", "Bash", "--action", "ask", anti="installs need approval", regex=r"-m pip install\b")
     specific = hook("pip install requests")
     assert specific["permissionDecision"] == "ask"
     assert f"#{asked}" in specific["permissionDecisionReason"]
@@ -158,7 +162,16 @@ def test_a_corrected_command_that_asks_is_asked_about_as_corrected(db: Path) -> 
 def test_a_rewrite_that_cannot_apply_acts_as_its_action(
     db: Path, command: str, action: str, answer: str | None
 ) -> None:
-    add("pip is not on PATH", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip", "--action", action)
+    add(
+        "--tool",
+        "Bash",
+        "--rewrite",
+        "python3 -m pip",
+        "--action",
+        action,
+        anti="pip is not on PATH",
+        regex=r"^pip\b",
+    )
     specific = hook(command)
     if answer == "rewrite":
         assert specific["updatedInput"]["command"] == "python3 -m pip install x"
@@ -169,7 +182,7 @@ def test_a_rewrite_that_cannot_apply_acts_as_its_action(
 
 def test_a_rewrite_that_would_loop_is_not_applied(db: Path) -> None:
     # the regex is changed behind add's check (a hand edit, an older rule): the hook still refuses
-    learning = add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "pip3", "--action", "block")
+    learning = add("--tool", "Bash", "--rewrite", "pip3", "--action", "block", anti="pip", regex=r"^pip\b")
     with closing(sqlite3.connect(db)) as connection, connection:
         connection.execute("UPDATE learning SET rewrite = 'pip --quiet' WHERE id = ?", (learning,))
     specific = hook("pip install x")
@@ -178,8 +191,8 @@ def test_a_rewrite_that_would_loop_is_not_applied(db: Path) -> None:
 
 
 def test_one_rewrite_per_call(db: Path) -> None:
-    first = add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    second = add("npm", r"^npm\b", "--tool", "Bash", "--rewrite", "pnpm")
+    first = add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip", regex=r"^pip\b")
+    second = add("--tool", "Bash", "--rewrite", "pnpm", anti="npm", regex=r"^npm\b")
     specific = hook("pip install x && npm install y")
     assert specific["updatedInput"]["command"] == "python3 -m pip install x && npm install y"
     context = specific["additionalContext"]
@@ -188,7 +201,7 @@ def test_one_rewrite_per_call(db: Path) -> None:
 
 
 def test_a_rewrite_under_the_gate_only_warns(db: Path) -> None:
-    add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip", "--confidence", "0.40")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", "--confidence", "0.40", anti="pip", regex=r"^pip\b")
     specific = hook("pip install x")
     assert "updatedInput" not in specific
     assert "AVOID: pip" in specific["additionalContext"]
@@ -215,7 +228,7 @@ def test_the_rewrite_is_checked_where_it_is_given(db: Path) -> None:
         )
         assert result.code == 2, options
         assert message in result.stderr
-    learning = add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
+    learning = add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip", regex=r"^pip\b")
     assert cli("update", str(learning), "--tool", "Write").code == 2  # the rewrite would be on a Write
     assert cli("update", str(learning), "--regex", "pip").code == 2  # would make its own match
     assert cli_json("update", str(learning), "--no-rewrite")["rewrite"] is None
@@ -224,8 +237,8 @@ def test_the_rewrite_is_checked_where_it_is_given(db: Path) -> None:
 
 
 def test_explain_shows_the_action_and_the_corrected_command(db: Path) -> None:
-    add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    asked = add("push", r"^git push\b", "--tool", "Bash", "--action", "ask")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip", regex=r"^pip\b")
+    asked = add("--tool", "Bash", "--action", "ask", anti="push", regex=r"^git push\b")
     explained = cli_json("explain", "--tool", "Bash", "--command", "pip list")
     assert explained["decision"] == "rewrite"
     assert explained["output"]["hookSpecificOutput"]["updatedInput"] == {"command": "python3 -m pip list"}
@@ -244,7 +257,7 @@ def test_explain_shows_the_action_and_the_corrected_command(db: Path) -> None:
 
 
 def test_an_ask_under_the_write_lock_is_kept_and_counted_later(db: Path) -> None:
-    asked = add("push", r"^git push\b", "--tool", "Bash", "--action", "ask")
+    asked = add("--tool", "Bash", "--action", "ask", anti="push", regex=r"^git push\b")
     with write_lock(db):
         assert hook("git push")["permissionDecision"] == "ask"
     hook("ls")  # a call that matches nothing writes nothing: the next match applies what was kept
@@ -252,66 +265,11 @@ def test_an_ask_under_the_write_lock_is_kept_and_counted_later(db: Path) -> None
     assert history(db) == [(asked, 2, 0, 2, 0, 0)]
 
 
-def redacted(text: str | None) -> str | None:
-    return None if text is None else redact(text)
-
-
-def test_a_database_before_the_action_takes_its_actions_from_auto_block(tmp_path: Path) -> None:
-    path = tmp_path / "before.db"  # the version before SPEC §16's migration
-    before = next(  # the migration that adds the action (later ones may follow it)
-        number
-        for number, statements in enumerate(schema.MIGRATIONS)
-        if any(isinstance(item, str) and "ADD COLUMN action" in item for item in statements)
-    )
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        connection.create_function("cortex_redacted", 1, redacted)  # as store.schema.migrate does
-        connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:before]:
-            for statement in statements:
-                if isinstance(statement, str):
-                    connection.execute(statement)
-                else:
-                    statement(connection)
-        connection.execute("PRAGMA ignore_check_constraints = 1")  # the hand edit below
-        for number, flag in enumerate((1, 0, 2), 1):  # 2: a hand edit, read as block (the stricter)
-            connection.execute(
-                """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, auto_block,
-                       created_at, updated_at) VALUES (?, 'a', 'b', 'x', 'Bash', ?, ?, ?)""",
-                (number, flag, NOW, NOW),
-            )
-            connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (number,))
-        connection.execute(f"PRAGMA user_version = {before}")
-        connection.execute("COMMIT")
-    listed = cli_json("list", "--db", str(path))
-    assert [(row["action"], row["auto_block"], row["rewrite"]) for row in listed] == [
-        ("block", True, None),
-        ("warn", False, None),
-        ("block", True, None),
-    ]
-    with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        indexes = {
-            row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
-        }
-        with pytest.raises(sqlite3.OperationalError, match="generated column"):
-            connection.execute("UPDATE learning SET auto_block = 0")
-        triggers = dict(connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
-    assert {"learning_acting", "learning_by_update", "learning_prunable"} <= indexes
-    # the guard file's triggers are made again on the action and the rewrite, and the file follows
-    for name in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
-        assert "action" in triggers[name]
-    assert cli("update", "2", "--action", "ask", "--db", str(path)).code == 0
-    held = json.loads(Path(f"{path}.guard").read_text())
-    assert held["version"] == 2
-    assert [(entry["id"], entry["action"]) for entry in held["learnings"]] == [
-        (1, "block"),
-        (2, "ask"),
-        (3, "block"),
-    ]
-
-
 def test_a_blocking_or_asking_learning_is_not_pruned(db: Path) -> None:
-    ids = [add(f"rule {action}", f"m{action}", "--action", action) for action in ("block", "ask", "warn")]
+    ids = [
+        add("--action", action, anti=f"rule {action}", regex=f"m{action}")
+        for action in ("block", "ask", "warn")
+    ]
     pruned = cli_json("prune", env={"CORTEX_NOW": "2027-06-01T00:00:00Z"})
     assert pruned["learnings"] == 1
     active = [row["id"] for row in cli_json("list")]
@@ -342,8 +300,8 @@ def test_mcp_takes_the_action_and_keeps_auto_block(db: Path) -> None:
 
 
 def test_export_and_import_carry_the_action_and_the_rewrite(db: Path, tmp_path: Path) -> None:
-    add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip", "--action", "block")
-    add("push", r"^git push\b", "--tool", "Bash", "--action", "ask")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", "--action", "block", anti="pip", regex=r"^pip\b")
+    add("--tool", "Bash", "--action", "ask", anti="push", regex=r"^git push\b")
     exported = cli_json("export")
     assert [(row["action"], row["auto_block"], row["rewrite"]) for row in exported["learnings"]] == [
         ("block", True, "python3 -m pip"),
@@ -400,9 +358,9 @@ def test_a_shared_files_action_and_rewrite_apply() -> None:
 
 
 def test_the_snapshot_and_the_review_prompt_show_the_action(db: Path) -> None:
-    add("asked one", r"^zz\b", "--action", "ask")
-    add("blocked one", r"^yy\b", "--action", "block")
-    add("weak blocker", r"^xx\b", "--action", "block", "--confidence", "0.40")
+    add("--action", "ask", anti="asked one", regex=r"^zz\b")
+    add("--action", "block", anti="blocked one", regex=r"^yy\b")
+    add("--action", "block", "--confidence", "0.40", anti="weak blocker", regex=r"^xx\b")
     text = cli("snapshot").stdout
     assert "asks first: asked one" in text
     assert "blocked: blocked one" in text
@@ -416,9 +374,9 @@ def test_the_snapshot_and_the_review_prompt_show_the_action(db: Path) -> None:
 
 def test_the_report_shows_an_ask_learning_as_asking(db: Path, tmp_path: Path) -> None:
     """Trusted, an ask learning's row says ask; below the gate it warns, and says it will ask."""
-    add("push", r"^git push\b", "--tool", "Bash", "--action", "ask")
-    add("pull", r"^git pull\b", "--tool", "Bash", "--action", "ask", "--confidence", "0.40")
-    add("fetch", r"^git fetch\b", "--tool", "Bash", "--auto-block", "--confidence", "0.40")
+    add("--tool", "Bash", "--action", "ask", anti="push", regex=r"^git push\b")
+    add("--tool", "Bash", "--action", "ask", "--confidence", "0.40", anti="pull", regex=r"^git pull\b")
+    add("--tool", "Bash", "--auto-block", "--confidence", "0.40", anti="fetch", regex=r"^git fetch\b")
     hook("git push")
     out = tmp_path / "report.html"
     assert cli("report", "--out", str(out)).code == 0

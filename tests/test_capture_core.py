@@ -1,4 +1,4 @@
-"""The pure core of capture (SPEC §10.2): reading, segments, detectors, regex synthesis, redaction."""
+"""The pure core of capture: reading, segments, detectors, regex synthesis, redaction."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Capture in the hooks (SPEC §10.3): SessionEnd scans, the worker finishes, SessionStart shows."""
+"""Capture in the hooks (docs/guide/capture.md): SessionEnd scans, the worker finishes, SessionStart shows."""
 
 from __future__ import annotations
 

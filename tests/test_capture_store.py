@@ -1,4 +1,4 @@
-"""Capture's records and commands (SPEC §10.1): recurrence gates, caps, rejection, accept, offsets."""
+"""Capture's records and commands: recurrence gates, caps, rejection, accept, offsets."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from typing import Any
 import pytest
 from support import cli, cli_json
 from transcripts import NOT_FOUND, Transcript
-
-from cortex_hooks.store import schema
-from cortex_hooks.store.version import SCHEMA_VERSION
 
 MAKE = "make: *** No rule to make target 'check'.  Stop."
 
@@ -211,86 +208,3 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -
 def test_a_directory_is_not_read_as_a_transcript(tmp_path: Path) -> None:
     result = cli("capture", "--transcript", str(tmp_path))
     assert result.code == 2
-
-
-def test_the_capture_migration_keeps_every_row(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", "x", "--db", str(path))
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:  # back to the version before
-        # (23: the outcomes; its widening of the proposals' signals goes with their table below)
-        connection.execute("DROP TABLE outcome")
-        connection.execute("DROP TABLE outcome_since")
-        counted = ("learning_day", "learning_month", "scope_day", "scope_month")
-        for table, column in [
-            (table, column) for table in counted for column in ("followed", "retried", "asked")
-        ]:
-            connection.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-        # (22: the keeper's count of protective changes)
-        for (trigger,) in connection.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'keeper_%'"
-        ).fetchall():
-            connection.execute(f"DROP TRIGGER {trigger}")
-        connection.execute("DROP TABLE keeper_state")
-        # (21: one judge)
-        connection.execute("ALTER TABLE learning DROP COLUMN examples")
-        for table in ("scope_day", "scope_month"):
-            connection.execute(f"ALTER TABLE {table} DROP COLUMN protections")
-        # (20: the team file)
-        connection.execute("DROP TABLE team_entry")
-        connection.execute("DROP TABLE team_file")
-        # (19: the action, of which auto_block is computed, and the rewrite; the guard file's
-        # triggers, made again on the action, go with 17's table below)
-        for trigger in ("learning_guarded", "learning_reguarded", "learning_unguarded"):
-            connection.execute(f"DROP TRIGGER {trigger}")
-        for index in ("learning_acting", "learning_by_update", "learning_prunable"):
-            connection.execute(f"DROP INDEX {index}")
-        for column in ("auto_block", "action", "rewrite"):
-            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
-        connection.execute(
-            "ALTER TABLE learning ADD COLUMN auto_block INTEGER NOT NULL DEFAULT 0"
-            " CHECK (auto_block IN (0, 1))"
-        )
-        for statement in schema.MIGRATIONS[3]:  # version 4's partial indexes, on auto_block
-            assert isinstance(statement, str)
-            connection.execute(statement)
-        for table in (
-            "proposal_occurrence",
-            "proposal",
-            "proposal_rejected",
-            "capture_scan",
-            "capture_success",
-        ):
-            connection.execute(f"DROP TABLE {table}")
-        connection.execute("DROP TABLE capture_note")
-        # and what came after capture, the newest first (17: the guard file)
-        connection.execute("DROP TABLE guard_state")
-        # (13: the keys' copy of the tool matcher)
-        connection.execute("DROP TRIGGER learning_tool_keyed")
-        connection.execute("ALTER TABLE learning_key DROP COLUMN tool")
-        # (16: pack learnings' columns and the pack table)
-        connection.execute("DROP INDEX learning_slug")
-        for column in ("slug", "pack", "muted"):
-            connection.execute(f"ALTER TABLE learning DROP COLUMN {column}")
-        connection.execute("DROP TABLE pack")
-        # (17: the index of Claude Code's memory)
-        for table in ("claude_chunk", "claude_file", "claude_search"):
-            connection.execute(f"DROP TABLE {table}")
-        # (14: the history)
-        for trigger in ("memory_added", "memory_recalled", "memory_archived"):
-            connection.execute(f"DROP TRIGGER {trigger}")
-        for table in ("learning_day", "learning_month", "scope_day", "scope_month", "verdict_call"):
-            connection.execute(f"DROP TABLE {table}")
-        connection.execute("PRAGMA user_version = 11")
-    listed = cli_json("list", "--db", str(path))
-    assert [row["anti_pattern"] for row in listed] == ["a"]
-    with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {
-        "proposal",
-        "proposal_occurrence",
-        "proposal_rejected",
-        "capture_scan",
-        "capture_success",
-    } <= tables
-    assert len(schema.MIGRATIONS) == SCHEMA_VERSION

@@ -9,21 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli_json
-from test_claude_code import (  # the real client's fixtures and helpers
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    learn,
     learning,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
 )
-
-__all__ = ["claude", "learn", "namespace", "project"]  # fixtures, used by name
+from support import cli_json
 
 pytestmark = pytest.mark.claude_cli
 

@@ -1,8 +1,7 @@
 """Capture with the real Claude Code CLI, offline, across sessions (issue 14): a mistake made and
 fixed in two sessions is proposed at the next start, and once accepted as auto-block it stops
-the same mistake in the session after. The harness is tests/test_claude_code.py's."""
+the same mistake in the session after. The harness is tests/claude_client.py."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -11,20 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli_json
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
     client_environment,
-    learn,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
     written,
 )
+from support import cli_json
 
 pytestmark = pytest.mark.claude_cli
 
@@ -103,7 +98,7 @@ def test_model_drafting_runs_no_hook_and_leaves_no_transcript(
     import subprocess
     import sys
 
-    from test_claude_code import MOCK, RUN_TIMEOUT
+    from claude_client import MOCK, RUN_TIMEOUT
     from transcripts import Transcript
 
     learn("--anti-pattern", "unrelated", "--correct", "x")

@@ -1,17 +1,21 @@
-"""The first minute with the real Claude Code CLI, offline (the harness is tests/test_claude_code.py's):
+"""The first minute with the real Claude Code CLI, offline (the harness is tests/claude_client.py):
 a memory remembered, pinned or forgotten between two sessions — in the project, or in the user's
 global memory from another folder — is as it is now in the next session's first request, exactly
 once, on the `install` path; and right after `install` the core packs deny `git reset --hard`."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
+from claude_client import (
+    bash,
+    run_claude,
+    text_of,
+    tool_result,
+)
 from support import cli_process
-from test_claude_code import bash, claude, namespace, run_claude, text_of, tool_result  # noqa: F401
 
 pytestmark = pytest.mark.claude_cli
 

@@ -1,6 +1,7 @@
-"""Integrity with the real Claude Code CLI, offline (SPEC §19, issue 23): no stored text becomes an
+"""Integrity with the real Claude Code CLI, offline (docs/guide/selfguard.md, issue 23): no stored text
+becomes an
 import, a field the decision does not read never stops a deny, install guards the folder Claude
-Code starts in. The harness is tests/test_claude_code.py's.
+Code starts in. The harness is tests/claude_client.py.
 
 Observed with Claude Code 2.1.197 and relied on here:
 - a memory file is lexed with `marked` and `(?:^|\\s)@path` is followed in every text token, so
@@ -14,7 +15,6 @@ Observed with Claude Code 2.1.197 and relied on here:
   git root above it, and CLAUDE_PROJECT_DIR is that folder.
 """
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -24,18 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    learn,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
 )
+from support import cli, cli_json
 
 pytestmark = pytest.mark.claude_cli
 

@@ -1,12 +1,11 @@
-"""Integrity by design with the real Claude Code CLI, offline (SPEC §21): a weakening spelled so
+"""Integrity by design with the real Claude Code CLI, offline: a weakening spelled so
 that no reading of the command can see it — a script the agent wrote itself and then runs — does
 not outlast the call that made it: the next tool call puts it back, and the model and the person
 are told; the client refuses its file tools on the guard's files (the deny rules install writes);
 with Claude Code's sandbox on, the agent's Bash cannot write them at all. The harness is
-tests/test_claude_code.py's; here Claude Code runs with the test's own HOME, where install wired
+tests/claude_client.py; here Claude Code runs with the test's own HOME, where install wired
 the user-level hooks and the keeper keeps its copy."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -16,16 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    namespace,
     run_claude,
     text_of,
     tool_result,
 )
+from support import cli
 
 pytestmark = pytest.mark.claude_cli
 

@@ -1,4 +1,4 @@
-"""The MCP server with the real Claude Code CLI, offline (see test_claude_code.py for how): the
+"""The MCP server with the real Claude Code CLI, offline (see claude_client.py for how): the
 model sees our tools as mcp__cortex__<tool>, calls them, and what they write is in force at once."""
 
 from __future__ import annotations
@@ -7,37 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json
-from test_claude_code import (  # the fixtures and helpers of the hooks' real-client tests
-    Run,
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    namespace,
     offered_tools,
+    run_claude,
     text_of,
     tool_result,
 )
-from test_claude_code import run_claude as run_hooks_client
+from support import cli, cli_json
 
 from cortex_hooks.mcp import models
 
 pytestmark = pytest.mark.claude_cli
 SCHEMAS = {name: models.schema(name) for name in models.MODELS}  # what tools/list sends
-__all__ = ["claude", "namespace"]  # fixtures, used by name
-
-
-def run_claude(
-    claude: str,
-    namespace: list[str],
-    project: Path,
-    turns: list[dict[str, Any]],
-    *,
-    mode: str = "bypassPermissions",
-    env: dict[str, str] | None = None,
-) -> Run:
-    """`claude -p` in `project` against the mock, offline, in the permission mode given."""
-    return run_hooks_client(claude, namespace, project, turns, mode=mode, **(env or {}))
 
 
 def said(result: dict[str, Any]) -> str:

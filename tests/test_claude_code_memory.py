@@ -1,12 +1,12 @@
-"""Claude Code's own memory with the real CLI, offline (issue 26, SPEC §18): where the client keeps
+"""Claude Code's own memory with the real CLI, offline (issue 26, docs/guide/claude-memory.md): where the
+client keeps
 a project's auto memory and transcripts (install.claude_paths names the same folders: a subfolder
 of a repository reached through a symlink, a path of non-ASCII characters, a long path, a linked
 worktree, no repository, CLAUDE_CONFIG_DIR, the settings that move or turn it off), which
 CLAUDE.md files it loads (recall reads the project's), and a rule the model writes into its
 memory becoming a proposal that, once accepted, denies the command in the next session. The
-harness is tests/test_claude_code.py's."""
+harness is tests/claude_client.py."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -17,18 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli_json
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    learn,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
 )
+from support import cli_json
 
 from cortex_hooks.api import claude_files as claude_memory
 from cortex_hooks.capture.regex_synthesis import COMMAND_POSITION

@@ -1,4 +1,4 @@
-"""What the agent did after a deny or an ask (SPEC §23), with the real Claude Code CLI, offline (as
+"""What the agent did after a deny or an ask, with the real Claude Code CLI, offline (as
 tests/test_claude_code.py runs it): the client's own transcript and its own SessionEnd settle each
 catch; the rewrite the agent's retry shows is proposed; a learning the agent keeps retrying is
 named to the model at the next session's start."""
@@ -10,18 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_client import bash, run_claude, text_of
 from support import cli_json
-from test_claude_code import (  # the real client's fixtures and helpers
-    bash,
-    claude,
-    learn,
-    namespace,
-    project,
-    run_claude,
-    text_of,
-)
-
-__all__ = ["claude", "learn", "namespace", "project"]  # fixtures, used by name
 
 pytestmark = pytest.mark.claude_cli
 

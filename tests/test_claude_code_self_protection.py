@@ -1,28 +1,24 @@
-"""The built-in protection with the real Claude Code CLI, offline (SPEC §19, issue 23 item 1): the
+"""The built-in protection with the real Claude Code CLI, offline (docs/guide/selfguard.md, issue 23 item 1):
+the
 model tries to switch its own guard off through Bash — `cortex-hooks update 1 --no-auto-block`,
 `rm -rf .cortex`, the same spelled with quotes the shell removes — each is denied with the reason
 it reads, and the learning still blocks the command it was made for afterwards.
-The harness is tests/test_claude_code.py's."""
+The harness is tests/claude_client.py."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import script
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
-    claude,
-    learn,
     learning,
-    namespace,
-    project,
     run_claude,
     text_of,
     tool_result,
 )
+from support import script
 
 pytestmark = pytest.mark.claude_cli
 

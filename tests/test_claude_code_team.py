@@ -1,7 +1,6 @@
-"""The team file with the real Claude Code CLI, offline (SPEC §17): a learning one teammate commits
+"""The team file with the real Claude Code CLI, offline (docs/guide/team.md): a learning one teammate commits
 to `.claude/cortex-team.jsonl` denies in another teammate's fresh clone once trusted there."""
 
-# ruff: noqa: F811 (the harness's fixtures, imported, are this test's parameters)
 from __future__ import annotations
 
 import json
@@ -9,16 +8,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import cli, cli_json
-from test_claude_code import (  # noqa: F401 (fixtures)
+from claude_client import (
     after_tool_use,
     bash,
-    claude,
-    namespace,
     run_claude,
     text_of,
     tool_result,
 )
+from support import cli, cli_json
 
 pytestmark = pytest.mark.claude_cli
 

@@ -1,4 +1,5 @@
-"""Claude Code's own memory (issue 26, SPEC §18): the folder rule (install.claude_paths), the chunks
+"""Claude Code's own memory (issue 26, docs/guide/claude-memory.md): the folder rule (install.claude_paths),
+the chunks
 (memory.claude_chunks), recall over the auto-memory and CLAUDE.md files — read-only, indexed by
 mtime, within bounds, creating nothing — and the rules they hold proposed (signal `remembered`),
 on a labelled set of memory lines and end to end through the installed hook. The real client

@@ -1,4 +1,4 @@
-"""`cortex-hooks` learnings commands end to end, through the installed console script (SPEC §2.1)."""
+"""`cortex-hooks` learnings commands end to end, through the installed console script."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, reminder_unless_regex, run
+from support import Result, added, cli, cli_json, payload, reminder_unless_regex, run
 
 FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": int,
@@ -33,10 +33,7 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 
 
 def add(*options: str, **kwargs: Any) -> dict[str, Any]:
-    record: dict[str, Any] = cli_json(
-        "add", "--anti-pattern", "rm -rf", "--correct", "use trash", *reminder_unless_regex(options), **kwargs
-    )
-    return record
+    return added(*options, anti="rm -rf", correct="use trash", **kwargs)
 
 
 def instant(text: str) -> datetime:

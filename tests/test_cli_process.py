@@ -17,7 +17,8 @@ from cortex_hooks import __version__
 
 
 def one_line_failure(result: Result, code: int) -> str:
-    """SPEC §2.1: exit `code`, nothing on stdout, one `cortex-hooks:` line on stderr, no traceback."""
+    """docs/reference/commands.md: exit `code`, nothing on stdout, one `cortex-hooks:` line on stderr, no
+    traceback."""
     assert result.code == code, (result.code, result.stdout, result.stderr)
     assert result.stdout == ""
     lines = result.stderr.splitlines()

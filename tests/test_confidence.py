@@ -1,4 +1,5 @@
-"""The confidence model of SPEC §3: exact hundredths, the block gate and the review threshold."""
+"""The confidence model of docs/guide/confidence.md: exact hundredths, the block gate and the review
+threshold."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`.cortex/config.toml` (SPEC §7): a file that validates works in every hook; a file that does not,
+"""`.cortex/config.toml`: a file that validates works in every hook; a file that does not,
 that is no regular file or that is too large is reported once on stderr and the defaults decide."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Consolidation (SPEC §9.7): the merge plan, pure; flags written when a memory is stored; the
+"""Consolidation (docs/guide/aging.md): the merge plan, pure; flags written when a memory is stored; the
 `consolidate` command end to end (survivor, tags, supersedes edges, what recall and the surface
 then show, checkpoints kept, restore and its refusals)."""
 
@@ -84,7 +84,7 @@ def test_a_plan_unites_tags_and_pins_and_skips_pairs_outside_the_candidates() ->
 
 
 def test_a_merge_function_gives_the_survivor_its_content() -> None:
-    """The seam for an LLM's merge (§10.4): given the group, survivor first."""
+    """The seam for an LLM's merge (docs/guide/capture.md): given the group, survivor first."""
     seen: list[list[int]] = []
 
     def merge(group: Any) -> str:

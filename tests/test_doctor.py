@@ -35,7 +35,10 @@ class Project:
         self.db = self.cortex / "cortex.db"
         self.settings = root / ".claude" / "settings.json"
 
-    def cli(self, *args: str, timeout: float = 60) -> Result:
+    def cli(self, *args: str, timeout: float | None = None) -> Result:
+        """In this process; with a timeout, as a process that it bounds (a read that may hang)."""
+        if timeout is None:
+            return cli(*args, env=self.env, cwd=self.root)
         return cli(*args, env=self.env, cwd=self.root, timeout=timeout)
 
     def add(self, *args: str) -> int:
@@ -77,7 +80,7 @@ def tree(root: Path) -> dict[str, tuple[int, str]]:
 
 class Diagnosis:
     def __init__(self, human: Result, machine: Result) -> None:
-        self.human = human
+        self.human, self.machine = human, machine
         self.code = machine.code
         assert human.code == machine.code, (human.stderr, machine.stderr)
         self.report: dict[str, Any] = machine.json()
@@ -90,11 +93,14 @@ class Diagnosis:
         return found[0]
 
 
-def diagnose(project: Project) -> Diagnosis:
-    """doctor and doctor --json side by side; each check shaped as documented; nothing written."""
+def diagnose(project: Project, timeout: float | None = None) -> Diagnosis:
+    """doctor and doctor --json side by side; each check shaped as documented; nothing written.
+    With a timeout, both run as processes that it bounds (a read that never ends fails there)."""
     before = tree(project.root)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        human, machine = pool.map(lambda extra: project.cli("doctor", *extra), [(), ("--json",)])
+        human, machine = pool.map(
+            lambda extra: project.cli("doctor", *extra, timeout=timeout), [(), ("--json",)]
+        )
     return examine(project, before, human, machine)
 
 
@@ -107,7 +113,7 @@ def healthy(project: Project) -> bool:
 
 def examine(project: Project, before: Any, human: Result, machine: Result) -> Diagnosis:
     assert tree(project.root) == before, "doctor wrote something"
-    for stream in (human.stderr, machine.stderr):  # an invalid config is also reported there (SPEC §7)
+    for stream in (human.stderr, machine.stderr):  # an invalid config is also reported there
         assert "Traceback" not in stream, stream
     assert machine.stdout.strip(), f"doctor gave no report (exit {machine.code}): {machine.stderr}"
     diagnosis = Diagnosis(human, machine)
@@ -275,9 +281,9 @@ def test_a_config_file_that_would_break_the_hooks_is_reported_as_the_hooks_repor
 ) -> None:
     config = project.cortex / "config.toml"
     _config(config, kind)
-    guarded = project.cli("doctor", "--json", timeout=10)  # a read that never ends fails here
-    assert guarded.code == 1, guarded.stderr
-    problem = diagnose(project).problem("config")
+    diagnosis = diagnose(project, timeout=10)  # a read that never ends fails here
+    assert diagnosis.code == 1, diagnosis.machine.stderr
+    problem = diagnosis.problem("config")
     assert problem["detail"].startswith(f"{config}: ")
     assert named in problem["detail"]
     # the hooks read the file with the very same function, and say the very same
@@ -368,3 +374,15 @@ def test_a_stored_permission_rule_as_tool_matcher_is_reported(project: Project) 
     assert problem["fix"] == "cortex-hooks update 41 --tool Bash"
     assert project.cli("update", "41", "--tool", "Bash").code == 0
     assert healthy(project)
+
+
+def test_repair_of_earlier_versions_runs_doctor_and_says_nothing_is_left_to_mend(db: Path) -> None:
+    """A script's `doctor --repair` (hand-edited rows were mended by it before the tables refused
+    them at write) still runs doctor: the same checks, the same status, one line on stderr."""
+    cli("add", "--anti-pattern", "a", "--correct", "b", "--regex", r"\bnever\b")
+    plain, repaired = cli("doctor"), cli("doctor", "--repair")
+    assert (repaired.code, repaired.stdout) == (plain.code, plain.stdout)
+    assert (
+        repaired.stderr
+        == "cortex-hooks: doctor --repair: nothing to mend; the tables refuse a value the code cannot read\n"
+    )

@@ -1,4 +1,4 @@
-"""Semantic recall (SPEC §12) without the extra: the pure core, the backend choice, the Voyage
+"""Semantic recall (docs/guide/embeddings.md) without the extra: the pure core, the backend choice, the Voyage
 client against a local mock server, embedding on write, `embed`, hybrid recall, and the
 guarantee that nothing changes when semantic recall is off."""
 

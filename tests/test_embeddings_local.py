@@ -1,4 +1,4 @@
-"""The local model of semantic recall (SPEC §12): all-MiniLM-L6-v2 from the `embeddings` extra.
+"""The local model of semantic recall: all-MiniLM-L6-v2 from the `embeddings` extra.
 
 Skipped with a reason where the extra is not installed (CI installs it: see .ci/run).
 """

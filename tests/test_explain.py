@@ -44,7 +44,8 @@ def bash(command: str) -> tuple[str, dict[str, Any]]:
     return "Bash", {"command": command}
 
 
-# (tool call, the decision SPEC §3/§4.1 gives it at this point of the sequence). The calls run in
+# (tool call, the decision it gets at this point of the sequence: docs/guide/confidence.md). The calls
+# run in
 # order against one database: each hook call boosts what it matched, as in a real session.
 CALLS: list[tuple[tuple[str, dict[str, Any]], str]] = [
     (bash("git push --force origin main"), "deny"),
@@ -60,7 +61,7 @@ CALLS: list[tuple[tuple[str, dict[str, Any]], str]] = [
      "warn"),
     (("mcp__db__login", {"user": "x", "password": "y"}), "warn"),
     (("mcp__db__login", {"user": "password"}), "none"),
-    (bash("psql -c 'DROP   TABLE users'"), "none"),  # the SQL is a quoted word: data (SPEC §13)
+    (bash("psql -c 'DROP   TABLE users'"), "none"),  # the SQL is a quoted word: data
     (bash("psql -c 'DROP   TABLE users' && drop  table x"), "deny"),
     (("Grep", {"pattern": "a" * 40 + "!"}), "none"),  # times out: skipped (and reported)
     (bash("git status"), "none"),  # only the archived learning would match
@@ -90,7 +91,8 @@ def skips(report: dict[str, Any]) -> bool:
 def hook_decision(result: Result, *, skipped: bool = False) -> tuple[str, Any]:
     """deny / warn / none, as Claude Code reads the hook's output, and the output itself.
 
-    SPEC §4.4: a decision comes with exit 0; without one, a skipped learning is a hook failure
+    docs/internals/guarantees.md: a decision comes with exit 0; without one, a skipped learning is a
+    hook failure
     (exit 1, one line) and anything else a silent exit 0."""
     if not result.stdout.strip():
         assert result.code == (1 if skipped else 0), (result.code, result.stderr)
@@ -135,7 +137,9 @@ def insert_invalid(db: Path, tool: str = "Bash") -> None:
             (INVALID_ID, tool),
         )
         for key in ("c*", "b*"):  # the keys prefilter.keys gives a content learning it cannot read
-            connection.execute("INSERT INTO learning_key (key, learning_id) VALUES (?, ?)", (key, INVALID_ID))
+            connection.execute(
+                "INSERT INTO learning_key (key, learning_id, tool) VALUES (?, ?, ?)", (key, INVALID_ID, tool)
+            )
         connection.execute("INSERT INTO learning_confidence VALUES (?, 70)", (INVALID_ID,))
         connection.commit()
 

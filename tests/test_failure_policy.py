@@ -1,4 +1,4 @@
-"""End to end: the failure policy of the three hooks (SPEC §4.4) and where they find the database (§2)."""
+"""End to end: the failure policy of the three hooks and where they find the database."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def dump(path: Path) -> list[str]:
 
 
 def assert_one_line_failure(result: Result) -> None:
-    """SPEC §4.4: exit 1, one `cortex-hooks` line on stderr, no traceback, nothing on stdout."""
+    """docs/internals/guarantees.md: exit 1, one `cortex-hooks` line on stderr, no traceback, nothing on
+    stdout."""
     assert "Traceback" not in result.stderr, result.stderr
     assert result.code == 1, (result.code, result.stderr)
     lines = result.stderr.splitlines()
@@ -395,7 +396,7 @@ def test_invalid_regex_alone_is_one_line_exit_1_and_writes_nothing(db: Path) -> 
 def test_invalid_cortex_now_is_one_line_exit_1_and_writes_nothing(
     seeded: Path, hook: str, value: str
 ) -> None:
-    """Exit 1, not 2: exit 2 from PreToolUse would block the tool call (SPEC §4.4)."""
+    """Exit 1, not 2: exit 2 from PreToolUse would block the tool call (docs/internals/guarantees.md)."""
     before_rows, before_bytes = dump(seeded), seeded.read_bytes()
     result = run(hook, stdin=payload(FIXTURE[hook]), env={"CORTEX_NOW": value})
     assert_one_line_failure(result)
@@ -418,7 +419,7 @@ def test_invalid_config_is_reported_once_and_the_defaults_decide(seeded: Path) -
     assert learnings(seeded)[1]["confidence"] == 0.79  # the default boost
 
 
-# --- where the database is (SPEC §2) -------------------------------------------------------------
+# --- where the database is -------------------------------------------------------------
 
 
 def _add_in(env: dict[str, str], *extra: str, cwd: Path | None = None) -> int:

@@ -42,7 +42,8 @@ def integrity(db: Path) -> str:
 
 
 def assert_one_line_error(result: Result, *, hook: bool) -> None:
-    """SPEC §4.4 and §2.1: one `cortex-hooks` line, no traceback, exit 1: a hook's failure, and for
+    """docs/internals/guarantees.md and docs/reference/commands.md: one `cortex-hooks` line, no traceback,
+    exit 1: a hook's failure, and for
     the CLI a file it cannot use is no invalid input (2) but "anything else"."""
     assert "Traceback" not in result.stderr, result.stderr
     assert result.code == 1, (result.code, result.stderr)

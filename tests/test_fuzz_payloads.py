@@ -4,7 +4,7 @@ Generated payloads — valid ones built from the real fixtures, near-valid ones 
 wrong types) and hostile ones (huge strings, odd Unicode and lone surrogates, NUL bytes, deep
 nesting, JSON that is not an object, bytes that are not JSON) — go through each entry point's
 whole pipeline in-process (cortex_hooks.hooks.pipeline.run: read, parse, open, decide, write, emit) on a
-real database. The documented outcomes (SPEC §4.4): exit 0 with no output or one JSON object of
+real database. The documented outcomes: exit 0 with no output or one JSON object of
 the event's shape, every text under 9,500 characters; or exit 1 with exactly one `cortex-hooks`
 line on stderr, nothing on stdout and nothing written. Never a traceback, never exit 2.
 """

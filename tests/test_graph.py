@@ -1,4 +1,4 @@
-"""The memory graph (SPEC §9.1, §9.4, §9.7): edge types, the automatic `relates_to` edge and its
+"""The memory graph: edge types, the automatic `relates_to` edge and its
 direction, centrality as `--json` shows it, edges in `memories show --json`, and edges going with
 a deleted memory whatever deletes it."""
 

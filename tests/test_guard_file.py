@@ -1,4 +1,5 @@
-"""A database held unreadable by another process never costs a deny (SPEC §19, issue 23 item 12).
+"""A database held unreadable by another process never costs a deny (docs/guide/selfguard.md, issue 23 item
+12).
 
 `PRAGMA locking_mode=EXCLUSIVE` in another process keeps every other connection from reading a
 WAL database: PreToolUse used to give up after 0.65 s with no deny. It now decides from the guard
@@ -13,42 +14,15 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from locking import held_exclusively
 from support import cli, cli_json, payload, run
 
 PRE, END = "cortex-pre-tool-use", "cortex-session-end"
-HOLDER = """
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-connection.execute("PRAGMA locking_mode=EXCLUSIVE")
-connection.execute(sys.argv[2])  # a read is enough to hold the file in this mode
-print("locked", flush=True)
-sys.stdin.read()  # until the test closes our stdin
-"""
-
-
-@contextmanager
-def held_exclusively(db: Path, statement: str = "SELECT count(*) FROM learning") -> Iterator[None]:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(db), statement],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "locked"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 def bash(command: str) -> dict[str, Any]:
@@ -128,7 +102,7 @@ def test_the_guard_file_follows_every_change_of_a_blocking_learning(db: Path) ->
 
 
 def test_an_ask_and_a_rewrite_arrive_while_the_database_is_held(db: Path) -> None:
-    """The guard file holds what an ask and a correction need too (SPEC §16): their action and
+    """The guard file holds what an ask and a correction need too (docs/guide/actions.md): their action and
     rewrite; a rewrite's corrected command is checked again against the file's learnings."""
     asking = ["--anti-pattern", "push", "--correct", "ask first", "--regex", r"^git push\b", "--tool", "Bash"]
     cli_json("add", *asking, "--action", "ask")

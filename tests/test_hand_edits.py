@@ -1,8 +1,10 @@
-"""Hand-edited values (issue 11.2): a row the code cannot read is skipped and named, every other
-learning keeps working, and `doctor` names it with the command that mends it."""
+"""Hand-edited values (issue 11.2, issue 35): a value the code could not read is refused by SQLite
+at write time (every table STRICT, with CHECKs), so the database keeps only rows the code reads and
+the hooks never meet one; the guard keeps deciding as before the attempt."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -11,145 +13,82 @@ from typing import Any
 import pytest
 from support import cli, cli_json, payload, run
 
-from cortex_hooks.confidence import DEFAULT
-from cortex_hooks.guard import hand_edits
-
-PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
-
-
-def sql(db: Path, statement: str, *parameters: Any) -> None:
-    with closing(sqlite3.connect(db)) as connection:
-        connection.execute(statement, parameters)
-        connection.commit()
-
-
-def stored_confidence(db: Path, learning_id: int) -> object:
-    with closing(sqlite3.connect(db)) as connection:
-        row = connection.execute(
-            "SELECT confidence FROM learning_confidence WHERE learning_id = ?", (learning_id,)
-        ).fetchone()
-    return row[0]
-
-
-@pytest.fixture
-def edited(db: Path) -> Path:
-    """#1 auto-block, its confidence edited by hand to the REAL 0.9; #2 a sound auto-block one."""
-    for anti in ("rm -rf /srv/app", "git push --force"):
-        cli_json("add", "--anti-pattern", anti, "--correct", "no", "--regex", anti.split()[0], "--auto-block")
-    sql(db, "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 1")
-    return db
+PRE = "cortex-pre-tool-use"
 
 
 def bash(command: str) -> dict[str, Any]:
     return payload("pre_tool_use.bash", tool_input={"command": command})
 
 
-def test_a_match_of_the_edited_learning_is_skipped_named_and_never_boosted(edited: Path) -> None:
+@pytest.fixture
+def guarded(db: Path) -> Path:
+    """#1 and #2: two auto-block learnings, as `add` writes them."""
+    for anti in ("rm -rf /srv/app", "git push --force"):
+        cli_json("add", "--anti-pattern", anti, "--correct", "no", "--regex", anti.split()[0], "--auto-block")
+    return db
+
+
+HAND_EDITS = [
+    "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 1",  # a REAL, not hundredths
+    "UPDATE learning_confidence SET confidence = 'high' WHERE learning_id = 1",
+    "UPDATE learning_confidence SET confidence = 5000 WHERE learning_id = 1",
+    "UPDATE learning SET access_count = 'many' WHERE id = 1",  # text in a counter
+    "UPDATE learning SET access_count = -3 WHERE id = 1",
+    "UPDATE learning SET action = 'deny' WHERE id = 1",  # an action the code does not know
+    "UPDATE learning SET pinned = 2 WHERE id = 1",
+    "UPDATE learning SET anti_pattern = X'FFFE' WHERE id = 1",  # bytes in a text column
+    "UPDATE learning SET anti_pattern = NULL WHERE id = 1",
+    "UPDATE learning SET severity = 'urgent' WHERE id = 1",
+    "UPDATE learning SET literals = 'not json' WHERE id = 1",
+    "UPDATE learning SET examples = '[1, 2]' WHERE id = 1",  # JSON, but not the object it holds
+    "INSERT INTO learning (anti_pattern, correct_pattern, created_at, updated_at, action)"
+    " VALUES ('x', 'y', 'now', 'now', 'Block')",
+]
+
+
+@pytest.mark.parametrize("statement", HAND_EDITS)
+def test_a_hand_edit_the_code_could_not_read_is_refused_at_write(guarded: Path, statement: str) -> None:
+    before = hashlib.sha256(guarded.read_bytes()).hexdigest()
+    with closing(sqlite3.connect(guarded)) as connection, pytest.raises(sqlite3.IntegrityError):
+        connection.execute(statement)
+    assert hashlib.sha256(guarded.read_bytes()).hexdigest() == before
     result = run(PRE, stdin=bash("rm -rf /srv/app && git push --force"))
-    assert result.code == 0, result.stderr  # the sound learning still decides
+    assert result.code == 0, result.stderr
     specific = result.json()["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
-    assert "#2" in specific["permissionDecisionReason"]
-    assert "#1" not in specific["permissionDecisionReason"]
-    assert "learning #1 skipped" in result.stderr
-    assert "doctor --repair" in result.stderr
-    assert stored_confidence(edited, 1) == 0.9  # not 10.9: nothing written for it
-    assert stored_confidence(edited, 2) == 80
-
-
-def test_a_match_of_only_the_edited_learning_is_a_named_hook_error(edited: Path) -> None:
-    result = run(PRE, stdin=bash("rm -rf /srv/app"))
-    assert (result.code, result.stdout) == (1, "")
-    assert "learning #1 skipped" in result.stderr
-    assert stored_confidence(edited, 1) == 0.9
-
-
-def test_session_hooks_keep_working_and_name_the_row(edited: Path) -> None:
-    start = run(START, stdin=payload("session_start.startup"))
-    assert start.code == 0, start.stderr
-    assert "git push --force" in start.json()["hookSpecificOutput"]["additionalContext"]
-    assert "learning #1 skipped" in start.stderr
-    end = run(END, stdin=payload("session_end.other"))
-    assert end.code == 0, end.stderr
-    assert "learning #1 skipped" in end.stderr
-    assert (stored_confidence(edited, 1), stored_confidence(edited, 2)) == (0.9, 69)
+    assert "#1" in specific["permissionDecisionReason"]
+    assert result.stderr == ""
 
 
 @pytest.mark.parametrize(
-    "command",
+    "statement",
     [
-        ["list"],
-        ["list", "--json"],
-        ["snapshot"],
-        ["export"],
-        ["explain", "--tool", "Bash", "--command", "rm -rf /srv/app"],
+        "UPDATE learning_confidence SET confidence = 0.9 WHERE learning_id = 1",
+        "UPDATE learning SET access_count = 'many' WHERE id = 1",
+        "UPDATE learning SET anti_pattern = X'FFFE' WHERE id = 1",
     ],
 )
-def test_commands_skip_and_name_the_row(edited: Path, command: list[str]) -> None:
-    result = cli(*command)
-    assert result.code == 0, result.stderr
-    assert "learning #1" in result.stderr
-    assert "doctor --repair" in result.stderr
-    assert "internal error" not in result.stderr
+def test_a_wrong_type_is_refused_even_with_the_checks_switched_off(guarded: Path, statement: str) -> None:
+    with closing(sqlite3.connect(guarded)) as connection:
+        connection.execute("PRAGMA ignore_check_constraints = ON")
+        with pytest.raises(sqlite3.IntegrityError, match="cannot store"):
+            connection.execute(statement)
 
 
-def test_show_of_the_row_says_how_to_mend_it(edited: Path) -> None:
-    result = cli("show", "1")
-    assert result.code == 1
-    assert result.stderr.startswith("cortex-hooks: learning #1 cannot be read")
-    assert "doctor --repair" in result.stderr
+def test_a_hand_edit_the_code_reads_is_taken(guarded: Path) -> None:
+    with closing(sqlite3.connect(guarded)) as connection:
+        connection.execute("UPDATE learning_confidence SET confidence = 90 WHERE learning_id = 1")
+        connection.execute("UPDATE learning SET action = 'warn' WHERE id = 2")
+        connection.commit()
+    assert cli_json("show", "1")["confidence"] == 0.9
+    assert cli_json("show", "2")["action"] == "warn"
 
 
-def test_doctor_names_the_row_and_repair_mends_it_in_place(edited: Path) -> None:
+def test_doctor_still_names_what_sqlite_cannot_check(guarded: Path) -> None:
+    with closing(sqlite3.connect(guarded)) as connection:
+        connection.execute("UPDATE learning SET regex = '(unclosed' WHERE id = 1")
+        connection.commit()
     diagnosis = cli("doctor", "--json")
     assert diagnosis.code == 1
     problems = [check for check in diagnosis.json()["checks"] if check["status"] == "problem"]
-    assert any(check["check"] == "learning #1" and "doctor --repair" in check["fix"] for check in problems)
-    repaired = cli("doctor", "--repair", "--json")
-    assert any(
-        check["check"] == "repair" and "#1 mended" in check["detail"] for check in repaired.json()["checks"]
-    )
-    assert stored_confidence(edited, 1) == 90  # 0.9 meant 0.90
-    assert cli_json("show", "1")["confidence"] == 0.9
-    assert not [c for c in cli("doctor", "--json").json()["checks"] if c["check"] == "learning #1"]
-
-
-def test_repair_archives_what_it_cannot_mend_and_deletes_nothing(edited: Path) -> None:
-    sql(edited, "UPDATE learning SET anti_pattern = X'FFFE' WHERE id = 2")
-    sql(edited, "UPDATE learning SET access_count = -3 WHERE id = 1")
-    cli("doctor", "--repair")
-    listed = cli("list", "--all", "--json")
-    assert [row["id"] for row in listed.json()] == [1]  # #1 mended; #2 still cannot be read: named
-    assert "learning #2 skipped" in listed.stderr
-    with closing(sqlite3.connect(edited)) as connection:
-        archived, blob = connection.execute(
-            "SELECT archived_at, anti_pattern FROM learning WHERE id = 2"
-        ).fetchone()
-        count = connection.execute("SELECT access_count FROM learning WHERE id = 1").fetchone()[0]
-    assert archived is not None
-    assert blob == b"\xff\xfe"
-    assert count == 0
-
-
-@pytest.mark.parametrize(
-    ("value", "mended"),
-    [
-        (0.9, 90),
-        (55.5, 56),
-        (0.05, DEFAULT.floor),
-        (None, DEFAULT.start),
-        ("x", DEFAULT.start),
-        (-1, DEFAULT.start),
-    ],
-)
-def test_mended_confidence(value: object, mended: int) -> None:
-    row = {
-        "confidence": value,
-        "access_count": 0,
-        **dict.fromkeys(
-            ("anti_pattern", "correct_pattern", "tool", "target", "severity", "created_at", "updated_at"), "x"
-        ),
-        **dict.fromkeys(("regex", "context", "literals", "last_accessed", "archived_at")),
-    }
-    changes = hand_edits.mended(row, DEFAULT, "2026-01-01T00:00:00Z")
-    assert changes == {"confidence": mended}
+    assert any("#1" in check["check"] + check["detail"] for check in problems), problems

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import cli, cli_json, payload, run
-from test_locked import SEQUENCE, play, write_lock
+from locking import SEQUENCE, play, write_lock
+from support import add, cli, cli_json, payload, run
 
 from cortex_hooks.store import history
 from cortex_hooks.store.connection import open_database
@@ -56,16 +56,9 @@ def hook(script: str, data: dict[str, Any], now: str) -> str:
     return result.stdout
 
 
-def add(anti: str, regex: str, *options: str) -> int:
-    record = cli_json(
-        "add", "--anti-pattern", anti, "--correct", "the right way", f"--regex={regex}", *options
-    )
-    return int(record["id"])
-
-
 def test_a_deny_and_a_warning_are_recorded_with_the_confidence_at_the_days_end(db: Path) -> None:
-    force = add("force push", r"git push --force", "--auto-block")
-    sudo = add("sudo pip", r"sudo pip")
+    force = add("--auto-block", anti="force push", regex=r"git push --force")
+    sudo = add(anti="sudo pip", regex=r"sudo pip")
     hook(PRE, bash("git push --force origin main && sudo pip install x"), "2026-11-20T10:00:00Z")
     hook(PRE, bash("sudo pip install y"), "2026-11-20T11:00:00Z")
     hook(END, payload("session_end.other", session_id="s1", transcript_path=""), "2026-11-20T18:00:00Z")
@@ -85,7 +78,7 @@ def test_a_deny_and_a_warning_are_recorded_with_the_confidence_at_the_days_end(d
 
 
 def test_an_auto_block_learning_at_the_gate_is_recorded_warned_then_denied(db: Path) -> None:
-    gated = add("sudo make", r"sudo make", "--auto-block", "--confidence", "0.40")
+    gated = add("--auto-block", "--confidence", "0.40", anti="sudo make", regex=r"sudo make")
     first = hook(PRE, bash("sudo make install"), "2026-11-20T10:00:00Z")
     second = hook(PRE, bash("sudo make install"), "2026-11-20T10:01:00Z")
     assert "permissionDecision" not in first
@@ -95,7 +88,7 @@ def test_an_auto_block_learning_at_the_gate_is_recorded_warned_then_denied(db: P
 
 
 def test_a_call_that_matches_nothing_writes_nothing(db: Path) -> None:
-    add("force push", r"git push --force", "--auto-block")
+    add("--auto-block", anti="force push", regex=r"git push --force")
     before = db.read_bytes()
     assert hook(PRE, bash("git status"), "2026-11-20T10:00:00Z") == ""
     assert db.read_bytes() == before
@@ -125,7 +118,7 @@ def test_the_history_is_imported_by_a_match_only(db: Path, command: str, importe
     import subprocess
     import sys
 
-    add("force push", r"git push --force", "--auto-block")
+    add("--auto-block", anti="force push", regex=r"git push --force")
     done = subprocess.run(
         [sys.executable, "-c", NO_MATCH_IMPORTS],
         input=json.dumps(bash(command)),
@@ -139,7 +132,7 @@ def test_the_history_is_imported_by_a_match_only(db: Path, command: str, importe
 
 
 def test_kept_calls_are_redacted_one_line_and_cut(db: Path) -> None:
-    add("curl with a token", r"curl ")
+    add(anti="curl with a token", regex=r"curl ")
     secret = "ghp_" + "a1B2c3D4" * 5
     command = f"curl -H 'Authorization: Bearer {secret}' https://api.example.com/\u202e\n" + "x" * 5000
     hook(PRE, bash(command), "2026-11-20T10:00:00Z")
@@ -152,8 +145,8 @@ def test_kept_calls_are_redacted_one_line_and_cut(db: Path) -> None:
 
 
 def test_each_learning_keeps_only_its_latest_calls(db: Path) -> None:
-    noisy = add("noisy", r"echo ")
-    rare = add("rare", r"rm -rf /tmp/x")
+    noisy = add(anti="noisy", regex=r"echo ")
+    rare = add(anti="rare", regex=r"rm -rf /tmp/x")
     hook(PRE, bash("rm -rf /tmp/x"), "2026-11-20T09:00:00Z")
     for minute in range(history.KEPT_CALLS + 3):
         hook(PRE, bash(f"echo {minute}"), f"2026-11-20T10:{minute:02d}:00Z")
@@ -166,9 +159,9 @@ def test_each_learning_keeps_only_its_latest_calls(db: Path) -> None:
 
 
 def test_the_decay_records_each_changed_learning_once_per_session(db: Path) -> None:
-    plain = add("plain", r"zzz-plain")
-    pinned = add("pinned", r"zzz-pinned", "--pin")
-    floor = add("at the floor", r"zzz-floor", "--confidence", "0.30")
+    plain = add(anti="plain", regex=r"zzz-plain")
+    pinned = add("--pin", anti="pinned", regex=r"zzz-pinned")
+    floor = add("--confidence", "0.30", anti="at the floor", regex=r"zzz-floor")
     end = payload("session_end.other", session_id="s1", transcript_path="")
     hook(END, end, "2026-11-20T18:00:00Z")
     hook(END, end, "2026-11-20T19:00:00Z")  # the same session again: no second decay
@@ -179,7 +172,7 @@ def test_the_decay_records_each_changed_learning_once_per_session(db: Path) -> N
 
 
 def test_keep_and_update_record_the_confidence_of_their_day(db: Path) -> None:
-    learning = add("x", r"zzz", "--confidence", "0.40")
+    learning = add("--confidence", "0.40", anti="x", regex=r"zzz")
     cli("keep", str(learning), env={"CORTEX_NOW": "2026-11-20T10:00:00Z"})
     cli("update", str(learning), "--confidence", "0.55", env={"CORTEX_NOW": "2026-11-22T10:00:00Z"})
     cli(
@@ -229,7 +222,7 @@ def test_under_another_processs_lock_the_history_is_as_if_there_had_been_no_lock
 
 
 def test_parallel_hooks_lose_no_match(db: Path) -> None:
-    add("sudo pip", r"sudo pip")
+    add(anti="sudo pip", regex=r"sudo pip")
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda n: hook(PRE, bash(f"sudo pip install p{n}"), "2026-11-20T10:00:00Z"), range(16)))
     assert days(db)[0][2] == 16
@@ -245,8 +238,20 @@ def test_the_fold_boundary_is_the_first_of_a_month_a_year_back(today: str, bound
     assert history.fold_boundary(today) == boundary
 
 
-def _database(path: Path) -> sqlite3.Connection:
-    connection = open_database(str(path), create=True)
+_TEMPLATES: dict[int, Path] = {}
+
+
+def _database(factory: pytest.TempPathFactory) -> sqlite3.Connection:
+    """A new database in a write transaction: a copy of one made once per worker (a schema made
+    per Hypothesis example took most of the property's ~13 s)."""
+    template = _TEMPLATES.get(id(factory))
+    if template is None:
+        template = factory.mktemp("template") / "cortex.db"
+        open_database(str(template), create=True).close()
+        _TEMPLATES[id(factory)] = template
+    path = factory.mktemp("fold") / "cortex.db"
+    shutil.copy(template, path)
+    connection = open_database(str(path))
     connection.execute("BEGIN")
     return connection
 
@@ -268,11 +273,10 @@ def test_folding_keeps_every_count_and_each_months_last_confidence(
     tmp_path_factory: pytest.TempPathFactory, written: list[tuple[int, int, int, int, int]]
 ) -> None:
     today = date(2026, 11, 20)
-    path = tmp_path_factory.mktemp("fold") / "cortex.db"
-    with closing(_database(path)) as connection:
+    with closing(_database(tmp_path_factory)) as connection:
         for learning, back, denies, warnings, value in written:
             day = (today - timedelta(days=back)).isoformat()
-            # what the agent did after the denies (SPEC §23): folded like every other count
+            # what the agent did after the denies (docs/guide/outcomes.md): folded like every other count
             followed, retried = denies // 2, denies - denies // 2
             connection.execute(
                 "INSERT INTO learning_day (learning_id, day, matches, denies, asks, warnings, rewrites,"

@@ -1,4 +1,4 @@
-"""`import --from hookify [DIR]` (SPEC §17): hookify's rule files read as hookify reads them, each
+"""`import --from hookify [DIR]` (docs/guide/team.md): hookify's rule files read as hookify reads them, each
 rule imported (regex, tool, target, action) or named with the reason it cannot be; the imported
 learnings then act in the hook."""
 

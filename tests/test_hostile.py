@@ -10,18 +10,18 @@ characters in the CLI's human output; and no hook text ever exceeds 9,500 charac
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import sqlite3
 import subprocess
 import tempfile
-import time
 import unicodedata
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli, cli_json, payload, run, script, stored_as_of_old
+from support import add, cli, cli_json, payload, run, script, stored_as_of_old
 
 PRE, START, END = "cortex-pre-tool-use", "cortex-session-start", "cortex-session-end"
 TIME = shutil.which("time", path="/usr/bin:/bin")
@@ -31,11 +31,15 @@ CAP = 9_500
 class Measured:
     def __init__(self, code: int, stdout: str, stderr: str, seconds: float, peak_mb: float | None) -> None:
         self.code, self.stdout, self.stderr = code, stdout, stderr
-        self.seconds, self.peak_mb = seconds, peak_mb
+        self.seconds, self.peak_mb = seconds, peak_mb  # seconds: of CPU, the child's (user + system)
 
 
 def measured(name: str, stdin: Path) -> Measured:
-    """Run an installed script with stdin from a file: wall time and the child's peak RSS.
+    """Run an installed script with stdin from a file: the CPU seconds it took and its peak RSS.
+
+    CPU time, not wall time: on a loaded machine (two cores shared by several test runs) the wall
+    time says how busy the machine is, not how much work the script did; a bound on the work is
+    what these tests assert (how fast it is on an idle machine is benchmarks/bench.py's).
 
     The peak comes from /usr/bin/time, which forks the script itself: a child forked straight
     from this (large) test process would report the test process's own memory as its peak.
@@ -46,9 +50,10 @@ def measured(name: str, stdin: Path) -> Measured:
         if TIME:
             argv = [TIME, "-f", "%M", "-o", str(report), *argv]
         with open(stdin, "rb") as source:
-            start = time.monotonic()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             completed = subprocess.run(argv, stdin=source, capture_output=True, timeout=120, check=False)
-            seconds = time.monotonic() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            seconds = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         peak = int(report.read_text().split()[-1]) / 1024 if TIME else None
     return Measured(
         completed.returncode,
@@ -63,12 +68,6 @@ def assert_peak_below(result: Measured, megabytes: float) -> None:
     if result.peak_mb is None:
         pytest.skip("no /usr/bin/time to measure a child's peak memory")
     assert result.peak_mb < megabytes, f"peak RSS {result.peak_mb:.0f} MB"
-
-
-def add(*options: str, anti: str, correct: str = "the correct way", regex: str | None = None) -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", correct, *options]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args)["id"])
 
 
 def records() -> dict[int, dict[str, Any]]:
@@ -105,7 +104,7 @@ def test_catastrophic_regexes_are_bounded_and_the_others_still_decide(db: Path, 
     warner = add(anti="echo", regex=r"echo\s+a")
     result = measured(PRE, _bash("rm -rf /tmp/x; echo " + "a" * 48 + "!", tmp_path))
     assert result.code == 0, result.stderr
-    assert result.seconds < 10, f"{result.seconds:.1f} s"
+    assert result.seconds < 10, f"{result.seconds:.1f} s of CPU"
     specific = json.loads(result.stdout)["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
     assert f"#{blocker}" in specific["permissionDecisionReason"]
@@ -138,7 +137,7 @@ def test_a_regex_that_is_costly_to_compile_does_not_hold_the_hook(db: Path, tmp_
     assert result.code == 0, result.stderr
     assert f"#{blocker}" in json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert f"learning #{counted} skipped" in result.stderr
-    assert result.seconds < 10, f"{result.seconds:.1f} s"
+    assert result.seconds < 10, f"{result.seconds:.1f} s of CPU"
     assert_peak_below(result, 400)
 
 
@@ -166,7 +165,7 @@ def test_a_50_mb_write_is_matched_to_its_end_in_bounded_time_and_memory(db: Path
     result = measured(PRE, source)
     assert result.code == 0, result.stderr
     assert result.stderr == ""
-    assert result.seconds < 30, f"{result.seconds:.1f} s"
+    assert result.seconds < 30, f"{result.seconds:.1f} s of CPU"
     specific = json.loads(result.stdout)["hookSpecificOutput"]
     assert f"#{end_marker}" in specific["permissionDecisionReason"]  # evaluated to the very end
     assert f"#{by_tool}" in specific["additionalContext"]
@@ -214,7 +213,7 @@ def test_a_100_mb_transcript_is_read_in_bounded_time_and_memory(
     )
     result = measured(END, source)
     assert (result.code, result.stdout, result.stderr) == (0, "", "")
-    assert result.seconds < 5, f"{result.seconds:.1f} s"
+    assert result.seconds < 5, f"{result.seconds:.1f} s of CPU"
     assert records()[lid]["confidence"] == 0.69
     (session,) = cli_json("sessions", "list")
     assert session["summary"] == "Please refactor the parser"
@@ -280,7 +279,7 @@ def test_hook_outputs_show_hostile_text_without_its_control_characters(hostile_t
     the stored text stays verbatim (see test_hostile_text_is_stored_and_exported_verbatim)."""
     for lid in (1, 2):  # below the block gate, and awaiting review
         cli_json("update", str(lid), "--confidence", "0.30")
-    # the SQL unquoted: a quoted word is data to the command reader (SPEC §13)
+    # the SQL unquoted: a quoted word is data to the command reader (docs/guide/command-reader.md)
     pre = run(
         PRE, stdin=payload("pre_tool_use.bash", tool_input={"command": "sqlite3 app.db DROP TABLE users"})
     )

@@ -127,7 +127,8 @@ def test_install_merges_into_existing_settings_and_keeps_a_backup(project: Path)
     assert {k: v for k, v in merged.items() if k not in ("hooks", "permissions")} == {
         k: v for k, v in FOREIGN.items() if k not in ("hooks", "permissions")
     }
-    # the deny rules install adds (SPEC §21: the client guards the guard's files), the rest kept
+    # the deny rules install adds (docs/internals/integrity.md: the client guards the guard's files), the
+    # rest kept
     assert merged["permissions"] == {"allow": ["Bash(npm test:*)"], "deny": list(guarding.PROJECT_RULES)}
     assert merged["hooks"]["Stop"] == FOREIGN["hooks"]["Stop"]
     assert merged["hooks"]["PreToolUse"][0] == FOREIGN["hooks"]["PreToolUse"][0]
@@ -427,7 +428,7 @@ def test_the_project_is_claude_project_dir_then_the_nearest_marker(tmp_path: Pat
     assert settings_file(marked).exists()
 
     # HOME's .claude is the user's configuration, not a project marker (install wrote the user's
-    # settings above: the same hooks, out of the projects' reach, SPEC §21).
+    # settings above: the same hooks, out of the projects' reach, docs/internals/integrity.md).
     home = Path(os.environ["HOME"])
     (home / "work").mkdir()
     assert cli("install", cwd=home / "work").code == 0

@@ -4,55 +4,19 @@ corpus (../shared/corpora/dcg beside the checkout) and on our own corpora (tests
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from judging import CORPORA, DCG, cases, core, denied, needs_dcg
 from support import cli, cli_json, run
 
-from cortex_hooks.guard import matching
 from cortex_hooks.guard.packs import shared_format, shipped
-
-CORPORA = Path(__file__).parent / "corpora"
-DCG = Path(
-    os.environ.get("CORTEX_DCG_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpora" / "dcg"
-)
-needs_dcg = pytest.mark.skipif(not DCG.is_dir(), reason=f"dcg's corpus is not at {DCG} (CORTEX_DCG_CORPUS)")
-
-
-def cases(path: Path) -> list[tuple[str, bool]]:
-    """The labelled commands of a TOML corpus file or folder: dcg's format (`[[case]]` tables,
-    `command` and `expected`), or ours, `deny = [...]` and `allow = [...]` lists beside them."""
-    files = sorted(glob.glob(str(path / "**" / "*.toml"), recursive=True)) if path.is_dir() else [str(path)]
-    found: list[tuple[str, bool]] = []
-    for name in files:
-        with open(name, "rb") as stream:
-            corpus = tomllib.load(stream)
-        for case in corpus.get("case", []):
-            if "command" in case:
-                found.append(
-                    (case["command"], (case.get("expected") or case.get("expected_decision")) == "deny")
-                )
-        found += [(command, True) for command in corpus.get("deny", [])]
-        found += [(command, False) for command in corpus.get("allow", [])]
-    return found
 
 
 def careful() -> list[shared_format.SharedLearning]:
     return shared_format.read((CORPORA / "careful.jsonl").read_text(), "careful")
-
-
-def core() -> list[shared_format.SharedLearning]:
-    return [record for name in shipped.expand("core") for record in shipped.load(name)]
-
-
-def denied(learnings: list[shared_format.SharedLearning], command: str, target: str) -> bool:
-    subject = matching.subject(target, "Bash", [command])
-    return any(matching.evaluate(record.regex, subject, 1.0, 1.0) for record in learnings)
 
 
 def figures(

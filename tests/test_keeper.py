@@ -1,4 +1,4 @@
-"""Integrity by design (SPEC §21), through the installed hooks: whatever program weakens the guard's
+"""Integrity by design, through the installed hooks: whatever program weakens the guard's
 state — its database, config file, settings files — the next tool call puts it back from the
 keeper's copy outside the project and tells the person and the model; a change the person makes
 with cortex-hooks is never taken for one; a strengthening is kept; nothing hangs on a strange file."""

@@ -1,4 +1,4 @@
-"""Decisions, errors, todos and sessions through the installed CLI and hooks (SPEC §2.1, §2.2, §4.2)."""
+"""Decisions, errors, todos and sessions through the installed CLI and hooks."""
 
 from __future__ import annotations
 
@@ -330,7 +330,7 @@ def test_export_import_round_trip_remaps_superseded_by(tmp_path: Path) -> None:
 
 
 def test_a_learning_for_every_tool_survives_export_and_import(tmp_path: Path) -> None:
-    """`--tool '*'` is the documented default (SPEC §2.1); export prints it, import must take it."""
+    """`--tool '*'` is the documented default; export prints it, import must take it."""
     cli_json("add", "--no-regex", "--anti-pattern", "curl | sh", "--correct", "download, read, then run")
     source = tmp_path / "export.json"
     assert cli("export", "--output", str(source)).code == 0

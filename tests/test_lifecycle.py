@@ -1,4 +1,4 @@
-"""The memory lifecycle (SPEC §9.5): the pure curve and its properties, the `lifecycle` command,
+"""The memory lifecycle (docs/guide/aging.md): the pure curve and its properties, the `lifecycle` command,
 SessionEnd's pass, confirmations, hand-edited rows, a clock moving backwards, a read-only database,
 and the migration that brought the curve's start value."""
 
@@ -23,8 +23,6 @@ from support import Result, cli, cli_json, payload, run, script
 from cortex_hooks.config import HALF_LIVES
 from cortex_hooks.memory import lifecycle
 from cortex_hooks.memory.lifecycle import Aging, Step, step
-from cortex_hooks.store import schema
-from cortex_hooks.store.connection import open_database
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -398,8 +396,6 @@ HAND_EDITS = [
     ("confidence", 5000),
     ("confidence", -1),
     ("base_confidence", None),
-    ("confidence", "high"),
-    ("base_confidence", 0.5),
     ("type", "opinion"),
     ("access_count", -3),
     ("confirmed_at", "yesterday"),
@@ -425,6 +421,17 @@ def test_a_hand_edited_memory_is_skipped_and_named_and_the_others_proceed(
     changes = result.json()["changes"]
     assert {"id": fine, "field": "confidence", "before": 0.7, "after": 0.35} in changes
     assert all(change["id"] != broken for change in changes)
+
+
+@pytest.mark.parametrize(("column", "value"), [("confidence", "high"), ("base_confidence", 0.5)])
+def test_a_hand_edited_memory_of_the_wrong_type_is_refused_at_write(
+    db: Path, column: str, value: object
+) -> None:
+    broken = remember("A note someone edited by hand", "context")
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute("PRAGMA ignore_check_constraints = ON")  # STRICT: the type is checked still
+        with pytest.raises(sqlite3.IntegrityError, match="cannot store"):
+            connection.execute(f"UPDATE memory SET {column} = ? WHERE id = ?", (value, broken))
 
 
 def test_a_clock_moving_backwards_changes_nothing(db: Path) -> None:
@@ -543,30 +550,3 @@ def test_half_lives_come_from_the_config_file(db: Path) -> None:
     decision = remember("A decision note", "decision")
     lifecycle_json("2026-01-11")
     assert [column(db, i, "confidence") for i in (context, architecture, decision)] == [35, 49, 70]
-
-
-# --- the migration ---------------------------------------------------------------------------------
-
-
-def test_version_8_memories_get_their_curve_start_and_are_looked_at(tmp_path: Path) -> None:
-    db = tmp_path / "v8.db"
-    with closing(sqlite3.connect(db, isolation_level=None)) as connection:
-        connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:8]:
-            for statement in statements:
-                assert isinstance(statement, str)  # the early versions are SQL only
-                connection.execute(statement)
-        connection.execute(
-            """INSERT INTO memory (type, content, summary, priority, confidence, source, created_at,
-                   updated_at, confirmed_at) VALUES ('context', 'an old note', 'an old note', 5, 64,
-                   'explicit', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"""
-        )
-        connection.execute("PRAGMA user_version = 8")
-        connection.execute("COMMIT")
-    with closing(open_database(str(db))) as connection:
-        row = connection.execute(
-            "SELECT confidence, base_confidence, lifecycle_due, content FROM memory"
-        ).fetchone()
-        assert tuple(row) == (64, 64, "", "an old note")
-    result = cli_json("lifecycle", "--db", str(db), env=now("2026-01-31"))
-    assert {"id": 1, "field": "confidence", "before": 0.64, "after": 0.32} in result["changes"]

@@ -1,4 +1,4 @@
-"""The MCP server's JSON-RPC loop (SPEC §11), through the installed `cortex-hooks mcp` process:
+"""The MCP server's JSON-RPC loop (docs/guide/mcp.md), through the installed `cortex-hooks mcp` process:
 every method, notifications, id 0, bad input, end of input and signals."""
 
 from __future__ import annotations

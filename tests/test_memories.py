@@ -1,4 +1,4 @@
-"""Memories end to end (SPEC §9.1-9.3): remember, memories, forget, index-code, link, recall —
+"""Memories end to end (docs/guide/memories.md-9.3): remember, memories, forget, index-code, link, recall —
 and the full-text index in step with its rows under every write path."""
 
 from __future__ import annotations

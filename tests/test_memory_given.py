@@ -1,4 +1,4 @@
-"""What a person gives for a memory (SPEC §9.1): one set of rules (memory.given) for remember,
+"""What a person gives for a memory (docs/guide/memories.md): one set of rules (memory.given) for remember,
 update and index-code, checked without pydantic, and for an import file's pydantic model alike."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One judge (SPEC §20): the installed hook, `explain --json` and `replay --each` give the same
+"""One judge (docs/internals/judge.md): the installed hook, `explain --json` and `replay --each` give the same
 answer, byte for byte, for the same call and the same state — on dcg's public corpus and our own
 calls: the core packs (and core.git in the global scope too: the same ids in two places),
 learnings of both scopes that block, ask, warn and rewrite (one rewrite corrected into a command

@@ -1,4 +1,4 @@
-"""One redactor for everything stored or sent from a transcript or a prompt (SPEC §19, issue 23
+"""One redactor for everything stored or sent from a transcript or a prompt (docs/guide/selfguard.md, issue 23
 items 4, 5 and 8), end to end through the installed hooks and commands on real databases: the
 session summary, capture's evidence and proposals, SessionStart's context, the drafting prompt
 (on the child's stdin, never in its arguments), what older versions stored, and a proposal built
@@ -18,8 +18,6 @@ from typing import Any
 import pytest
 from support import cli, cli_json, payload, run
 from transcripts import NOT_FOUND, Transcript
-
-from cortex_hooks.store.version import SCHEMA_VERSION
 
 # Built here, so that no scanner takes this file for a leak.
 AWS_KEY = "AKIA" + "ZQ7XK3MNB2VWYT4P"
@@ -174,62 +172,6 @@ def test_the_drafting_prompt_goes_on_stdin_redacted(
     assert all(len(argument) < 100 for argument in call["argv"])  # flags only
     for secret in [*PASSWORDS, "OldLeak99"]:
         assert secret not in call["stdin"]
-
-
-def version_before(path: Path) -> None:
-    """A database at the schema before the redactor's migration (the one that calls
-    cortex_redacted; later versions may follow it), made by the migrations themselves."""
-    from cortex_hooks.store import schema
-
-    before = next(
-        index
-        for index, statements in enumerate(schema.MIGRATIONS)
-        if any(isinstance(statement, str) and "cortex_redacted" in statement for statement in statements)
-    )
-    assert before < SCHEMA_VERSION
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:before]:
-            for statement in statements:
-                if isinstance(statement, str):
-                    connection.execute(statement)
-                else:
-                    statement(connection)
-        connection.execute(f"PRAGMA user_version = {before}")
-        connection.execute("COMMIT")
-
-
-def test_what_an_older_version_stored_is_redacted_on_upgrade(db: Path) -> None:
-    """The migration runs the one redactor over what earlier versions kept, and mends a regex
-    built from redacted text (as an older version proposed it and the person accepted it)."""
-    version_before(db)
-    with closing(sqlite3.connect(db)) as connection, connection:
-        connection.execute(
-            "INSERT INTO session (id, summary) VALUES ('old', :summary)",
-            {"summary": f"use {GITHUB_TOKEN} and sshpass -p {PASSWORDS[0]} ssh host"},
-        )
-        connection.execute(
-            "INSERT INTO capture_success (command, session_id, seen_at) VALUES (:command, 'old', 'x')",
-            {"command": f"mysql -p{PASSWORDS[1]} shop"},
-        )
-        connection.execute(
-            """INSERT INTO learning (id, anti_pattern, correct_pattern, regex, tool, target, auto_block,
-                   created_at, updated_at) VALUES (1, 'captured', 'b', :regex, 'Bash', 'content', 0,
-                   '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z')""",
-            {"regex": r"mysql\s+-u\s+root\s+-p\[REDACTED\]\s"},
-        )
-        connection.execute("INSERT INTO learning_confidence (learning_id, confidence) VALUES (1, 70)")
-    assert cli("list").code == 0  # any command opens it: the migration runs
-
-    stored = everything_stored(str(db))
-    assert GITHUB_TOKEN not in stored
-    for password in PASSWORDS:
-        assert password not in stored
-    (old,) = [session for session in cli_json("sessions", "list") if session["id"] == "old"]
-    assert old["summary"] == "use [REDACTED] and sshpass -p [REDACTED] ssh host"
-    command = {"command": f"mysql -u root -p{PASSWORDS[1]} shop"}
-    warned = run("cortex-pre-tool-use", stdin=payload("pre_tool_use.bash", tool_input=command))
-    assert "captured" in warned.stdout  # its regex now stands for any value where the mask was
 
 
 def test_no_process_we_start_carries_a_prompt_in_its_arguments() -> None:

@@ -1,4 +1,4 @@
-"""What the agent did after each deny, ask and rewrite (SPEC §23), end to end: the labelled set of
+"""What the agent did after each deny, ask and rewrite, end to end: the labelled set of
 sessions (tests/corpora/outcomes.toml) played through the installed hooks with real payloads and a
 real SQLite file; replay over the same transcripts reports the same outcomes."""
 

@@ -1,4 +1,5 @@
-"""The pure core of the outcomes (guard.catch_outcomes, SPEC §23): a call's job, a learning's correct way,
+"""The pure core of the outcomes (guard.catch_outcomes, docs/guide/outcomes.md): a call's job, a learning's
+correct way,
 what a result says, a catch's outcome from the calls after it, the rewrite a retry shows; and the
 invariants: no event sequence decides a catch twice or raises."""
 

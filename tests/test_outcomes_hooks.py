@@ -1,4 +1,4 @@
-"""What the agent did after a deny, ask or rewrite (SPEC §23) through the installed hooks, with real
+"""What the agent did after a deny, ask or rewrite through the installed hooks, with real
 payloads and real SQLite files: bad input (two sessions interleaved in one project, a learning
 archived since its deny, a session end repeated, a database locked), a session end that never came,
 the review of a learning the agent keeps retrying, capture's rewrite from the agent's own retry,
@@ -15,9 +15,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from locking import write_lock
 from outcome_sessions import Transcript, add_learnings, end, outcomes, play
 from support import cli, cli_json, payload, run
-from test_locked import write_lock
 
 LEARNINGS = {
     "force": {
@@ -273,45 +273,6 @@ def test_a_call_that_matches_nothing_imports_nothing_of_the_outcomes(
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(imported)
-
-
-def test_a_database_of_the_version_before_keeps_its_history_and_proposals(tmp_path: Path) -> None:
-    """The current schema from 21: the history's days keep their counts (the outcomes start at none), the
-    proposals' table is rebuilt with the new signal and keeps every row (a table already rebuilt
-    once, by 18, is named in quotes)."""
-    from cortex_hooks.redact import redact
-    from cortex_hooks.store import schema
-    from cortex_hooks.store.version import SCHEMA_VERSION
-
-    path = tmp_path / "before.db"
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        connection.create_function("cortex_redacted", 1, lambda text: None if text is None else redact(text))
-        connection.execute("BEGIN")
-        for statements in schema.MIGRATIONS[:21]:
-            for statement in statements:
-                connection.execute(statement) if isinstance(statement, str) else statement(connection)
-        connection.execute(
-            """INSERT INTO proposal (fingerprint, signal, anti_pattern, correct_pattern, created_at,
-                   updated_at) VALUES ('f1', 'remembered', 'a', 'b', '2026-11-01T00:00:00Z',
-                   '2026-11-01T00:00:00Z')"""
-        )
-        connection.execute(
-            "INSERT INTO learning_day (learning_id, day, matches, denies) VALUES (7, '2026-11-01', 3, 2)"
-        )
-        connection.execute("PRAGMA user_version = 21")
-        connection.execute("COMMIT")
-    assert cli("list", "--db", str(path)).code == 0  # migrates
-    with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert connection.execute("SELECT signal FROM proposal").fetchall() == [("remembered",)]
-        assert connection.execute(
-            "SELECT matches, denies, followed, retried, asked FROM learning_day"
-        ).fetchall() == [(3, 2, 0, 0, 0)]
-        connection.execute(
-            """INSERT INTO proposal (fingerprint, signal, anti_pattern, correct_pattern, created_at,
-                   updated_at) VALUES ('f2', 'followed', 'a', 'b', '2026-11-02T00:00:00Z',
-                   '2026-11-02T00:00:00Z')"""
-        )
 
 
 def test_stats_and_the_mcp_tools_show_each_learning_followed_and_retried(

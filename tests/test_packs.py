@@ -1,4 +1,4 @@
-"""Packs (SPEC §14) end to end: `cortex-hooks packs` and its actions, install --packs, what a new
+"""Packs (docs/guide/packs.md) end to end: `cortex-hooks packs` and its actions, install --packs, what a new
 package version changes (by slug, the user's state kept), muting, and the hook's use of them."""
 
 from __future__ import annotations

@@ -17,9 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_client import (
+    after_tool_use,
+    bash,
+    offered_tools,
+    run_claude,
+    text_of,
+    tool_result,
+)
 from support import FIXTURES, SCRIPTS, cli, cli_json, payload
-from test_claude_code import after_tool_use, bash, claude, namespace, offered_tools, text_of, tool_result
-from test_claude_code_mcp import run_claude
 
 from cortex_hooks.install.wiring import SCRIPTS as HOOK_SCRIPTS
 from cortex_hooks.mcp import tools
@@ -31,7 +37,6 @@ SETUP = PLUGIN / "bin" / "cortex-setup"
 COMMAND = PLUGIN / "bin" / "cortex-hooks"  # on the agent's Bash PATH: Claude Code adds a plugin's bin/
 SKILLS = ("recall", "remember", "forget", "index-code", "consolidate", "learn")
 SETUP_TIMEOUT = 600  # seconds for pip to build the environment: a bound on a hang, not a speed goal
-__all__ = ["claude", "namespace"]  # fixtures, used by name
 
 
 def read(path: Path) -> Any:
@@ -217,11 +222,20 @@ def test_the_agents_cortex_hooks_is_the_installed_one(tmp_path: Path) -> None:
 
 def test_the_agents_cortex_hooks_says_when_the_environment_is_not_ready(tmp_path: Path) -> None:
     home, path = tmp_path / "home", tools_dir(tmp_path)  # no installation, no Python: never ready
+    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"  # as Claude Code names it
+    # A setup under way (its lock held by a live process: this one). Without it, the setup the call
+    # starts may fail before the call looks (no Python: at once), and it says that instead.
+    (data / "setup.lock").mkdir(parents=True)
+    (data / "setup.lock" / "pid").write_text(f"{os.getpid()}\n")
     ran = agents_bash("list", path=path, home=home)
     assert ran.returncode == 1
     assert "the plugin's Python environment is not ready yet" in ran.stderr
     assert ran.stdout == ""
-    data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"  # as Claude Code names it
+    assert not (data / "setup.failed").exists()  # none started beside the one under way
+    shutil.rmtree(data / "setup.lock")  # that setup gone: the next call starts one, which fails
+    started = agents_bash("list", path=path, home=home)
+    assert (started.returncode, started.stdout) == (1, "")
+    assert "not ready yet" in started.stderr or "could not set up" in started.stderr, started.stderr
     wait_for(data / "setup.failed")
     wait_for_gone(data / "setup.lock")
     again = agents_bash("list", path=path, home=home)
@@ -386,7 +400,7 @@ def test_the_installed_plugin_blocks_through_its_hook_and_lists_its_tools(
     install_plugin(claude, namespace, tmp_path)
     path = os.pathsep.join([str(SCRIPTS), system_path()])  # cortex-hooks installed: used at once
     turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env={"PATH": path})
+    run = run_claude(claude, namespace, project, turns, **{"PATH": path})
     assert run.code == 0, run.explain()
     assert not (project / "ran.flag").exists(), "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
@@ -467,14 +481,14 @@ def test_a_pinned_memory_reaches_the_first_request_of_the_first_session_after_se
     assert cli("remember", PINNED, "--pin", cwd=project, env={"CORTEX_DB": ""}).code == 0
     path = os.pathsep.join([str(SCRIPTS), system_path()])
 
-    run = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    run = run_claude(claude, namespace, project, [{"text": "Noted."}], **{"PATH": path})
     assert run.code == 0, run.explain()
     assert text_of(run.requests[0]).count(PINNED) == 1, text_of(run.requests[0])[:3000]
     (welcome,) = attachments(run, "hook_system_message")
     assert welcome.startswith("cortex-hooks plugin 0.1.0 is set up")
     assert sorted(path.name for path in project.iterdir()) == [".cortex", ".git"]  # nothing else written
 
-    again = run_claude(claude, namespace, project, [{"text": "Noted."}], env={"PATH": path})
+    again = run_claude(claude, namespace, project, [{"text": "Noted."}], **{"PATH": path})
     assert again.code == 0, again.explain()
     assert text_of(again.requests[0]).count(PINNED) == 1
     assert attachments(again, "hook_system_message") == []  # said once
@@ -487,14 +501,14 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
     environment = {"PATH": system_path(), **pip_settings()}  # no cortex-hooks: the plugin makes its own
     home = install_plugin(claude, namespace, tmp_path)
     turns = [bash("echo npm install left-pad > ran.flag"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert (project / "ran.flag").exists(), "a hook that is not ready must fail open"
     (project / "ran.flag").unlink()
     data = home / ".claude" / "plugins" / "data" / "cortex-hooks-cortex-hooks"
     wait_for(data / "venv" / ".ready", data / "setup.failed")
 
-    run = run_claude(claude, namespace, project, [mcp_recall(), *turns], env=environment)
+    run = run_claude(claude, namespace, project, [mcp_recall(), *turns], **environment)
     assert run.code == 0, run.explain()
     recalled = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")
     assert "npm install" in json.dumps(recalled["content"])
@@ -520,7 +534,7 @@ def test_the_plugin_alone_fails_open_then_works_once_its_environment_is_ready(
 
     # the next session: the pinned memory in its first request, and the agent's own cortex-hooks
     turns = [bash("cortex-hooks recall Thursday > recalled.txt 2>&1"), {"text": "Noted."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert text_of(run.requests[0]).count(PINNED) == 1
     assert PINNED in (project / "recalled.txt").read_text()
@@ -543,7 +557,7 @@ def bash_payload(command: str, project: Path) -> str:
 
 
 def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
-    from test_judgment import CORPORA, DCG, cases, core, denied
+    from judging import CORPORA, DCG, cases, core, denied
 
     from cortex_hooks.hooks import packs_only
 
@@ -559,9 +573,10 @@ def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
         output = packs_only.decide({"tool_name": "Bash", "tool_input": {"command": command}})
         return output is not None and output["hookSpecificOutput"].get("permissionDecision") == "deny"
 
-    differ = [command for command, _ in corpus if judged(command) != denied(core(), command, "content")]
+    rules = core()  # loaded once: the packs' files read and their patterns compiled per command took ~20 s
+    differ = [command for command, _ in corpus if judged(command) != denied(rules, command, "content")]
     assert differ == []
-    assert {learning["slug"] for learning in packs_only.learnings()} == {record.id for record in core()}
+    assert {learning["slug"] for learning in packs_only.learnings()} == {record.id for record in rules}
 
 
 def test_the_packs_alone_need_only_the_standard_library(tmp_path: Path) -> None:
@@ -681,7 +696,7 @@ def test_the_first_session_of_the_plugin_is_guarded_by_the_core_packs_while_it_s
     (project / "work.txt").write_text("not committed yet")
     environment = {"PATH": system_path(), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": ""}  # never ready
     turns = [bash(f"{RESET} && echo gone > work.txt"), {"text": "Stopped."}]
-    run = run_claude(claude, namespace, project, turns, env=environment)
+    run = run_claude(claude, namespace, project, turns, **environment)
     assert run.code == 0, run.explain()
     assert (project / "work.txt").read_text() == "not committed yet", "the denied command ran"
     denied = tool_result(after_tool_use(run.requests[1], "toolu_mock_1"), "toolu_mock_1")

@@ -1,4 +1,4 @@
-"""End to end: the installed `cortex-pre-tool-use`, real payloads, a real database (SPEC §3, §4.1)."""
+"""End to end: the installed `cortex-pre-tool-use`, real payloads, a real database."""
 
 from __future__ import annotations
 
@@ -11,26 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, run, stored_as_of_old
+from support import Result, add, cli, cli_json, payload, run, stored_as_of_old
 
 HOOK = "cortex-pre-tool-use"
-TEXT_LIMIT = 9500  # SPEC §4.4: every text a hook emits stays under this many characters
+TEXT_LIMIT = 9500  # docs/internals/guarantees.md: every text a hook emits stays under this many characters
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def add(
-    regex: str | None,
-    *options: str,
-    anti: str = "a learned anti-pattern",
-    correct: str = "the correct pattern",
-) -> int:
-    """A new learning through the CLI; its id."""
-    args = ["add", "--anti-pattern", anti, "--correct", correct]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    record = cli_json(*args, *options)
-    return int(record["id"])
 
 
 def learnings() -> dict[int, dict[str, Any]]:
@@ -82,10 +69,10 @@ def dump(path: Path) -> list[str]:
 
 def test_deny_is_exactly_the_hook_specific_output_naming_the_learning() -> None:
     lid = add(
-        r"rm\s+-rf",
         "--auto-block",
         "--confidence",
         "0.55",
+        regex=r"rm\s+-rf",
         anti="rm -rf on a build directory",
         correct="use trash-put so it can be undone",
     )
@@ -104,7 +91,7 @@ def test_deny_is_exactly_the_hook_specific_output_naming_the_learning() -> None:
 
 
 def test_warn_is_additional_context_without_a_permission_decision() -> None:
-    lid = add(r"rm\s+-rf", anti="rm -rf without a look first", correct="ls the directory first")
+    lid = add(regex=r"rm\s+-rf", anti="rm -rf without a look first", correct="ls the directory first")
     specific = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert set(specific) == {"hookEventName", "additionalContext"}
     context = specific["additionalContext"]
@@ -115,8 +102,8 @@ def test_warn_is_additional_context_without_a_permission_decision() -> None:
 
 
 def test_deny_and_warn_come_in_one_output() -> None:
-    blocker = add(r"rm\s+-rf", "--auto-block", anti="BLOCKED-ANTI", correct="BLOCKED-DO")
-    warner = add(r"echo\s+REMOVED", anti="WARNED-ANTI", correct="WARNED-DO")
+    blocker = add("--auto-block", regex=r"rm\s+-rf", anti="BLOCKED-ANTI", correct="BLOCKED-DO")
+    warner = add(regex=r"echo\s+REMOVED", anti="WARNED-ANTI", correct="WARNED-DO")
     specific = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert set(specific) == {
         "hookEventName",
@@ -136,9 +123,9 @@ def test_deny_and_warn_come_in_one_output() -> None:
 
 
 def test_no_match_prints_nothing_and_writes_nothing(db: Path) -> None:
-    lid = add(r"git\s+push\s+--force", "--auto-block")
-    add(r"DROP TABLE")
-    add(None, anti="a learning without a regex")
+    lid = add("--auto-block", regex=r"git\s+push\s+--force")
+    add(regex=r"DROP TABLE")
+    add(regex=None, anti="a learning without a regex")
     before_rows, before_bytes = dump(db), db.read_bytes()
     before = learning(lid)
     assert_silent(run(HOOK, stdin=payload("pre_tool_use.bash")))
@@ -152,7 +139,7 @@ def test_no_match_prints_nothing_and_writes_nothing(db: Path) -> None:
 
 def test_no_match_with_candidates_that_fail_their_regex_writes_nothing(db: Path) -> None:
     """The prefilter may let a learning through; only the regex decides, and still nothing is written."""
-    add(r"rm\s+-rf\s+/etc")  # shares literals with the payload's command, but does not match
+    add(regex=r"rm\s+-rf\s+/etc")  # shares literals with the payload's command, but does not match
     before_rows, before_bytes = dump(db), db.read_bytes()
     assert_silent(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert dump(db) == before_rows
@@ -163,7 +150,7 @@ def test_no_match_with_candidates_that_fail_their_regex_writes_nothing(db: Path)
 
 
 def test_gate_is_judged_before_the_boost_at_040() -> None:
-    lid = add(r"rm\s+-rf", "--auto-block", "--confidence", "0.40")
+    lid = add("--auto-block", "--confidence", "0.40", regex=r"rm\s+-rf")
     first = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert "permissionDecision" not in first
     assert f"#{lid}" in first["additionalContext"]
@@ -176,14 +163,14 @@ def test_gate_is_judged_before_the_boost_at_040() -> None:
 
 
 def test_gate_passes_at_041() -> None:
-    lid = add(r"rm\s+-rf", "--auto-block", "--confidence", "0.41")
+    lid = add("--auto-block", "--confidence", "0.41", regex=r"rm\s+-rf")
     specific = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert specific["permissionDecision"] == "deny"
     assert learning(lid)["confidence"] == 0.51
 
 
 def test_gate_below_040_warns_from_the_floor() -> None:
-    lid = add(r"rm\s+-rf", "--auto-block", "--confidence", "0.30")
+    lid = add("--auto-block", "--confidence", "0.30", regex=r"rm\s+-rf")
     specific = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert "permissionDecision" not in specific
     assert f"#{lid}" in specific["additionalContext"]
@@ -195,13 +182,13 @@ def test_gate_below_040_warns_from_the_floor() -> None:
     [("0.79", 0.89), ("0.80", 0.9), ("0.85", 0.9), ("0.89", 0.9), ("0.90", 0.9)],
 )
 def test_boost_is_capped_at_the_ceiling(start: str, after: float) -> None:
-    lid = add(r"rm\s+-rf", "--confidence", start)
+    lid = add("--confidence", start, regex=r"rm\s+-rf")
     output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert learning(lid)["confidence"] == after
 
 
 def test_boost_steps_are_exact_hundredths() -> None:
-    lid = add(r"rm\s+-rf", "--confidence", "0.33")
+    lid = add("--confidence", "0.33", regex=r"rm\s+-rf")
     seen = []
     for _ in range(7):
         output(run(HOOK, stdin=payload("pre_tool_use.bash")))
@@ -210,8 +197,8 @@ def test_boost_steps_are_exact_hundredths() -> None:
 
 
 def test_match_counts_an_access_at_the_fixed_clock() -> None:
-    lid = add(r"rm\s+-rf")
-    unrelated = add(r"DROP TABLE")
+    lid = add(regex=r"rm\s+-rf")
+    unrelated = add(regex=r"DROP TABLE")
     output(run(HOOK, stdin=payload("pre_tool_use.bash"), env={"CORTEX_NOW": "2026-03-04T05:06:07Z"}))
     record = learning(lid)
     assert record["access_count"] == 1
@@ -226,7 +213,7 @@ def test_match_counts_an_access_at_the_fixed_clock() -> None:
 
 
 def test_archived_learning_never_matches(db: Path) -> None:
-    lid = add(r"rm\s+-rf", "--auto-block")
+    lid = add("--auto-block", regex=r"rm\s+-rf")
     assert cli("archive", str(lid)).code == 0
     before = dump(db)
     assert_silent(run(HOOK, stdin=payload("pre_tool_use.bash")))
@@ -237,14 +224,14 @@ def test_archived_learning_never_matches(db: Path) -> None:
 
 
 def test_learning_without_regex_never_matches(db: Path) -> None:
-    lid = add(None, "--auto-block", "--tool", "*", anti="rm -rf", correct="trash")
+    lid = add("--auto-block", "--tool", "*", regex=None, anti="rm -rf", correct="trash")
     before = dump(db)
     assert_silent(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert dump(db) == before
     assert learning(lid)["access_count"] == 0
 
 
-# --- what text is matched (SPEC §4.1 step 1) ------------------------------------------------------
+# --- what text is matched -------------------------------------------------------------------------
 
 MULTI_EDIT = {
     "file_path": "/home/dev/proj/app.py",
@@ -315,7 +302,7 @@ MCP = {"query": "repo:acme/app secret", "per_page": 5}
 def test_target_text_of_each_tool_shape(
     tool_name: str, tool_input: dict[str, Any], regex: str, target: str, matches: bool
 ) -> None:
-    lid = add(regex, "--target", target)
+    lid = add("--target", target, regex=regex)
     result = call(tool_name, tool_input)
     if matches:
         assert f"#{lid}" in output(result)["additionalContext"]
@@ -326,12 +313,12 @@ def test_target_text_of_each_tool_shape(
 
 
 def test_compact_json_keeps_non_ascii_literal() -> None:
-    lid = add(r'"query":"naïve café"', "--tool", "mcp__.*")
+    lid = add("--tool", "mcp__.*", regex=r'"query":"naïve café"')
     result = call("mcp__search__find", {"query": "naïve café"})
     assert f"#{lid}" in output(result)["additionalContext"]
 
 
-# --- tool matchers (Claude Code syntax, SPEC §4.1 step 2) -----------------------------------------
+# --- tool matchers (Claude Code syntax) ----------------------------------------------------------
 
 EVERYWHERE = {
     "command": "MARKER",
@@ -371,7 +358,7 @@ EVERYWHERE = {
     ],
 )
 def test_tool_matcher(matcher: str, tool_name: str, matches: bool, db: Path) -> None:
-    lid = add("MARKER", "--target", "input")
+    lid = add("--target", "input", regex="MARKER")
     stored_as_of_old(db, lid, tool=matcher)  # as stored: `bash` is refused at add now
     result = call(tool_name, EVERYWHERE)
     if matches:
@@ -397,8 +384,8 @@ def test_tool_matcher(matcher: str, tool_name: str, matches: bool, db: Path) -> 
     ],
 )
 def test_case_insensitive_patterns(regex: str, command: str, matches: bool) -> None:
-    # target raw: the SQL is a quoted word, which the command reader never matches (SPEC §13)
-    lid = add(regex, "--target", "raw")
+    # target raw: the SQL is a quoted word, which the command reader never matches
+    lid = add("--target", "raw", regex=regex)
     result = bash(command)
     if matches:
         assert f"#{lid}" in output(result)["additionalContext"]
@@ -408,18 +395,18 @@ def test_case_insensitive_patterns(regex: str, command: str, matches: bool) -> N
 
 @pytest.mark.parametrize("padding", [10, 10_000])
 def test_case_insensitive_pattern_in_short_and_long_text(padding: int) -> None:
-    # target raw: the pattern spans a pipe, past one simple command (SPEC §13)
-    lid = add(r"(?i)curl [^|]*\| *SUDO BASH", "--target", "raw")
+    # target raw: the pattern spans a pipe, past one simple command (docs/guide/command-reader.md)
+    lid = add("--target", "raw", regex=r"(?i)curl [^|]*\| *SUDO BASH")
     command = "x" * padding + " Curl https://get.example.com | sudo bash"
     assert f"#{lid}" in output(bash(command))["additionalContext"]
 
 
 def test_catastrophic_regex_is_skipped_and_other_learnings_still_decide() -> None:
-    evil = add(r"(a|aa)+$", anti="EVIL")
-    also_evil = add("placeholder", anti="ALSO-EVIL")  # the classic, refused at add now, stored before:
+    evil = add(regex=r"(a|aa)+$", anti="EVIL")
+    also_evil = add(regex="placeholder", anti="ALSO-EVIL")  # the classic, refused at add now, stored before:
     stored_as_of_old(os.environ["CORTEX_DB"], also_evil, regex=r"(a+)+$")  # must not hang either
-    blocker = add(r"^echo ", "--auto-block", anti="BLOCKED-ANTI")
-    warner = add(r"a{20}b", anti="WARNED-ANTI")
+    blocker = add("--auto-block", regex=r"^echo ", anti="BLOCKED-ANTI")
+    warner = add(regex=r"a{20}b", anti="WARNED-ANTI")
     command = "echo " + "a" * 5000 + "b"
     started = time.monotonic()
     result = bash(command)
@@ -445,7 +432,7 @@ def test_catastrophic_regex_is_skipped_and_other_learnings_still_decide() -> Non
 
 def test_plain_pattern_over_ten_megabytes_is_evaluated_to_the_end() -> None:
     """Honest work over a large Write takes longer than the base timeout and still finishes."""
-    lid = add(r"[a-z]+ = [a-z]+\d", "--auto-block", "--tool", "Write")
+    lid = add("--auto-block", "--tool", "Write", regex=r"[a-z]+ = [a-z]+\d")
     content = "lorem ipsum dolor sit amet " * 400_000 + "\npassword = hunter2\n"
     assert len(content) > 10_000_000
     started = time.monotonic()
@@ -458,12 +445,12 @@ def test_plain_pattern_over_ten_megabytes_is_evaluated_to_the_end() -> None:
     assert learning(lid)["access_count"] == 1
 
 
-# --- output size (SPEC §4.4) ---------------------------------------------------------------------
+# --- output size ---------------------------------------------------------------------
 
 
 def test_huge_learning_texts_keep_each_output_under_the_limit() -> None:
-    blocker = add(r"rm\s+-rf", "--auto-block", anti="B" * 20_000, correct="C" * 20_000)
-    warner = add(r"echo", anti="W" * 20_000, correct="D" * 20_000)
+    blocker = add("--auto-block", regex=r"rm\s+-rf", anti="B" * 20_000, correct="C" * 20_000)
+    warner = add(regex=r"echo", anti="W" * 20_000, correct="D" * 20_000)
     specific = output(run(HOOK, stdin=payload("pre_tool_use.bash")))
     assert specific["permissionDecision"] == "deny"
     assert 0 < len(specific["permissionDecisionReason"]) < TEXT_LIMIT

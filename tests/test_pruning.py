@@ -1,6 +1,7 @@
 """Access counter and Ebbinghaus pruning through the installed commands, the clock moved by CORTEX_NOW.
 
-SPEC §5: a row is archived when (age > 90 days and never accessed) or (age > 365 days and accessed
+docs/guide/confidence.md: a row is archived when (age > 90 days and never accessed) or (age > 365 days and
+accessed
 fewer than 3 times); age counts from created_at (errors: first_seen); auto-block and pinned
 learnings and superseded decisions are never pruned; nothing is ever deleted.
 """
@@ -15,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, reminder_unless_regex, run
+import support
+from support import Result, cli, cli_json, payload, run
 
 T0 = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 NOTHING = {"learnings": 0, "decisions": 0, "errors": 0}
@@ -31,16 +33,8 @@ def at(days: float) -> dict[str, str]:
 
 
 def add(anti: str, *options: str, days: float = 0) -> int:
-    record = cli_json(
-        "add",
-        "--anti-pattern",
-        anti,
-        "--correct",
-        f"not {anti}",
-        *reminder_unless_regex(options),
-        env=at(days),
-    )
-    return int(record["id"])
+    """A learning added `days` after T0."""
+    return support.add(*options, anti=anti, correct=f"not {anti}", env=at(days))
 
 
 def prune(days: float, *options: str) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""reflect (SPEC §9.8): decay of unused memories, and similar pairs found through prefix
+"""reflect (docs/guide/graph.md): decay of unused memories, and similar pairs found through prefix
 filtering (every pair at or above the threshold, none compared needlessly)."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import cli, cli_json, script
+from support import add, cli, cli_json, script
 from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.guard import prefilter
@@ -29,13 +29,6 @@ HANG = 120  # seconds: a replay still running past this hangs (the tests are not
 @pytest.fixture(autouse=True)
 def _claude_home(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-
-
-def add(anti: str, regex: str, *options: str) -> int:
-    record = cli_json(
-        "add", "--anti-pattern", anti, "--correct", "the right way", f"--regex={regex}", *options
-    )
-    return int(record["id"])
 
 
 def session(
@@ -92,7 +85,7 @@ def test_the_folder_is_of_the_real_path_under_the_config_directory(
 
 
 def test_by_default_this_projects_transcripts_are_replayed(db: Path) -> None:
-    blocked = add("force push", r"^git push\b.*--force(?![\w-])", "--tool", "Bash", "--auto-block")
+    blocked = add("--tool", "Bash", "--auto-block", anti="force push", regex=r"^git push\b.*--force(?![\w-])")
     project = Path(os.getcwd())  # the CLI's project: its working directory (no marker above it)
     where = Path(folder.project_folder(str(project)))
     session(where / "one.jsonl", ["git push --force origin main", "ls"])
@@ -105,7 +98,7 @@ def test_by_default_this_projects_transcripts_are_replayed(db: Path) -> None:
 
 
 def test_no_transcripts_here_is_said_not_failed(db: Path) -> None:
-    add("x", "x")
+    add(anti="x", regex="x")
     result = cli("replay", "--json")
     assert result.code == 0
     assert "no transcripts of this project" in result.stderr
@@ -116,11 +109,11 @@ def test_no_transcripts_here_is_said_not_failed(db: Path) -> None:
 
 
 def test_each_learning_gets_its_counts_and_its_latest_redacted_examples(db: Path, tmp_path: Path) -> None:
-    blocked = add("force push", r"^git push\b.*--force(?![\w-])", "--tool", "Bash", "--auto-block")
-    asked = add("curl to shell", r"^curl\b", "--tool", "Bash", "--action", "ask")
-    fixed = add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    warned = add("sudo", r"^sudo\b", "--tool", "Bash")
-    quiet = add("never seen", r"^zzz\b", "--tool", "Bash", "--auto-block")
+    blocked = add("--tool", "Bash", "--auto-block", anti="force push", regex=r"^git push\b.*--force(?![\w-])")
+    asked = add("--tool", "Bash", "--action", "ask", anti="curl to shell", regex=r"^curl\b")
+    fixed = add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip", regex=r"^pip\b")
+    warned = add("--tool", "Bash", anti="sudo", regex=r"^sudo\b")
+    quiet = add("--tool", "Bash", "--auto-block", anti="never seen", regex=r"^zzz\b")
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     commands = [f"git push --force https://x:{token}@github.com/o/r.git"] + [
         f"git push --force origin b{n}" for n in range(4)
@@ -161,14 +154,14 @@ def test_each_learning_gets_its_counts_and_its_latest_redacted_examples(db: Path
 
 def test_the_learnings_are_judged_as_they_are_now(db: Path, tmp_path: Path) -> None:
     """No boost between calls: a block learning below the gate warns at every call of a replay."""
-    weak = add("force push", r"--force(?![\w-])", "--auto-block", "--confidence", "0.40")
+    weak = add("--auto-block", "--confidence", "0.40", anti="force push", regex=r"--force(?![\w-])")
     session(tmp_path / "a.jsonl", ["git push --force"] * 3)
     learning = by_id(replayed(str(tmp_path / "a.jsonl")))[weak]
     assert (learning["warned"], learning["denied"], learning["trusted"]) == (3, 0, False)
 
 
 def test_replay_is_read_only(db: Path, tmp_path: Path) -> None:
-    learning = add("force push", r"--force(?![\w-])", "--auto-block")
+    learning = add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     session(tmp_path / "a.jsonl", ["git push --force"] * 3)
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     listed = cli_json("list")
@@ -193,8 +186,8 @@ def test_no_database_is_created(tmp_path: Path, db: Path) -> None:
 
 
 def test_one_learning_one_pack_one_proposal(db: Path, tmp_path: Path) -> None:
-    first = add("force push", r"--force(?![\w-])", "--auto-block")
-    add("ls", r"^ls\b")
+    first = add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
+    add(anti="ls", regex=r"^ls\b")
     cli("archive", str(first))
     session(tmp_path / "a.jsonl", ["git push --force", "ls", "git reset --hard HEAD~1"])
     only = replayed("--learning", str(first), str(tmp_path / "a.jsonl"))
@@ -207,7 +200,7 @@ def test_one_learning_one_pack_one_proposal(db: Path, tmp_path: Path) -> None:
 
 
 def test_since_keeps_only_the_recent_calls(db: Path, tmp_path: Path) -> None:
-    learning = add("force push", r"--force(?![\w-])", "--auto-block")
+    learning = add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     session(tmp_path / "old.jsonl", ["git push --force"], at="2026-10-01T10:00:00.000Z")
     session(tmp_path / "new.jsonl", ["git push --force"], name="s2", at="2026-11-19T10:00:00.000Z")
     now = {"CORTEX_NOW": "2026-11-20T00:00:00Z"}
@@ -235,11 +228,11 @@ COMMANDS = [
 
 
 def test_replay_answers_what_explain_and_the_hook_answer(db: Path, tmp_path: Path) -> None:
-    add("force push", r"^git push\b.*--force(?![\w-])", "--tool", "Bash", "--auto-block")
-    add("pip", r"^pip\b", "--tool", "Bash", "--rewrite", "python3 -m pip")
-    add("curl to shell", r"\|\s*sh$", "--tool", "Bash", "--target", "raw", "--action", "ask")
-    add("npm", r"^npm (?:i|install) (\S+)", "--tool", "Bash", "--rewrite", r"pnpm add \1")
-    add("sudo", r"^sudo\b", "--action", "block")
+    add("--tool", "Bash", "--auto-block", anti="force push", regex=r"^git push\b.*--force(?![\w-])")
+    add("--tool", "Bash", "--rewrite", "python3 -m pip", anti="pip", regex=r"^pip\b")
+    add("--tool", "Bash", "--target", "raw", "--action", "ask", anti="curl to shell", regex=r"\|\s*sh$")
+    add("--tool", "Bash", "--rewrite", r"pnpm add \1", anti="npm", regex=r"^npm (?:i|install) (\S+)")
+    add("--action", "block", anti="sudo", regex=r"^sudo\b")
     for number, command in enumerate(COMMANDS):
         session(tmp_path / f"{number}.jsonl", [command], name=f"s{number}")
     for number, command in enumerate(COMMANDS):
@@ -297,7 +290,7 @@ def run_replay(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_bad_transcripts_are_named_and_the_rest_is_read(db: Path, tmp_path: Path) -> None:
-    learning = add("force push", r"--force(?![\w-])", "--auto-block")
+    learning = add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     good = session(tmp_path / "bad" / "good.jsonl", ["git push --force"])
     truncated = tmp_path / "bad" / "truncated.jsonl"
     truncated.write_bytes(good.read_bytes() + good.read_bytes()[:90])  # a call cut off mid-line
@@ -322,7 +315,7 @@ def test_bad_transcripts_are_named_and_the_rest_is_read(db: Path, tmp_path: Path
 
 
 def test_a_folder_of_fifty_thousand_files_is_read(db: Path, tmp_path: Path) -> None:
-    learning = add("force push", r"--force(?![\w-])", "--auto-block")
+    learning = add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     many = tmp_path / "many"
     many.mkdir()
     line = Transcript("s").bash("git push --force").text()
@@ -336,7 +329,7 @@ def test_a_folder_of_fifty_thousand_files_is_read(db: Path, tmp_path: Path) -> N
 
 
 def test_a_replay_on_a_terminal_shows_progress_and_a_pipe_shows_none(db: Path, tmp_path: Path) -> None:
-    add("force push", r"--force(?![\w-])", "--auto-block")
+    add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     session(tmp_path / "a.jsonl", ["git push --force"])
     piped = subprocess.run(
         [script("cortex-hooks"), "replay", str(tmp_path)],
@@ -414,7 +407,7 @@ def test_accept_dry_run_shows_the_replay_of_the_learning_it_would_make(db: Path)
 
 
 def test_a_path_with_no_transcript_is_not_told_every_call_passed(db: Path, tmp_path: Path) -> None:
-    add("force push", r"--force(?![\w-])", "--auto-block")
+    add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     (tmp_path / "empty").mkdir()
     result = cli("replay", str(tmp_path / "empty"))
     assert result.code == 0
@@ -423,7 +416,7 @@ def test_a_path_with_no_transcript_is_not_told_every_call_passed(db: Path, tmp_p
 
 
 def test_a_path_that_does_not_exist_is_a_usage_error(db: Path, tmp_path: Path) -> None:
-    add("force push", r"--force(?![\w-])", "--auto-block")
+    add("--auto-block", anti="force push", regex=r"--force(?![\w-])")
     session(tmp_path / "real.jsonl", ["git push --force"])
     for args in ([str(tmp_path / "missing.jsonl")], [str(tmp_path / "real.jsonl"), str(tmp_path / "typo")]):
         result = run_replay(*args)

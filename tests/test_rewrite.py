@@ -1,4 +1,4 @@
-"""Auto-correct, pure (guard.rewrite, SPEC §16): the match inside the matched simple command is
+"""Auto-correct, pure (guard.rewrite, docs/guide/actions.md): the match inside the matched simple command is
 replaced in the command as written; a correction that would be empty, too long, a no-op or a
 loop is not applied; add and update refuse a rewrite that makes its own match."""
 

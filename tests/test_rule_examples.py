@@ -1,4 +1,4 @@
-"""Rules prove they fire (SPEC §20): examples validated where a rule is written (add, update, an
+"""Rules prove they fire: examples validated where a rule is written (add, update, an
 import file, a team line, a pack line), proved through the judge by doctor, `packs check` and
 `team check` (exit 1 naming the rule), and a rewrite the built-in protection would refuse is
 refused wherever a rule is written (it must not launder a call)."""

@@ -1,4 +1,4 @@
-"""The project and the user-global scope (SPEC §8) in the hooks and the CLI: both checked, each
+"""The project and the user-global scope (docs/guide/scopes.md) in the hooks and the CLI: both checked, each
 written where its rows live, each independent of the other."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The built-in protection's rule, pure (SPEC §19, issue 23 item 1): the agent's own calls that
+"""The built-in protection's rule, pure (docs/guide/selfguard.md, issue 23 item 1): the agent's own calls that
 would switch its guard off are refused, however they are spelled; their look-alikes, quotations
 and every read are not."""
 
@@ -91,7 +91,6 @@ DENIED = [
     "cortex-hooks lifecycle",
     "cortex-hooks consolidate --restore .cortex/checkpoints/x.db",
     "cortex-hooks move 3 --to global",
-    "cortex-hooks doctor --repair",
     "cortex-hooks export --output .cortex/config.toml",
     "cortex-hooks export --output=.claude/settings.json",
     "cortex-hooks report --out .cortex/cortex.db",
@@ -616,7 +615,7 @@ def test_weakened_names_what_the_settings_file_loses() -> None:
 
 
 def test_a_call_that_cannot_be_read_is_refused_not_let_through() -> None:
-    """SPEC §19: the protection is never crashed open."""
+    """docs/guide/selfguard.md: the protection is never crashed open."""
 
     def broken(path: str) -> str | None:
         raise ValueError(path)

@@ -58,7 +58,7 @@ def test_the_options_read_are_the_parsers() -> None:
     for name in own_cli.DRY_RUN:
         assert "--dry-run" in options(parsers[name]), name
     for name, (option, _) in own_cli.RISKY.items():
-        assert options(parsers[name])[option] is True or option == "--repair", (name, option)
+        assert options(parsers[name])[option] is True, (name, option)
     for name, option in own_cli.WRITES.items():
         assert options(parsers[name])[option] is True, (name, option)
     for name, parser in parsers.items():  # the options every group shares are those _GROUP reads

@@ -1,4 +1,4 @@
-"""The built-in protection end to end (SPEC §19, issue 23 item 1): real payloads piped into the
+"""The built-in protection end to end (docs/guide/selfguard.md, issue 23 item 1): real payloads piped into the
 installed PreToolUse hook deny the agent's calls that would switch its guard off — with no
 learning, no database, a locked or a corrupt one — write nothing, and let everything else through;
 the person's own terminal is never affected; `explain` shows the same deny."""
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locking import held_exclusively
 from support import cli, cli_json, payload, run
-from test_guard_file import held_exclusively
 
 PRE = "cortex-pre-tool-use"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIXTURES, Result, cli, cli_json, payload, run
+from support import FIXTURES, Result, add, cli, cli_json, payload, run
 
 START = "cortex-session-start"
 END = "cortex-session-end"
@@ -26,12 +26,6 @@ TEXT_LIMIT = 9500
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def add(*options: str, regex: str | None = None, anti: str = "an anti-pattern") -> int:
-    args = ["add", "--anti-pattern", anti, "--correct", "the correct way"]
-    args.append("--no-regex" if regex is None else f"--regex={regex}")
-    return int(cli_json(*args, *options)["id"])
 
 
 def learnings() -> dict[int, dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""The command reader (cortex_hooks.guard.shell.reader, SPEC §13): table tests of what a command is read
+"""The command reader (cortex_hooks.guard.shell.reader, docs/guide/command-reader.md): table tests of what a
+command is read
 as, bad input, and the property of issue 24: data is never a command, wrappers never hide one."""
 
 from __future__ import annotations

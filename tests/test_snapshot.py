@@ -1,4 +1,4 @@
-"""The recency-gradient snapshot and the SessionStart context, from real databases (SPEC §4.3, §6).
+"""The recency-gradient snapshot and the SessionStart context, from real databases.
 
 A realistic database is built once per module through the installed hooks and CLI (sessions by
 running cortex-session-start / cortex-session-end at increasing CORTEX_NOW, memory by `import`);

@@ -1,4 +1,4 @@
-"""The push surface (SPEC §9.6): the digest, pure; the file between its markers, through the
+"""The push surface (docs/guide/surface.md): the digest, pure; the file between its markers, through the
 installed `cortex-hooks surface`; SessionEnd refreshing it; the snapshot never repeating it."""
 
 from __future__ import annotations
@@ -454,7 +454,7 @@ def test_the_branch_is_read_from_head_without_git(tmp_path: Path) -> None:
 
 def test_the_context_with_the_digest_stays_under_what_claude_code_keeps(project: Path) -> None:
     """The snapshot at its largest budget and the digest at its largest: together under 9,500
-    characters (Claude Code replaces a longer hook text by a file reference, SPEC §4.4)."""
+    characters (Claude Code replaces a longer hook text by a file reference, docs/internals/guarantees.md)."""
     for number in range(60):
         remember(f"Pinned fact number {number}: " + "the deploy pipeline runs in stages " * 4, "--pin")
         cli_json("todos", "add", "--text", f"todo {number} " + "x" * 150, "--priority", "high")

@@ -1,4 +1,4 @@
-"""No stored text becomes an instruction (SPEC §19): nothing the push surface renders can make
+"""No stored text becomes an instruction (docs/guide/selfguard.md): nothing the push surface renders can make
 Claude Code import a file, whatever surrounds an `@` (issue 23, item 2).
 
 Claude Code 2.1.197 lexes a memory file with `marked` and follows `(?:^|\\s)@path` in each text

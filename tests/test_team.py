@@ -1,4 +1,4 @@
-"""The team file (SPEC §17) end to end: read into the project database when its stat changes,
+"""The team file (docs/guide/team.md) end to end: read into the project database when its stat changes,
 trusted by digest, its commands, its memories in recall, and every bad input the issue names
 (huge, binary, FIFO, symlink out, CRLF, BOM, merge conflict, duplicate ids, a slow regex): bad
 lines are named, the hook never hangs or fails, and the rest keeps working."""
@@ -93,7 +93,8 @@ def test_a_team_block_warns_until_trusted_then_denies_and_a_change_waits_again(p
     assert "systemMessage" not in (again.json() if again.stdout.strip() else {})
     path.write_text(path.read_text() + line({**WARN_TODO, "id": "acme:zz-todo"}))  # a teammate adds a line
     # A trusted file changed (by a teammate, or by the agent) is held: its trusted rules stay in force
-    # as they were, its new text waits for the person's trust (SPEC §21: an edit cannot weaken it).
+    # as they were, its new text waits for the person's trust (docs/internals/integrity.md: an edit cannot
+    # weaken it).
     assert decision(hook("git push --force origin main", project)) == "deny"
     listed = cli_json("team", "list")
     assert any("changed since it was trusted" in problem for problem in listed["problems"])
@@ -126,7 +127,7 @@ def test_team_learnings_keep_the_persons_state_by_id_and_a_removed_line_is_archi
     before = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
     assert before["acme:force-push"]["hits"] == 1
     team_file(project, {**FORCE, "correct_pattern": "open a pull request instead"})
-    cli_json("team", "trust")  # a trusted file's change is read in once trusted (SPEC §21)
+    cli_json("team", "trust")  # a trusted file's change is read in once trusted (docs/internals/integrity.md)
     after = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
     assert after["acme:force-push"]["hits"] == 1  # the declaration changed, the person's state did not
     path.write_text("")

@@ -1,4 +1,4 @@
-"""`cortex-hooks export` / `import` end to end (SPEC §2.2): the format, new ids, all or nothing."""
+"""`cortex-hooks export` / `import` end to end: the format, new ids, all or nothing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import Result, cli, cli_json, payload, reminder_unless_regex, run
+from support import Result, added, cli, cli_json, payload, run
 
 KINDS = ("learnings", "decisions", "errors", "todos")
 NOW = {"CORTEX_NOW": "2025-06-01T12:00:00Z"}
@@ -35,10 +35,7 @@ def write(tmp_path: Path, document: Any, name: str = "memory.json") -> Path:
 
 
 def add(anti: str, *options: str, **kwargs: Any) -> dict[str, Any]:
-    record: dict[str, Any] = cli_json(
-        "add", "--anti-pattern", anti, "--correct", f"not {anti}", *reminder_unless_regex(options), **kwargs
-    )
-    return record
+    return added(*options, anti=anti, correct=f"not {anti}", **kwargs)
 
 
 def without_ids(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -72,7 +69,7 @@ def test_export_format_and_archived_rows() -> None:
     cli_json("show", str(kept["id"]))
     document = export()
     assert set(document) == {"version", *KINDS, "memories", "edges"}
-    assert document["version"] == 2  # version 2 adds memories and edges (SPEC §9.2)
+    assert document["version"] == 2  # version 2 adds memories and edges (docs/guide/memories.md)
     for kind in KINDS:
         assert isinstance(document[kind], list)
     by_anti = {record["anti_pattern"]: record for record in document["learnings"]}

@@ -16,7 +16,7 @@ from cortex_hooks.guard.hits import Hit
 from cortex_hooks.guard.judge import Candidate, Judgment, judge
 from cortex_hooks.judging import protocol
 
-LIMIT = 9500  # SPEC §4.4: Claude Code replaces longer hook output by a file reference
+LIMIT = 9500  # docs/internals/guarantees.md: Claude Code replaces longer hook output by a file reference
 
 
 def hit(

@@ -17,14 +17,14 @@ import pytest
 from support import cli, cli_json, payload
 
 ROOT = Path(__file__).resolve().parent.parent
-# SPEC §2: the hooks and the events Claude Code runs them on, and the management CLI.
+# docs/reference/commands.md: the hooks and the events Claude Code runs them on, and the management CLI.
 HOOKS = {
     "PreToolUse": "cortex-pre-tool-use",
     "SessionStart": "cortex-session-start",
     "SessionEnd": "cortex-session-end",
 }
 CLI = "cortex-hooks"
-SESSION_END_DEFAULT_BUDGET = 1.5  # seconds (SPEC §4.5)
+SESSION_END_DEFAULT_BUDGET = 1.5  # seconds (docs/internals/guarantees.md)
 
 
 def project_scripts() -> dict[str, str]:
@@ -92,7 +92,7 @@ def test_every_console_script_is_installed_beside_the_interpreter(name: str) -> 
 
 def test_settings_example_wires_the_three_hooks_with_timeouts() -> None:
     settings = example()
-    assert set(settings) == {"hooks", "permissions"}  # and the deny rules for the guard's files (SPEC §21)
+    assert set(settings) == {"hooks", "permissions"}  # and the deny rules for the guard's files
     handlers = commands_of(settings)
     assert set(handlers) == set(HOOKS)
     for event, script in HOOKS.items():

@@ -1,4 +1,5 @@
-"""Recall quality on labelled sets (SPEC §9.3, §12, issues 29 and 40): R@1, R@5, R@10 and MRR of
+"""Recall quality on labelled sets (docs/guide/memories.md and docs/guide/embeddings.md, issues 29 and 40):
+R@1, R@5, R@10 and MRR of
 every candidate ranking (candidates.py) on every set (sets.py), and of keyword recall alone;
 prints the tables of docs/internals/recall-quality.md and checks the goals.
 

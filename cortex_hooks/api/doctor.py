@@ -15,15 +15,15 @@ import sqlite3
 import stat
 from contextlib import closing
 
-from cortex_hooks import clock, location, log
+from cortex_hooks import location, log
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.config import DEFAULT, Config
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits, matching, prefilter
+from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.install import wiring
 from cortex_hooks.install.wiring import SCRIPTS
 from cortex_hooks.store import learnings
-from cortex_hooks.store.connection import Transaction, open_database, user_version
+from cortex_hooks.store.connection import open_database, user_version
 
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
 
@@ -43,9 +43,8 @@ class Report:
         return any(check["status"] == "problem" for check in self.checks)
 
 
-def check(databases: Databases, *, repair: bool = False) -> Report:
-    """Every check of the project's wiring and of the database acted on (`repair`: first mend
-    the learnings a hand edit made unreadable, archiving those it cannot); with the project's
+def check(databases: Databases) -> Report:
+    """Every check of the project's wiring and of the database acted on; with the project's
     database, the user-global one too."""
     report = Report()
     path = databases.path
@@ -53,8 +52,6 @@ def check(databases: Databases, *, repair: bool = False) -> Report:
     if databases.scope == "project":
         _check_team_file(report, location.project_root(), path)
         _suggest_packs(report, databases)
-    if repair and os.path.exists(path):
-        _repair(report, path)
     _check_database(report, path)
     _check_keeper(report, path)
     if databases.scope == "project":
@@ -259,39 +256,8 @@ def _read_config(file: str) -> tuple[Config, str | None]:
     return config_file.read(file)
 
 
-def _repair(report: Report, path: str) -> None:
-    """Mend every learning a hand edit made unreadable, or archive it: all in one transaction."""
-    policy = location.config_for(path).policy
-    now = clock.iso(clock.now())
-    with closing(open_database(path)) as connection, Transaction(connection):
-        for row in learnings.select(connection, "all"):
-            wrong = hand_edits.problem(row)
-            if wrong is None:
-                continue
-            changes = hand_edits.mended(row, policy, now)
-            name = f"learning #{row['id']}"
-            if changes is None:
-                learnings.update(connection, row["id"], {"archived_at": row["archived_at"] or now})
-                report.ok("repair", f"{name} archived ({wrong}; nothing to mend it with)")
-                continue
-            learnings.update(connection, row["id"], {**changes, "updated_at": now})
-            learnings.derive(connection, row["id"])
-            report.ok(
-                "repair", f"{name} mended ({wrong}): " + ", ".join(f"{k} = {v!r}" for k, v in changes.items())
-            )
-
-
 def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config, path: str) -> None:
-    every = learnings.select(connection, "all")
-    for row in every:
-        wrong = hand_edits.problem(row)
-        if wrong is not None:
-            report.problem(
-                f"learning #{row['id']}",
-                f"{wrong}: the hooks skip it",
-                f"`{hand_edits.REPAIR}` (mends what it can, archives the rest; nothing is deleted)",
-            )
-    rows = [row for row in every if row["archived_at"] is None and hand_edits.problem(row) is None]
+    rows = learnings.select(connection, "active")  # what SQLite cannot check: each regex, each matcher
     stored = learnings.keys_by_learning(connection)
     bad = 0
     for row in rows:

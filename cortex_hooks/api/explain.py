@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 from cortex_hooks import agents, confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.api.wording import clean, count, fit
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import matching, prefilter
@@ -62,7 +61,7 @@ def explain(
             config = rules.config(scope)
             timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
             keys = store.keys_by_learning(scope.connection)
-            for row in readable_rows(store.select(scope.connection, "active"), notes):
+            for row in store.select(scope.connection, "active"):
                 report = _evaluate(row, call, keys.get(row["id"], set()), timeouts)
                 report["scope"] = scope.name
                 reports.append(report)

@@ -12,7 +12,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, fit, times
 from cortex_hooks.errors import USAGE, CortexError, unknown
-from cortex_hooks.guard import actions, hand_edits, pruning
+from cortex_hooks.guard import actions, pruning
 from cortex_hooks.guard.learning_records import Learning, LearningFields
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
 from cortex_hooks.notes import Notes
@@ -96,13 +96,13 @@ def row_values(fields: LearningFields, now: str, **stored: Any) -> dict[str, Any
 
 def listing(databases: Databases, shown: str, notes: Notes, *, review: bool = False) -> list[Learning]:
     """The learnings shown (active, archived or all; with `review`, only those awaiting review).
-    Not an access; a row a hand edit made unreadable is skipped and named in notes."""
+    Not an access."""
     connection = db.for_reading(databases)
     if connection is None:
         return []
     with closing(connection):
         policy = db.config(databases, notes).policy if review else None
-        return with_outcomes(connection, readable(store.select(connection, shown, policy), notes))
+        return with_outcomes(connection, records(store.select(connection, shown, policy)))
 
 
 def show(databases: Databases, learning_id: int) -> Learning:
@@ -265,27 +265,16 @@ def _hundredths(learning: Learning) -> int:
     return round(learning.confidence * 100)
 
 
-def readable_rows(rows: list[sqlite3.Row], notes: Notes) -> list[sqlite3.Row]:
-    """The rows the code can read; each one a hand edit made unreadable is named in notes."""
-    good, problems = hand_edits.split(rows)
-    notes.extend(problems)
-    return good
-
-
-def readable(rows: list[sqlite3.Row], notes: Notes) -> list[Learning]:
-    """The learnings of these rows, skipping (and naming) those that cannot be read."""
-    return [Learning.from_row(row) for row in readable_rows(rows, notes)]
+def records(rows: list[sqlite3.Row]) -> list[Learning]:
+    """The learnings of these rows (the schema refuses a value the code could not read)."""
+    return [Learning.from_row(row) for row in rows]
 
 
 def load(connection: sqlite3.Connection, learning_id: int) -> Learning:
-    """One stored learning as a record, with its outcomes; a row a hand edit made unreadable is
-    refused, saying how to mend it."""
+    """One stored learning as a record, with its outcomes."""
     row = store.get(connection, learning_id)
     if row is None:
         raise unknown("learning", learning_id)
-    wrong = hand_edits.problem(row)
-    if wrong is not None:
-        raise CortexError(f"learning #{learning_id} cannot be read: {wrong}; run `{hand_edits.REPAIR}`")
     return with_outcomes(connection, [Learning.from_row(row)])[0]
 
 

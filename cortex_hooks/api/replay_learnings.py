@@ -11,7 +11,6 @@ from typing import Any, NamedTuple
 from cortex_hooks import clock, confidence, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.learnings import readable_rows
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
@@ -54,10 +53,10 @@ def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes
         for scope in scopes:
             config = location.config_for(scope.path, notes)
             if learning_id is None:
-                found = readable_rows(store.select(scope.connection, "active"), notes)
+                found = store.select(scope.connection, "active")
             else:
                 row = store.get(scope.connection, learning_id)
-                found = readable_rows([row], notes) if row is not None else []
+                found = [row] if row is not None else []
                 if found and (found[0]["archived_at"] or found[0]["muted"]):
                     notes.add(f"replay: learning #{learning_id} is archived or muted: replayed as if active")
             for row in found:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.api.learnings import readable, refuse_laundering, row_values, with_outcomes
+from cortex_hooks.api.learnings import records, refuse_laundering, row_values, with_outcomes
 from cortex_hooks.api.memories import new_row
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import kind_records
@@ -62,7 +62,7 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
         from_file = {kind: team.rows_of(connection, kind) for kind in ("learning", "memory")}
         exported = [
             learning
-            for learning in readable(learning_store.select(connection, "all"), notes)
+            for learning in records(learning_store.select(connection, "all"))
             if learning.id not in from_file["learning"]
         ]
         # as `list --json` prints them, outcomes included (history: an import does not bring it)

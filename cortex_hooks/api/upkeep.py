@@ -12,10 +12,9 @@ from cortex_hooks.api import startup
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits
 from cortex_hooks.guard.weakening import Weakens
 from cortex_hooks.notes import Notes
-from cortex_hooks.store import kinds, learnings, sessions
+from cortex_hooks.store import kinds, sessions
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.store.scopes import close
 
@@ -96,8 +95,6 @@ def snapshot(databases: Databases, notes: Notes) -> Snapshot:
         if skipped and not text:  # as the hook: a skipped scope beside nothing to say is a failure
             raise CortexError("; ".join(skipped))
         notes.extend(skipped)  # as SessionStart names them
-        for scope in scopes:
-            notes.extend(hand_edits.notes(learnings.odd_confidences(scope.connection)))
     return Snapshot(text, awaiting)
 
 

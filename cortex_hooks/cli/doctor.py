@@ -12,18 +12,18 @@ from cortex_hooks.cli import database, render
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     doctor = commands.add_parser("doctor", parents=[common], help="check settings, database, regexes")
-    doctor.add_argument(
-        "--repair",
-        action="store_true",
-        help="first mend learnings a hand edit made unreadable (archive those it cannot), in one transaction",
-    )
     doctor.add_argument("--json", action="store_true", help="print JSON")
+    # Earlier versions mended hand-edited rows; the tables now refuse them at write, so a script's
+    # `doctor --repair` still runs doctor and is told there is nothing left to mend.
+    doctor.add_argument("--repair", action="store_true", help=argparse.SUPPRESS)
     doctor.set_defaults(run=run_doctor)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
     where = database.of(args)
-    report = check(where, repair=args.repair)
+    report = check(where)
+    if args.repair:
+        render.note("doctor --repair: nothing to mend; the tables refuse a value the code cannot read")
     if args.json:
         render.emit_json({"ok": not report.failed, "database": where.path, "checks": report.checks})
     else:

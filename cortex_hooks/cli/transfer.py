@@ -1,4 +1,5 @@
-"""CLI export and import of the whole memory as one validated JSON file (docs/reference/commands.md)."""
+"""CLI export and import of the whole memory as one validated JSON file (docs/reference/commands.md),
+and imports of other tools' rules: hookify's, the original Cortex's database."""
 
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "file",
         metavar="FILE",
         nargs="?",
-        help="an export file or a JSON array of learnings; - for stdin (with --from hookify: the folder)",
+        help="an export file or a JSON array of learnings; - for stdin (with --from hookify: the folder; "
+        "with --from cortex: its database, by default .claude/cortex.db)",
     )
     load.add_argument(
         "--from",
         dest="source",
-        choices=["hookify"],
-        help="read another tool's rules: hookify's .claude/hookify.*.local.md",
+        choices=["hookify", "cortex"],
+        help="read another tool's: hookify's rules (.claude/hookify.*.local.md), the original Cortex's db",
     )
+    load.add_argument("--dry-run", action="store_true", help="with --from cortex: say what would be imported")
     load.add_argument("--json", action="store_true", help="print the counts as JSON")
     load.set_defaults(run=run_import)
 
@@ -62,6 +65,10 @@ def run_import(args: argparse.Namespace) -> int:
     """All records or none: the whole file is validated before the one write transaction."""
     if args.source == "hookify":
         return _import_hookify(args)
+    if args.source == "cortex":
+        return _import_cortex(args)
+    if args.dry_run:
+        raise CortexError("import --dry-run goes with --from cortex", USAGE)
     if args.file is None:
         raise CortexError("import needs a FILE (or --from hookify [DIR])", USAGE)
     parsed = api.parse(_read(args.file), args.file)
@@ -100,4 +107,14 @@ def _import_hookify(args: argparse.Namespace) -> int:
 
     result = hookify.import_rules(database.of(args), args.file, database.notes())
     render.emit_json(result) if args.json else render.say(hookify.imported(result))
+    return 0
+
+
+def _import_cortex(args: argparse.Namespace) -> int:
+    from cortex_hooks.api import original_cortex
+
+    result = original_cortex.import_database(
+        database.of(args), args.file, database.notes(), dry_run=args.dry_run
+    )
+    render.emit_json(result) if args.json else render.say(original_cortex.imported(result))
     return 0

@@ -1,4 +1,4 @@
-"""A learning's action (SPEC §16), pure: `block`, `ask` or `warn`, and their order of strictness.
+"""A learning's action (docs/guide/actions.md), pure: `block`, `ask` or `warn`, and their order of strictness.
 
 The one place that says which action is stronger: the verdict (several matches: block > ask >
 warn), the team file's merge (the strictest holds) and the refusal of changes that weaken the

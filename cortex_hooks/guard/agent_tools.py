@@ -1,4 +1,4 @@
-"""The other agents' tools, named as Claude Code's tool of their kind (SPEC §22), pure: what the
+"""The other agents' tools, named as Claude Code's tool of their kind, pure: what the
 agents' adapters (cortex_hooks.agents) read a hook's call as, and what capture and replay read a
 transcript's call as — one table per agent, in one place.
 

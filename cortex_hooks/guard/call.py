@@ -96,8 +96,8 @@ class Call:
 
 class Origin:
     """Where a call was asked: its session, its id (Claude Code's `tool_use_id`) and the session's
-    transcript. What the outcome of a deny, ask or rewrite is worked out from (SPEC
-    §23); never read by the judge."""
+    transcript. What the outcome of a deny, ask or rewrite is worked out from
+    (docs/guide/outcomes.md); never read by the judge."""
 
     __slots__ = ("call_id", "session", "transcript")
 

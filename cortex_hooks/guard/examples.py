@@ -1,4 +1,4 @@
-"""A rule's examples (SPEC §20): the calls it must catch (`deny`) and the calls it must let through
+"""A rule's examples: the calls it must catch (`deny`) and the calls it must let through
 (`allow`) — validated by guard.shared_rules.examples, the one rule for every source — each made
 into the tool call a hook would see; and the proof, through the one judge and the very rules the
 hook reads (prefilter included), that a rule fires on the first and not on the second. A rule

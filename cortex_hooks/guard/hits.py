@@ -63,7 +63,7 @@ class Hit:
         self.policy = policy  # the confidence model of its scope's configuration
         self.team: str | None = None  # the team file's id of a team learning (named in the texts)
         self.slug: str | None = None  # a pack learning's stable id (named in the texts)
-        self.source = scope  # pack, team, project or global (SPEC §20)
+        self.source = scope  # pack, team, project or global (docs/internals/judge.md)
         self.answer = "warn"  # what this match does by itself, once judged (guard.judge.answer)
 
     @property

@@ -143,7 +143,7 @@ def judge(call: Call, rules: Rules, *, rewrites: bool = True) -> Judgment:
     hits = rules.one_per_id(list(matched)) if matched else []
     for hit in hits:  # at the action precedence gives it
         hit.answer = answer(hit, rewrites=rewrites)
-    if not hits and refused is None:  # the matches could not be read (a hand edit: named)
+    if not hits and refused is None:  # none stands (archived meanwhile, or another place's entry won)
         return Judgment("allow")
     judged = _together(call, rules, refused, hits, rewrites)
     judged.matched = matched

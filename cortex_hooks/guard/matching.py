@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 TARGETS = ("content", "path", "input", "raw")
 READ_TOOL = "Bash"  # the tool whose `command` is read as the shell reads it (target content)
 
-# The agent-neutral tool kinds (SPEC §22): every agent's tool call reaches the judge under the
+# The agent-neutral tool kinds: every agent's tool call reaches the judge under the
 # name of Claude Code's tool of the same kind (cortex_hooks.agents), and a learning may name a
 # kind where it names a tool: `shell` accepts Bash in Claude Code, Codex's Bash, Gemini CLI's
 # run_shell_command, Copilot's bash and Cursor's Shell alike; `mcp` every MCP server's tools.
@@ -142,14 +142,14 @@ def compact(tool_input: dict[str, Any]) -> str:
     """The compact JSON of a tool input, non-ASCII kept as it is so literals match; at any depth."""
     try:
         return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
-    except RecursionError:  # deeper than the C encoder goes (SPEC §19): written with a stack
+    except RecursionError:  # deeper than the C encoder goes (docs/guide/selfguard.md): written with a stack
         from cortex_hooks import json_values
 
         return json_values.compact(tool_input)
 
 
 def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[str]:
-    """The raw texts of a learning of this target (SPEC §4.1): what the prefilter reads, and what
+    """The raw texts of a learning of this target: what the prefilter reads, and what
     the regex is matched against, except a Bash command of target content (see `subject`)."""
     if target == "input":
         return [compact(tool_input)]
@@ -173,7 +173,7 @@ def fragments(target: str, tool_name: str, tool_input: dict[str, Any]) -> list[s
 
 def subject(target: str, tool_name: str, texts: list[str]) -> list[str] | BashCommand:
     """What a learning's regex searches: the raw texts, or for a Bash command and target content
-    the command as the shell reads it (SPEC §13; read only when first searched)."""
+    the command as the shell reads it (docs/guide/command-reader.md; read only when first searched)."""
     if target == "content" and tool_name == READ_TOOL and texts:
         from cortex_hooks.guard.shell.bash_command import BashCommand
 

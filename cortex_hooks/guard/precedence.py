@@ -1,4 +1,4 @@
-"""One id in several places (SPEC §17), pure: the project database's entry, the team file's and the
+"""One id in several places (docs/guide/team.md), pure: the project database's entry, the team file's and the
 global database's may share an id (a pack's slug, a team id). The highest scope's entry is taken
 whole (project > team file > global), except its action: the strictest of them holds (block > ask
 > warn). A team entry never weakens a global one: where it would match otherwise (another regex,

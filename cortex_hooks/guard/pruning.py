@@ -1,4 +1,4 @@
-"""Ebbinghaus pruning, pure: the cut-off instants of the rule of SPEC §5 for one moment.
+"""Ebbinghaus pruning, pure: the cut-off instants of the rule of docs/guide/confidence.md for one moment.
 
 A memory fades into the archive when (age > 90 days and it was never accessed) or
 (age > 365 days and it was accessed fewer than 3 times). Ages are counted from `created_at`

@@ -1,5 +1,5 @@
 """Claude Code's `permissions.deny` rules on Read, as a path test, pure: index-code never reads a
-file Claude Code's own Read tool is refused (SPEC §19), or the memory would hand it round them.
+file Claude Code's own Read tool is refused (docs/guide/selfguard.md), or the memory would hand it round them.
 
 A rule is `Read(PATTERN)` (or bare `Read`: every file), its pattern gitignore-like: `//abs/path`
 from the root, `~/path` from the home, `/path` from the folder the settings file belongs to (the

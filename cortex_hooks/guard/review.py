@@ -1,5 +1,5 @@
 """The review prompt, pure: learnings whose confidence sank to the threshold, put to the user; and
-learnings the agent keeps retrying rather than following (SPEC §23), their correct way perhaps
+learnings the agent keeps retrying rather than following (docs/guide/outcomes.md), their correct way perhaps
 unclear."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Auto-correct (SPEC §16), pure: a Bash learning's `rewrite` applied to the command it matched.
+"""Auto-correct (docs/guide/actions.md), pure: a Bash learning's `rewrite` applied to the command it matched.
 
 The match a learning's regex found in one simple command (guard.shell.bash_command: the first match that
 begins outside data) is replaced, in the command as written, by the rewrite expanded as Python's

@@ -1,4 +1,4 @@
-"""The rules of one line of the shared format (SPEC §17), as plain functions, without pydantic.
+"""The rules of one line of the shared format (docs/guide/team.md), as plain functions, without pydantic.
 
 The hooks read a changed team file with these (importing pydantic and building the model cost a
 hook ~100 ms, the whole budget of the first call after a change); guard.packs.shared_format's pydantic models
@@ -33,7 +33,7 @@ LEARNING_DEFAULTS: dict[str, Any] = {
 LEARNING_REQUIRED = ("id", "regex", "anti_pattern", "correct_pattern")
 MEMORY_DEFAULTS: dict[str, Any] = {"type": given.DEFAULT_TYPE, "tags": []}
 MEMORY_REQUIRED = ("id", "kind", "content")
-EXAMPLE_KINDS = ("deny", "allow")  # what a rule's examples say it does with each (SPEC §20)
+EXAMPLE_KINDS = ("deny", "allow")  # what a rule's examples say it does with each (docs/internals/judge.md)
 MAX_EXAMPLE_BYTES = 64 * 1024  # one example, in UTF-8: a command, not a file
 MAX_EXAMPLES = 100  # of each kind, per rule
 MAX_POLICY = 4_000  # characters of a pack's policy
@@ -243,7 +243,7 @@ def memory(value: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-# What git leaves in a file it could not merge: the lines between are both sides' (SPEC §17).
+# What git leaves in a file it could not merge: the lines between are both sides' (docs/guide/team.md).
 CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
 
 

@@ -1,4 +1,4 @@
-"""Where the team file lives (SPEC §17): what PreToolUse needs of it on every call, and no more."""
+"""Where the team file lives (docs/guide/team.md): what PreToolUse needs of it on every call, and no more."""
 
 import os
 

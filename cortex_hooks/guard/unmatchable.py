@@ -1,4 +1,4 @@
-"""What makes a learning unable to do its work, found when it is given (SPEC §19): a tool name
+"""What makes a learning unable to do its work, found when it is given (docs/guide/selfguard.md): a tool name
 in the wrong case (Claude Code's tool names are case-sensitive: `bash` never matches `Bash`; the
 kinds are lower case: `Shell` never matches),
 and a regex whose nested unbounded quantifiers (`(a+)+$`) can take exponential time on a text

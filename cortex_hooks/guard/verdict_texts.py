@@ -1,5 +1,5 @@
 """The texts a verdict puts before the agent (and, for an ask, the person), pure, each within
-the room Claude Code shows whole (SPEC §4.4): the built-in protection's and the learnings'."""
+the room Claude Code shows whole: the built-in protection's and the learnings'."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.hits import Hit
     from cortex_hooks.guard.selfguard.protected import Refusal
 
-TEXT_LIMIT = 9499  # under 9,500 (SPEC §4.4): Claude Code turns longer output into a file reference
+TEXT_LIMIT = 9499  # under 9,500: Claude Code turns longer output into a file reference
 
 BLOCKED = "cortex-hooks blocked this tool call"  # how every deny begins (capture knows our own by it)
 DENY_HEADER = f"{BLOCKED}: it matches a learned anti-pattern. Do it the correct way instead."
@@ -35,7 +35,7 @@ BUILT_IN = (
 
 
 def protected(refused: Refusal, hits: list[Hit], limit: int) -> str:
-    """A deny of the built-in protection (SPEC §19, §20): what the call would do, the harm in
+    """A deny of the built-in protection: what the call would do, the harm in
     plain words first and then what of the guard's it touches; what the person can do; then the
     learnings that match too, with their NEVER and DO lines."""
     what, why = sanitize.line(refused.what, 300), sanitize.line(refused.why, 1000)

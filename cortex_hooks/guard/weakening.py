@@ -1,4 +1,4 @@
-"""Whether a change to a learning lowers the protection it gives (SPEC §19), pure.
+"""Whether a change to a learning lowers the protection it gives (docs/guide/selfguard.md), pure.
 
 Weakening is the person's act, in their own terminal: the MCP server refuses such a change
 through its tools (and PreToolUse is to deny the agent's own Bash calls that would make one). A

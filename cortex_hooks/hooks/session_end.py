@@ -13,7 +13,6 @@ from typing import Any
 
 from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits
 from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.install import surface_import
 from cortex_hooks.store import learnings, pending, sessions, transaction
@@ -50,8 +49,6 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
     _outcomes(payload, scopes, now, notes, summarizer)
     if ended:
         _record_summary(payload, ended, now, notes, summarizer, spent=time.monotonic() - started)
-    for scope in scopes:
-        notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # not decayed: named
     for scope in scopes:  # after Part I's decay, before the surface shows the memories
         _lifecycle(scope, notes)
     # Last, after the decay and the summary are committed: a surface that cannot be written is

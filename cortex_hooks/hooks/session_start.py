@@ -11,10 +11,10 @@ from typing import Any
 from cortex_hooks import agents, clock, location
 from cortex_hooks.api import startup
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import hand_edits, review
+from cortex_hooks.guard import review
 from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.judging import protocol
-from cortex_hooks.store import learnings, pending, sessions
+from cortex_hooks.store import pending, sessions
 from cortex_hooks.store.connection import Transaction, upgrade_notes
 from cortex_hooks.store.scopes import Scope, project_scope
 from cortex_hooks.store.transaction import locked
@@ -47,8 +47,6 @@ def handle(payload: payloads.SessionStartPayload, scopes: list[Scope]) -> pipeli
     _expire_proposals(scopes, now, notes)
     shown, total = startup.pending_proposals(scopes)  # read once: shown in the text, then counted
     text, awaiting = startup.session_text(scopes, now, (shown, total), project)
-    for scope in scopes:
-        notes += hand_edits.notes(learnings.odd_confidences(scope.connection))  # never put to review: named
     _keep_recall_warm(scopes, project, payload.session_id)
     upgraded = " ".join(f"cortex-hooks {note}." for note in upgrade_notes())  # said to the person
     answer = agent.session_start if agent is not None else _claude_code

@@ -82,7 +82,7 @@ class InForce:
         looked = lookups(call.tool, texts)
         found = []
         for index, scope in enumerate(self.scopes):
-            rows = scope_candidates(scope, call.tool, texts, looked, self.problems)
+            rows = scope_candidates(scope, call.tool, texts, looked)
             if rows:
                 config = self.config(scope)
                 timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
@@ -94,7 +94,7 @@ class InForce:
         """The matched learnings as they are now, each at its confidence before this match's
         boost: as stored; for a scope whose write lock another process holds (`waiting`), with
         the writes still pending on it (store.pending); for a guard file, as the file has it plus
-        the boosts pending. A row a hand edit made unreadable is skipped and named."""
+        the boosts pending."""
         from cortex_hooks.guard.hits import Hit
 
         corrections = {(candidate.source, candidate.row["id"]): fix for candidate, fix in found}
@@ -127,14 +127,11 @@ class InForce:
                         before = confidence.boosted(before, policy)
                 judged.append((row, before))
             return judged
-        from cortex_hooks.guard import hand_edits
-
-        readable, unreadable = hand_edits.split(store.matched(scope.connection, ids))
-        self.problems += unreadable  # a hand-edited value is never boosted, nor read
+        rows = store.matched(scope.connection, ids)
         if scope.name not in self.waiting:
-            return [(row, None) for row in readable]
+            return [(row, None) for row in rows]
         waiting = pending.unapplied(scope.connection, scope.path)
-        return [(row, pending.pending_confidence(scope.connection, waiting, row, policy)) for row in readable]
+        return [(row, pending.pending_confidence(scope.connection, waiting, row, policy)) for row in rows]
 
     def one_per_id(self, hits: list[Hit]) -> list[Hit]:
         return one_per_id(hits, self.scopes)
@@ -155,7 +152,6 @@ def scope_candidates(
     tool_name: str,
     texts: dict[str, list[str]],
     looked: tuple[dict[str, list[str]], str],
-    problems: list[str],
 ) -> list[Any]:
     """One scope's learnings that may match: the prefilter's and the tool matcher's candidates,
     or, for a database another process holds, its guard file's learnings for this tool."""
@@ -165,7 +161,7 @@ def scope_candidates(
             for row in scope.guard or []
             if row["target"] in texts and matching.tool_accepts(row["tool"], tool_name)
         ]
-    return _indexed(scope.connection, tool_name, texts, looked, problems)
+    return _indexed(scope.connection, tool_name, texts, looked)
 
 
 def _indexed(
@@ -173,21 +169,13 @@ def _indexed(
     tool_name: str,
     texts: dict[str, list[str]],
     looked: tuple[dict[str, list[str]], str],
-    problems: list[str],
 ) -> list[sqlite3.Row]:
     """The learnings the prefilter and the tool matcher let through, without compiling a regex;
     `looked`: the texts by key letter and the keys of the short ones."""
     rows: list[sqlite3.Row] = []
     seen: dict[str, tuple[str, list[str]]] = {}  # each target's text as looked up, made once
     for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
-        if (
-            type(row["tool"]) is not str
-            or type(row["regex"]) is not str
-            or type(row["literals"]) is bytes
-            or not (row["rewrite"] is None or type(row["rewrite"]) is str)
-        ):
-            problems.append(_unreadable(row))  # a hand edit: this learning is skipped, not the rest
-        elif matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts, seen):
+        if matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts, seen):
             rows.append(row)
     return rows
 
@@ -201,12 +189,6 @@ def _satisfied(
         seen[target] = prefilter.lookup(target, tool_name, texts[target])
     letter, fragments = seen[target]
     return prefilter.satisfied(row["literals"], fragments, loose=letter == prefilter.LOOSE)
-
-
-def _unreadable(row: sqlite3.Row) -> str:
-    from cortex_hooks.guard import hand_edits
-
-    return hand_edits.named(row["id"], row) or f"learning #{row['id']} skipped: it cannot be read"
 
 
 def _text_keys(looked: dict[str, list[str]]) -> str:

@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 
 def stored(connection: sqlite3.Connection, path: str) -> list[tuple[Any, examples.Failure]]:
     """Each active, unmuted learning of this database whose examples do not hold, with its row."""
-    from cortex_hooks.guard import hand_edits
-
-    rows, _unreadable = hand_edits.split(store.select(connection, "active"))
+    rows = store.select(connection, "active")
     rules = InForce([Scope("project", connection, path)])
     found = []
     for row in rows:

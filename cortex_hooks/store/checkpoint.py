@@ -1,4 +1,4 @@
-"""Checkpoints of a database (SPEC §9.7): whole copies made with SQLite's online backup API into
+"""Checkpoints of a database (docs/guide/aging.md): whole copies made with SQLite's online backup API into
 `checkpoints/` beside it, the last 5 kept, and putting one back.
 
 A checkpoint is written to a hidden `.partial` file, synced, then renamed: a process killed while

@@ -1,6 +1,6 @@
-"""SQL of Claude Code's own memory as recall indexes it (SPEC §18, schema 18): the files as last
-read, their chunks, and the chunks' full-text index (`claude_search`, its rowid the chunk's id,
-kept in step by triggers). Cortex never writes the files themselves."""
+"""SQL of Claude Code's own memory as recall indexes it (docs/guide/claude-memory.md, schema 18):
+the files as last read, their chunks, and the chunks' full-text index (`claude_search`, its rowid
+the chunk's id, kept in step by triggers). Cortex never writes the files themselves."""
 
 from __future__ import annotations
 

@@ -36,19 +36,26 @@ HOOK_WRITE_WAIT = 0.6
 
 
 # The databases this process brought from an older schema version to SCHEMA_VERSION, each with
-# the version it had: the CLI and SessionStart say so to the person (upgrade_notes).
-UPGRADED: list[tuple[str, int]] = []
+# the version it had and what the upgrade mended: the CLI and SessionStart say so (upgrade_notes).
+UPGRADED: list[tuple[str, int, list[str]]] = []
+SAID_MENDED = 3  # of the values mended, how many the one line names
 
 
 def upgrade_notes() -> list[str]:
     """What to tell the person of the upgrades made since the last call (each is said once)."""
     from cortex_hooks.sanitize import line
 
-    notes = [
-        f"upgraded the database {line(path)} from schema version {found} to {SCHEMA_VERSION} "
-        "(automatic, on its first use by this version; everything in it kept)"
-        for path, found in UPGRADED
-    ]
+    notes = []
+    for path, found, mended in UPGRADED:
+        note = (
+            f"upgraded the database {line(path)} from schema version {found} to {SCHEMA_VERSION} "
+            "(automatic, on its first use by this version; everything in it kept)"
+        )
+        if mended:
+            named = "; ".join(mended[:SAID_MENDED])
+            more = f"; and {len(mended) - SAID_MENDED} more" if len(mended) > SAID_MENDED else ""
+            note += f"; what a hand edit had made unreadable: {line(named + more)}"
+        notes.append(note)
     UPGRADED.clear()
     return notes
 
@@ -99,9 +106,9 @@ def open_database(path: str, *, create: bool = False, busy: float = BUSY_TIMEOUT
                 # An empty file is not a database (or the CLI is still making it): hooks
                 # never create one, so they leave it alone.
                 raise Missing(f"{path} is empty")
-            found = schema.migrate(connection, path)
+            found, mended = _bring_current(connection, path)
             if 0 < found < SCHEMA_VERSION:  # an existing database, upgraded by this process
-                UPGRADED.append((path, found))
+                UPGRADED.append((path, found, mended))
         if pending_waiting(path):
             _replay(connection, path, busy)
     except sqlite3.OperationalError as error:  # the file may be fine: say what is wrong around it
@@ -218,3 +225,34 @@ def _circumstances(path: str, error: sqlite3.Error) -> str:
     if stats.f_bavail == 0:
         return f"the disk is full ({error})"
     return str(error)
+
+
+def _check_ours(connection: sqlite3.Connection, path: str) -> None:
+    version = user_version(connection)
+    if version > SCHEMA_VERSION:
+        raise CortexError(f"{path} has schema version {version}, newer than this cortex-hooks")
+    if version == 0 and connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise CortexError(f"{path} is an SQLite database of something else; it was left untouched")
+
+
+def _bring_current(connection: sqlite3.Connection, path: str) -> tuple[int, list[str]]:
+    """Make a new database, or bring one an earlier version wrote to SCHEMA_VERSION, in one write
+    transaction; a no-op if another process got there first. The version this process found
+    (SCHEMA_VERSION when there was nothing to do), and what the upgrade mended or archived."""
+    from cortex_hooks.store import schema
+
+    _check_ours(connection, path)  # before anything, even the journal mode, is written
+    if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        connection.execute("PRAGMA journal_mode = WAL")  # persistent; not allowed in a transaction
+    said: list[str] = []
+    with Transaction(connection):
+        _check_ours(connection, path)  # again: another process may have done it meanwhile
+        version = user_version(connection)
+        if version == 0:
+            schema.create(connection)
+        elif version < SCHEMA_VERSION:
+            from cortex_hooks.store import upgrade
+
+            said = upgrade.run(connection, version, path)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return version, said

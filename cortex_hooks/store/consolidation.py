@@ -1,4 +1,4 @@
-"""SQL of consolidation (SPEC §9.7): the flagged pairs, the groups' members, the merge, the runs."""
+"""SQL of consolidation (docs/guide/aging.md): the flagged pairs, the groups' members, the merge, the runs."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""The guard file, `cortex.db.guard`: what a deny needs, readable without SQLite's lock (SPEC §19).
+"""The guard file, `cortex.db.guard`: what a deny needs, readable without SQLite's lock
+(docs/guide/selfguard.md).
 
 Another process can hold a database in `PRAGMA locking_mode=EXCLUSIVE`; under WAL no other
 connection can then even read it, and PreToolUse, unable to read a learning, would let every
-call through. So the active learnings with a regex that block, ask or rewrite (SPEC §16) — their
+call through. So the active learnings with a regex that block, ask or rewrite (docs/guide/actions.md) — their
 texts, matchers, actions, rewrites and confidences — are also kept as JSON beside the database.
 A change that touches them marks `guard_state` (triggers on `learning`; the store's boosts,
 decays and confidence writes); the write transaction that made it counts a new version as it
@@ -91,14 +92,10 @@ def after_commit(connection: sqlite3.Connection) -> None:
         return
 
 
-# A row edited by hand into values the code cannot read (guard.hand_edits) is left out, as the
-# hook leaves it out of its decision.
 _BLOCKING = f"""SELECT {", ".join(f"l.{field}" for field in FIELDS[:-1])}, c.confidence
     FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
     WHERE (l.action != 'warn' OR l.rewrite IS NOT NULL) AND l.archived_at IS NULL AND NOT l.muted
-        AND typeof(c.confidence) = 'integer'
-        AND {" AND ".join(f"typeof(l.{field}) = 'text'" for field in _TEXTS)}
-        AND (l.rewrite IS NULL OR typeof(l.rewrite) = 'text') ORDER BY l.id"""
+    ORDER BY l.id"""
 
 
 def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int, list[dict[str, Any]]]:
@@ -114,7 +111,7 @@ def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int
 
 def read(database: str) -> list[dict[str, Any]] | None:
     """The learnings the guard file holds (those that block, ask or rewrite), or None when there
-    is no usable file. A file of version 1 (before SPEC §16) held only auto-block learnings."""
+    is no usable file. A file of version 1 (before ask and auto-correct) held only auto-block learnings."""
     try:  # never a FIFO or a device put in its place (it would hang the hook, or never end)
         data = json.loads(regular_file.read_small(guard_path(database), MAX_BYTES))
     except (OSError, ValueError):

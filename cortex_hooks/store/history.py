@@ -1,7 +1,7 @@
 """SQL of the history (issue 28): per learning and UTC day its matches, what they became, what the
-agent did after its catches (SPEC §23) and its confidence at the day's end; per scope and day the
-same counts summed, and the memories added, recalled, archived and pruned; the last denied or
-warned calls of each learning. Day rows past a year are folded into month rows.
+agent did after its catches (docs/guide/outcomes.md) and its confidence at the day's end; per
+scope and day the same counts summed, and the memories added, recalled, archived and pruned; the
+last denied or warned calls of each learning. Day rows past a year are folded into month rows.
 
 Written only inside transactions that already write (a match's boost, a session end's decay, a
 change of confidence, the lifecycle's prune; the memory counts by triggers, schema 14): the
@@ -17,13 +17,13 @@ from datetime import date, timedelta
 
 KEPT_CALLS = 5  # per learning: its latest denied or warned calls (see keep_calls)
 VERDICTS = ("matches", "denies", "asks", "warnings", "rewrites")
-# what the agent did after a deny, ask or rewrite (SPEC §23; `asked`: the person answered),
+# what the agent did after a deny, ask or rewrite (docs/guide/outcomes.md; `asked`: the person answered),
 # counted on the day of the catch (store.outcomes)
 OUTCOMES = ("followed", "retried", "asked")
 COUNTS = (*VERDICTS, *OUTCOMES)
 ANSWERS = ("deny", "ask", "rewrite", "warn")  # what a match answered (guard.judge.answer)
 MEMORY_COUNTS = ("added", "recalled", "archived", "pruned")
-PROTECTIONS = "protections"  # the built-in protection's denials, per scope and day (SPEC §20)
+PROTECTIONS = "protections"  # the built-in protection's denials, per scope and day (docs/internals/judge.md)
 BUILT_IN = 0  # the learning id its latest denied calls are kept under (no learning has it)
 YEAR = 365  # days kept as days; older ones are folded into their months
 
@@ -48,7 +48,6 @@ def record_matches(
                d.answer IS 'rewrite', c.confidence
            FROM (SELECT value ->> 0 AS id, value ->> 1 AS answer FROM json_each(:said)) AS d
                JOIN learning_confidence AS c ON c.learning_id = d.id
-           WHERE typeof(c.confidence) = 'integer'
            ON CONFLICT (learning_id, day) DO UPDATE SET matches = matches + 1,
                denies = denies + excluded.denies, asks = asks + excluded.asks,
                warnings = warnings + excluded.warnings, rewrites = rewrites + excluded.rewrites,
@@ -73,7 +72,7 @@ def record_confidences(
     `confidence`): a session end's decay, a `keep`, an update."""
     connection.execute(
         f"""INSERT INTO learning_day (learning_id, day, confidence)
-            SELECT learning_id, :day, confidence FROM ({select}) WHERE typeof(confidence) = 'integer'
+            SELECT learning_id, :day, confidence FROM ({select}) WHERE true
             ON CONFLICT (learning_id, day) DO UPDATE SET confidence = excluded.confidence""",
         {**parameters, "day": day},
     )

@@ -1,5 +1,6 @@
-"""The keeper's copy of a database's guard (SPEC §21), its SQL and files: kept outside the project
-(location.keeper_folder), out of reach of every git command there, and of Claude Code's sandbox.
+"""The keeper's copy of a database's guard (docs/internals/integrity.md), its SQL and files: kept
+outside the project (location.keeper_folder), out of reach of every git command there, and of
+Claude Code's sandbox.
 
 - `copy.db`: the protective tables (PROTECTIVE) as cortex-hooks last left them. A write of ours
   that changes them copies them there before it commits (store.transaction), except a match's

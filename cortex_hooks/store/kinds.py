@@ -19,7 +19,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "errors": ("error", "first_seen"),
     "todos": ("todo", "created_at"),
 }
-# Never pruned (SPEC §5, §16): learnings that block or ask, pinned learnings, superseded decisions.
+# Never pruned (docs/guide/aging.md, docs/guide/actions.md): learnings that block or ask, pinned
+# learnings, superseded decisions.
 _EXEMPT = {
     "learnings": "action = 'warn' AND pinned = 0",
     "decisions": "superseded_by IS NULL",

@@ -46,7 +46,7 @@ _OPTIONAL = {
 
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
 # and rewriting the wide learning rows (texts, times, literals) cost SessionEnd most of its budget.
-# A learning row written by hand, without a confidence row, reads as NULL (see `unreadable`).
+# Every learning has one (the schema's triggers see to it, whoever writes).
 _ROWS = """SELECT l.*, c.confidence AS confidence
            FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"""
 
@@ -65,10 +65,9 @@ def _awaits_review() -> str:
     """confidence.AWAITS_REVIEW_SQL over the joined narrow and wide rows."""
     from cortex_hooks import confidence
 
-    condition = confidence.AWAITS_REVIEW_SQL.format(
+    return confidence.AWAITS_REVIEW_SQL.format(
         confidence="c.confidence", pinned="l.pinned", archived="(l.archived_at IS NOT NULL)"
     )
-    return f"typeof(c.confidence) = 'integer' AND {condition}"
 
 
 _TEXT_COLUMNS = tuple(column for column in COLUMNS if column != "confidence")
@@ -216,15 +215,6 @@ def awaiting_review(
     return rows, rows[0]["awaiting"] if rows else 0
 
 
-def odd_confidences(connection: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Learnings whose stored confidence the code cannot read (a hand edit: see hand_edits), found
-    on the narrow table."""
-    return connection.execute(
-        """SELECT learning_id AS id, confidence FROM learning_confidence
-           WHERE typeof(confidence) != 'integer' OR confidence NOT BETWEEN 0 AND 100 ORDER BY learning_id"""
-    ).fetchall()
-
-
 def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:
     """Count one access (a single-item read); False when there is no such learning."""
     cursor = connection.execute(
@@ -239,14 +229,11 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
     lookup) and whose tool matcher, as the key carries it, may accept `tool_name`.
 
     The matcher is judged on the key's row, before the wide `learning` row is read: most keys a
-    call shares belong to learnings of other tools. A key whose matcher is not text (a hand edit)
-    is let through: the caller reads the learning's own and names what it cannot read.
+    call shares belong to learnings of other tools.
     """
     judged: dict[str, bool] = {}  # one judgement per distinct matcher, within this call
 
-    def accepts(matcher: object) -> bool:
-        if type(matcher) is not str:
-            return True
+    def accepts(matcher: str) -> bool:
         accepted = judged.get(matcher)
         if accepted is None:
             accepted = judged[matcher] = matching.tool_accepts(matcher, tool_name)
@@ -280,7 +267,7 @@ def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
     keys: dict[int, set[str]] = {}
     for key, learning_id in connection.execute(
         """SELECT k.key, k.learning_id FROM learning_key AS k JOIN learning AS l ON l.id = k.learning_id
-           WHERE k.tool IS l.tool OR typeof(k.tool) != 'text'"""
+           WHERE k.tool IS l.tool"""
     ):
         keys.setdefault(learning_id, set()).add(key)
     return keys
@@ -334,13 +321,13 @@ def record_matches(
 
 def decay_all(connection: sqlite3.Connection, policy: Policy, now: str) -> int:
     """One session end's decay of every unpinned, active learning (confidence.decayed); how many
-    changed. A value the code cannot read (see `unreadable`) is left as it is. The history gets
-    each changed learning's new confidence for the day, and its year-old days are folded."""
+    changed. The history gets each changed learning's new confidence for the day, and its
+    year-old days are folded."""
     from cortex_hooks.confidence import DECAYED_SQL, DECAYS_SQL, EXEMPT_SQL, sql_parameters
     from cortex_hooks.store import history
 
     decayed = DECAYED_SQL.format(confidence="confidence")
-    where = f"""typeof(confidence) = 'integer' AND {DECAYS_SQL.format(confidence="confidence")}
+    where = f"""{DECAYS_SQL.format(confidence="confidence")}
                AND learning_id NOT IN (SELECT id FROM learning WHERE {EXEMPT_SQL})"""
     parameters = sql_parameters(policy)
     day = history.day_of(now)
@@ -367,9 +354,5 @@ def delete(connection: sqlite3.Connection, learning_id: int) -> None:
     from cortex_hooks.store import history
 
     history.forget_learning(connection, learning_id)
-    for table, column in (
-        ("learning_key", "learning_id"),
-        ("learning_confidence", "learning_id"),
-        ("learning", "id"),
-    ):
+    for table, column in (("learning", "id"), ("learning_key", "learning_id")):  # its confidence with it
         connection.execute(f"DELETE FROM {table} WHERE {column} = :id", {"id": learning_id})

@@ -1,5 +1,6 @@
-"""SQL of the memory lifecycle and of reflect (SPEC §9.5, §9.8): the memories due for a look,
-what the lifecycle writes, the pruned memories' deletion, and reflect decay's selection."""
+"""SQL of the memory lifecycle and of reflect (docs/guide/aging.md, docs/guide/graph.md): the
+memories due for a look, what the lifecycle writes, the pruned memories' deletion, and reflect
+decay's selection."""
 
 from __future__ import annotations
 
@@ -127,8 +128,7 @@ def unaccessed(connection: sqlite3.Connection, before: str, floor: int) -> list[
     return connection.execute(
         """SELECT id, summary, confidence, base_confidence FROM memory
            WHERE status = 'active' AND pinned = 0 AND coalesce(last_accessed, created_at) < :before
-               AND typeof(confidence) = 'integer' AND confidence > :floor
-               AND typeof(base_confidence) = 'integer' AND base_confidence BETWEEN 0 AND 100
+               AND confidence > :floor AND base_confidence IS NOT NULL
            ORDER BY id""",
         {"before": before, "floor": floor},
     ).fetchall()

@@ -1,4 +1,4 @@
-"""SQL for memories and the edges between them (SPEC §9.1, §9.7)."""
+"""SQL for memories and the edges between them (docs/guide/memories.md, docs/guide/aging.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""SQL of the outcomes (SPEC §23): each deny, ask and rewrite of a learning until what the agent did
-next decides it, and the history's count of each outcome on the day of its catch.
+"""SQL of the outcomes (docs/guide/outcomes.md): each deny, ask and rewrite of a learning until what
+the agent did next decides it, and the history's count of each outcome on the day of its catch.
 
 An outcome is counted when its row gets one and moved when a provisional one changes, in the same
 transaction, guarded by the row itself (`settled` once final): nothing is counted twice, whoever

@@ -1,4 +1,4 @@
-"""SQL of capture (SPEC §10): proposals and their occurrences, rejected fingerprints, per-session
+"""SQL of capture (docs/guide/capture.md): proposals and their occurrences, rejected fingerprints, per-session
 scan offsets, the project's successful calls, and the worker's notes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SQL of recall (SPEC §9.3): the full-text index over every kind, and the rows it finds.
+"""SQL of recall (docs/guide/memories.md): the full-text index over every kind, and the rows it finds.
 
 The index `search` holds one row per memory, learning, decision, error and todo; its rowid is
 8 · the item's id + the kind's number (KINDS), and triggers keep it in step with the rows (schema 7).
@@ -30,8 +30,7 @@ _ROWS = {
                        (SELECT e.id FROM team_entry AS e
                         WHERE e.kind = 'learning' AND e.row_id = l.id) AS team
                    FROM learning AS l JOIN learning_confidence AS c ON c.learning_id = l.id
-                   WHERE l.archived_at IS NULL AND typeof(c.confidence) = 'integer'
-                       AND l.id IN (SELECT value FROM json_each(:ids))""",
+                   WHERE l.archived_at IS NULL AND l.id IN (SELECT value FROM json_each(:ids))""",
     "decision": """SELECT id, 'decision' AS type, title AS summary, reasoning AS content, '[]' AS tags,
                        NULL AS confidence, NULL AS priority, 0 AS in_degree, access_count, NULL AS path,
                        NULL AS team

@@ -1,4 +1,4 @@
-"""The two scopes (SPEC §8): the project's database and the user-global one, opened side by side.
+"""The two scopes (docs/guide/scopes.md): the project's database and the user-global one, opened side by side.
 
 Each is independent of the other: one that is missing is left out, one that cannot be used is
 skipped and named, and neither stops the other from working.
@@ -72,7 +72,8 @@ def open_scopes(
             continue
         except CortexError as error:
             # Locked, unreadable, corrupt, of a newer schema, on a full disk: PreToolUse decides
-            # from the guard file, as for a lock (SPEC §21: fail closed where it can answer).
+            # from the guard file, as for a lock (docs/internals/integrity.md: fail closed where it
+            # can answer).
             guard = _guard(paths[name]) if guard_files else None
             if guard is None:
                 skipped.append(f"{name} database skipped: {error.message}")

@@ -1,4 +1,4 @@
-"""SQL for the snapshot's rows (SPEC §6), in a few small queries."""
+"""SQL for the snapshot's rows (docs/guide/lifecycle.md), in a few small queries."""
 
 from __future__ import annotations
 

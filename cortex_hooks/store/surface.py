@@ -1,4 +1,4 @@
-"""SQL for the push surface (SPEC §9.6): the few memories it shows, read without an access.
+"""SQL for the push surface (docs/guide/surface.md): the few memories it shows, read without an access.
 
 Every query reads at most what a surface can show (an entry is at least 20 characters, and the
 budget at most 8,000: SHOWN rows), through an index where one exists:
@@ -24,7 +24,7 @@ from cortex_hooks.memory import rank
 
 SHOWN = 400  # 8,000 characters / 20: more than any surface can list
 _COLUMNS = "id, type, summary, tags, pinned, path"
-# the team file's id of a memory that came from it (SPEC §17), NULL for any other
+# the team file's id of a memory that came from it (docs/guide/team.md), NULL for any other
 _TEAM = "(SELECT e.id FROM team_entry AS e WHERE e.kind = 'memory' AND e.row_id = {table}.id) AS team"
 _ITEM = f"{_COLUMNS}, {_TEAM.format(table='memory')}"
 _PROSE = "status = 'active' AND type NOT IN ('code', 'code_description')"

@@ -1,4 +1,4 @@
-"""SQL for the team file (SPEC §17): what was read of it (stat, digest, problems, trust) and each of
+"""SQL for the team file (docs/guide/team.md): what was read of it (stat, digest, problems, trust) and each of
 its ids with the row that holds it (a learning of pack `team`, or a memory)."""
 
 from __future__ import annotations

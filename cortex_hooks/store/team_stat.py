@@ -1,4 +1,5 @@
-"""The one query PreToolUse makes of the team file on every call (SPEC §17): its stat as last read."""
+"""The one query PreToolUse makes of the team file on every call (docs/guide/team.md): its stat as
+last read."""
 
 from __future__ import annotations
 

@@ -14,12 +14,12 @@ class Transaction:
 
     With `keep=False` it always rolls back: a preview of what the work would do.
 
-    A database the keeper keeps (SPEC §21, store.keeper) is checked as the transaction begins: if
-    another program changed it since cortex-hooks last did, what it weakened is put back first,
-    under this very write lock. As it commits, the keeper's copy of the protective tables follows
-    what this transaction changed of them (unless `light`: a match's boost, which only
-    strengthens), and the ledger follows the database. `kept=False` leaves the keeper out (its
-    own writes).
+    A database the keeper keeps (docs/internals/integrity.md, store.keeper) is checked as the
+    transaction begins: if another program changed it since cortex-hooks last did, what it weakened
+    is put back first, under this very write lock. As it commits, the keeper's copy of the
+    protective tables follows what this transaction changed of them (unless `light`: a match's
+    boost, which only strengthens), and the ledger follows the database. `kept=False` leaves the
+    keeper out (its own writes).
     """
 
     def __init__(

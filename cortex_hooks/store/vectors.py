@@ -1,5 +1,5 @@
-"""SQL of semantic recall (SPEC §12): the stored vectors of each item and model, and the texts of
-the items that have none yet (the queue `embed` and the writes fill)."""
+"""SQL of semantic recall (docs/guide/embeddings.md): the stored vectors of each item and model, and
+the texts of the items that have none yet (the queue `embed` and the writes fill)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 23
+SCHEMA_VERSION = 24
 
 
 def user_version(connection: sqlite3.Connection) -> int:

@@ -3,7 +3,7 @@ steps of every connection the process opens (each statement as it starts, every 
 virtual-machine instructions inside one, and every few pages a backup copies) and stops the process
 (SIGSTOP) at the step named by CORTEX_TEST_STOP_AT, so that the test kills it at a point it chose,
 not at one a timer happened to hit. With CORTEX_TEST_STEPS set it writes the steps of a whole run to
-that file instead."""
+that file instead, one a line: the database file of the connection, a tab, what the step was."""
 
 from __future__ import annotations
 
@@ -22,24 +22,24 @@ if STOP_AT or STEPS:
 
     _steps: list[str] = []
 
-    def _step(what: str) -> None:
-        _steps.append(what)
+    def _step(database: str, what: str) -> None:
+        _steps.append(f"{database}\t{what}")
         if len(_steps) == STOP_AT:
             os.kill(os.getpid(), signal.SIGSTOP)
 
-    def _tick() -> int:
-        _step("tick")
-        return 0  # go on
+    class _Watched(sqlite3.Connection):
+        """A connection whose steps are numbered. A copy through the backup API (a checkpoint, a
+        restore) runs no SQL: it is made of steps of BACKUP_PAGES pages each, one step of ours
+        after each, named after the database copied into."""
 
-    class _Backups(sqlite3.Connection):
-        """A copy through the backup API (a checkpoint, a restore) runs no SQL: it is made of
-        steps of BACKUP_PAGES pages each, one step of ours after each."""
+        database = ""
 
         def backup(self, target: sqlite3.Connection, **options: Any) -> None:
             given = options.pop("progress", None)
+            into = getattr(target, "database", "?")
 
             def progress(status: int, remaining: int, total: int) -> None:
-                _step("backup")
+                _step(into, "backup")
                 if given is not None:
                     given(status, remaining, total)
 
@@ -49,10 +49,17 @@ if STOP_AT or STEPS:
 
     _connect = sqlite3.connect
 
-    def _watched(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        connection: sqlite3.Connection = _connect(*args, factory=_Backups, **kwargs)
-        connection.set_trace_callback(lambda statement: _step(" ".join(statement.split())[:60]))
-        connection.set_progress_handler(_tick, TICK)
+    def _watched(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        connection = _connect(database, *args, factory=_Watched, **kwargs)
+        assert isinstance(connection, _Watched)
+        path = connection.database = os.path.abspath(os.fsdecode(database))
+
+        def tick() -> int:
+            _step(path, "tick")
+            return 0  # go on
+
+        connection.set_trace_callback(lambda statement: _step(path, " ".join(statement.split())[:200]))
+        connection.set_progress_handler(tick, TICK)
         return connection
 
     sqlite3.connect = _watched  # type: ignore[assignment]
@@ -63,3 +70,10 @@ if STOP_AT or STEPS:
 
     if STEPS:
         atexit.register(_write, STEPS)
+        _exit, _record = os._exit, STEPS
+
+        def _leave(status: int) -> None:  # PreToolUse ends without the interpreter's teardown
+            _write(_record)
+            _exit(status)
+
+        os._exit = _leave  # type: ignore[assignment]

@@ -63,9 +63,8 @@ WEAKENING = {
 DRY_RUN = frozenset({"prune", "lifecycle", "uninstall", "consolidate"})  # --dry-run makes them read only
 RISKY = {  # an option that makes a safe command weaken
     "consolidate": ("--restore", "it puts an older checkpoint of the database in its place"),
-    "doctor": ("--repair", "it archives the learnings it cannot mend"),
 }
-ANY_ARGUMENT = SAFE - {"export", "report", "consolidate", "doctor"}  # no option of theirs weakens
+ANY_ARGUMENT = SAFE - {"export", "report", "consolidate"}  # no option of theirs weakens
 WRITES = {"export": "--output", "report": "--out"}  # the file each writes
 
 _TOP = {
