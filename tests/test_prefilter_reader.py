@@ -195,7 +195,7 @@ def stored_lookup(pattern: str, text: str) -> bool:
     row = {
         **dict.fromkeys(learnings.COLUMNS),
         **{"anti_pattern": "x", "correct_pattern": "y", "regex": pattern, "tool": "Bash"},
-        **{"target": "content", "severity": "medium", "action": "block", "pinned": 0, "confidence": 0.5},
+        **{"target": "content", "severity": "medium", "action": "block", "pinned": 0, "confidence": 50},
         **{"access_count": 0, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"},
         **{"muted": 0},
     }
