@@ -1,4 +1,4 @@
-"""The other agents' transcripts, read as Claude Code's (capture.agent_transcripts): a Codex
+"""The other agents' transcripts, read as Claude Code's (transcripts.formats): a Codex
 rollout and a Gemini chat (tests/fixtures/agents/, written by the real clients, long texts cut)
 give the session's summary, capture's calls with their failures, and replay's calls — and
 replay finds them for the project by itself."""
@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from support import FIXTURES, cli_json
 
-from cortex_hooks.capture import agent_transcripts, reading
-from cortex_hooks.hooks import transcript
-from cortex_hooks.replay import calls as replay_calls
+from cortex_hooks.capture import reading
+from cortex_hooks.transcripts import calls as replay_calls
+from cortex_hooks.transcripts import formats as agent_transcripts
+from cortex_hooks.transcripts import summary as transcript
 
 ROLLOUT = FIXTURES / "agents" / "codex.rollout.jsonl"
 CHAT = FIXTURES / "agents" / "gemini.chat.jsonl"

@@ -1,19 +1,31 @@
-"""The prefilter against brute force on the command reader's texts (SPEC §13): PreToolUse decides
-on the raw Bash command, with loosened keys (guard.prefilter.loosen), whether a learning may
-match; the regex then meets the simple commands the reader made of it (quotes removed from the
-program, whitespace joined, wrappers dropped, strings read again). Whenever a learning's regex
-matches a command as read, the learning must be a candidate on the raw command."""
+"""The prefilter against brute force on the command reader's texts (docs/guide/command-reader.md):
+PreToolUse decides on the raw Bash command, with loosened keys (guard.prefilter.loosen), whether a
+learning may match; the regex then meets the simple commands the reader made of it (quotes
+removed from the program, whitespace joined, wrappers dropped, strings read again). Whenever a
+learning's regex matches a command as read, the learning must be a candidate on the raw command,
+and the transcript line that records the command is never passed over by replay or SessionEnd."""
 
 from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import tempfile
+from typing import Any
 
 import regex
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from test_prefilter import is_candidate
 
-from cortex_hooks.guard import matching
+from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.guard.shell import reader
 from cortex_hooks.guard.shell.bash_command import BashCommand
+from cortex_hooks.store import learnings
+from cortex_hooks.store.connection import open_database
+from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.transcripts import calls
 
 BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -128,3 +140,70 @@ def test_a_literal_of_any_simple_command_keeps_the_learning_a_candidate(
             if reader_matches(pattern, text):
                 assert is_candidate(pattern, "content", [text], "Bash"), (pattern, text)
                 assert is_candidate(pattern, "content", ["x" * 5000 + "\n" + text], "Bash"), (pattern, text)
+
+
+def transcript_line(text: str, *, ascii_only: bool) -> bytes:
+    """The assistant line Claude Code writes for a Bash call of this command (compact JSON)."""
+    block = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": text, "description": "x"}}
+    record = {"type": "assistant", "cwd": "/home/dev", "message": {"role": "assistant", "content": [block]}}
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=ascii_only).encode()
+
+
+@BOUNDED
+@given(command(), st.data())
+@example("sudo   git\t'reset' \\\n --hard", None)
+@example("echo $'rm' -rf", None)
+@example("psql -d app <<'SQL' | ls\ngit reset --hard\nSQL", None)
+def test_the_lookup_and_the_transcript_line_test_agree(text: str, data: st.DataObject | None) -> None:
+    """One definition of a learning's keys (guard.prefilter.keys) gives both the hook's lookup
+    (the stored keys found among the call's grams, then the literals) and the test of a
+    transcript's line (prefilter.line_grams and loosen_json: replay's and SessionEnd's
+    outcomes'): whenever the lookup makes the learning a candidate for a command, the line that
+    records the command is never passed over unread, whatever JSON escapes its writer chose —
+    and the learning's own SQL lookup finds it."""
+    reading = reader.read(text)
+    assume(reading.commands)
+    piece = reading.commands[-1].text
+    if data is not None:
+        start = data.draw(st.integers(0, len(piece)))
+        piece = piece[start : start + data.draw(st.integers(1, 12))]
+    assume(piece.strip())
+    for pattern in (regex.escape(piece), "(?i)" + regex.escape(piece.upper())):
+        if not is_candidate(pattern, "content", [text], "Bash"):
+            continue
+        keys = prefilter.keys(pattern, "content")
+        line_test = calls.grams([("Bash", "content", keys)])
+        if line_test is None:  # no gram can tell: every line is read
+            continue
+        command_test = calls.Grams(line_test.exact, line_test.folded, commands=True)
+        for ascii_only in (True, False):
+            line = transcript_line(text, ascii_only=ascii_only)
+            assert line_test.held(line), (pattern, text, ascii_only)
+            assert command_test.held(line), (pattern, text, ascii_only)
+        assert stored_lookup(pattern, text), (pattern, text)
+
+
+def stored_lookup(pattern: str, text: str) -> bool:
+    """Whether the store's SQL lookup (learning_key by the grams PreToolUse cuts the command
+    into) finds a learning of this pattern for this Bash command."""
+    if "connection" not in _STORE:
+        folder = tempfile.mkdtemp(prefix="cortex-prefilter-")
+        _STORE["connection"] = open_database(os.path.join(folder, "cortex.db"), create=True)
+        atexit.register(shutil.rmtree, folder, True)  # one database for every example, removed at exit
+        atexit.register(_STORE["connection"].close)
+    connection = _STORE["connection"]
+    row = {
+        **dict.fromkeys(learnings.COLUMNS),
+        **{"anti_pattern": "x", "correct_pattern": "y", "regex": pattern, "tool": "Bash"},
+        **{"target": "content", "severity": "medium", "action": "block", "pinned": 0, "confidence": 50},
+        **{"access_count": 0, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"},
+        **{"muted": 0},
+    }
+    with Transaction(connection):
+        learning_id = learnings.insert(connection, row)
+    letter, looked = prefilter.lookup("content", "Bash", [text])
+    found = learnings.candidates(connection, json.dumps(prefilter.text_keys(letter, looked)), "Bash")
+    return any(item["id"] == learning_id for item in found)
+
+
+_STORE: dict[str, Any] = {}

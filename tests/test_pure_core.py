@@ -12,9 +12,9 @@ import pytest
 from support import FIXTURES
 
 from cortex_hooks.guard import memory_snapshot
-from cortex_hooks.hooks import transcript
 from cortex_hooks.install import wiring
 from cortex_hooks.text_budget import Section, assemble
+from cortex_hooks.transcripts import summary as transcript
 
 # --- text_budget ----------------------------------------------------------------------------------
 

@@ -20,7 +20,8 @@ from support import add, cli, cli_json, script
 from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.guard import prefilter
-from cortex_hooks.replay import calls, folder
+from cortex_hooks.replay import folder
+from cortex_hooks.transcripts import calls
 
 HANG = 120  # seconds: a replay still running past this hangs (the tests are not timed)
 

@@ -372,7 +372,7 @@ def test_a_transcript_replaced_by_a_fifo_after_the_check_is_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The race between the stat and the open: the open itself must not block on a FIFO."""
-    from cortex_hooks.hooks import transcript
+    from cortex_hooks.transcripts import summary as transcript
 
     regular = os.stat(TRANSCRIPT)
     fifo = tmp_path / "swapped.jsonl"

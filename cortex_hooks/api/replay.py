@@ -1,8 +1,8 @@
-"""Replay (SPEC §15): what the guard would have done with the tool calls of past transcripts — by
-default this project's own, from Claude Code's folder of it and the other agents' transcripts
-of it (replay.folder: Codex rollouts, Gemini chats) — learning by
-learning: the calls it would have denied, asked about, rewritten and warned about, with up to
-three redacted examples each.
+"""Replay (docs/reference/commands.md): what the guard would have done with the tool calls of past
+transcripts — by default this project's own, from Claude Code's folder of it and the other agents'
+transcripts of it (replay.folder: Codex rollouts, Gemini chats) — learning by learning: the calls
+it would have denied, asked about, rewritten and warned about, with up to three redacted examples
+each.
 
 Read only: nothing is boosted, written or counted as an access, and no database of the user's
 is created (with none, only a pack or a proposal can be replayed). The learnings are judged as
@@ -25,10 +25,11 @@ from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.notes import Notes
-from cortex_hooks.replay import calls, folder
+from cortex_hooks.replay import folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
 from cortex_hooks.replay.worker_rules import BUILT_IN
 from cortex_hooks.store import scratch
+from cortex_hooks.transcripts import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def report(
     outcomes: bool = False,
 ) -> dict[str, Any]:
     """These rules replayed over the transcripts of `where`; with `outcomes`, what the agent did
-    after each of their catches (SPEC §23: guard.catch_outcomes, as SessionEnd works it out)."""
+    after each of their catches (docs/guide/outcomes.md: guard.catch_outcomes, as SessionEnd works it out)."""
     missing = [path for path in where.paths if not os.path.lexists(path)]
     if missing:  # a mistyped path is a usage error, as in every other command, not an empty replay
         raise CortexError(f"replay: no such file or folder: {missing[0]}", USAGE)

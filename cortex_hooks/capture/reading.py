@@ -1,25 +1,22 @@
-"""The transcript as capture reads it (SPEC §10.2): tool calls with their results, and the
-person's own prompts, streamed from a byte offset and bounded by a deadline.
+"""The transcript as capture reads it (docs/guide/capture.md): tool calls with their results, and
+the person's own prompts, from a byte offset, within a deadline (read by transcripts.formats).
 
-Only the real format is read: JSON lines whose `type` is `user` or `assistant`, content blocks in
+Only the real format is read: records whose `type` is `user` or `assistant`, content blocks in
 `message.content`, a `tool_use` paired with its `tool_result` by id; a Codex rollout or a Gemini
-chat is read as those records (capture.agent_transcripts). What is never the person's
+chat is read as those records. What is never the person's
 words: sidechain, meta and compact-summary lines, tool results, and text the client writes in the
 person's name (slash-command echoes, reminders, task notifications, `!` shell input).
 """
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from typing import Any
 
 from cortex_hooks import regular_file
-from cortex_hooks.capture import agent_transcripts
 from cortex_hooks.redact import redact
+from cortex_hooks.transcripts import formats, source
 
-PARSE_LIMIT = 1 << 20  # a longer line (a huge Write or output) is skipped, never parsed
 OUTPUT_KEPT = 1000  # characters of a result kept from its head and again from its tail
 PROMPT_KEPT = 301  # one more than a correction may have: a longer prompt is known to be longer
 
@@ -101,69 +98,24 @@ class Chunk:
 
 def read(path: str, start: int, deadline: float, known: dict[str, Call] | None = None) -> Chunk:
     """The events of the transcript from byte `start` until the end of the file or the deadline
-    (monotonic clock). Only whole lines are read: a last line still being written is left for the
-    next scan. `known` are calls of earlier chunks still waiting for their result. OSError or
-    ValueError when the path is not a readable regular file."""
+    (monotonic clock), read by transcripts.formats (any agent's, bounded by transcripts.source).
+    Only whole lines are read: a last line still being written is left for the next scan.
+    `known` are calls of earlier chunks still waiting for their result. OSError or ValueError when
+    the path is not a readable regular file."""
     pending = dict(known or {})
     events: list[Event] = []
     session_id: str | None = None
-    position = start
-    kind = agent_transcripts.format_of(path)  # another agent's transcript: read as Claude Code's
-    state = agent_transcripts.state_for(path, kind) if kind != agent_transcripts.CLAUDE else None
-    with regular_file.open_regular(path) as stream:
-        stream.seek(start)
-        while True:
-            if time.monotonic() >= deadline:
-                return Chunk(events, position, False, session_id)
-            line = stream.readline(PARSE_LIMIT)
-            if not line:
-                return Chunk(events, position, True, session_id)
-            if not line.endswith(b"\n"):
-                if len(line) < PARSE_LIMIT:
-                    return Chunk(events, position, True, session_id)  # still being written
-                skipped = _skip_rest(stream, deadline)
-                if skipped is None:
-                    return Chunk(events, position, False, session_id)
-                position += len(line) + skipped
-                continue
-            position += len(line)
-            if state is not None:
-                record = _parse(line)
-                for each in (
-                    agent_transcripts.records(record, kind, state) if isinstance(record, dict) else ()
-                ):
-                    events += _events(each, pending)
-                session_id = session_id or state.session
-                continue
-            if b'"user"' not in line and b'"assistant"' not in line:
-                continue
-            record = _parse(line)
-            if not isinstance(record, dict):
-                continue
-            if session_id is None and isinstance(record.get("sessionId"), str):
-                session_id = record["sessionId"]
-            events += _events(record, pending)
+    left = source.Left()
+    for _, _, record in formats.read(path, start=start, deadline=deadline, left=left, wanted=_spoken):
+        if session_id is None and isinstance(record.get("sessionId"), str) and record["sessionId"]:
+            session_id = record["sessionId"]
+        events += _events(record, pending)
+    return Chunk(events, left.offset, left.ended or left.cut, session_id)
 
 
-def _skip_rest(stream: Any, deadline: float) -> int | None:
-    """Bytes skipped to the end of an over-long line; None when the deadline or the file's end
-    came first (the line is then read again, whole, by a later scan)."""
-    skipped = 0
-    while time.monotonic() < deadline:
-        chunk = stream.readline(PARSE_LIMIT)
-        if not chunk:
-            return None
-        skipped += len(chunk)
-        if chunk.endswith(b"\n"):
-            return skipped
-    return None
-
-
-def _parse(line: bytes) -> Any:
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+def _spoken(line: bytes) -> bool:
+    """Whether a line of Claude Code's may be a user's or the assistant's record."""
+    return b'"user"' in line or b'"assistant"' in line
 
 
 def _events(record: dict[str, Any], pending: dict[str, Call]) -> list[Event]:
@@ -262,9 +214,9 @@ def _prompt_text(content: Any) -> str | None:
 def session_of(path: str, limit: int = 1 << 20) -> str | None:
     """The transcript's own session id (the first `sessionId` in its first `limit` bytes; a
     rollout's session_meta id)."""
-    kind = agent_transcripts.format_of(path)
-    if kind != agent_transcripts.CLAUDE:
-        return agent_transcripts.state_for(path, kind).session
+    kind = formats.format_of(path)
+    if kind != formats.CLAUDE:
+        return formats.state_for(path, kind).session
     with regular_file.open_regular(path) as stream:
         head = stream.read(limit)
     found = re.search(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"', head)

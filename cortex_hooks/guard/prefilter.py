@@ -14,16 +14,20 @@ tests, so only learnings that can really match have their regex compiled.
 
 Keys and literals only ever let too many learnings through, never too few: the regex decides.
 
-A Bash command is matched simple command by simple command, as the shell reads it (SPEC §13):
-`"git" reset` is read as `git reset`, `git   reset` as `git reset`. The text a regex meets is
-then no substring of the raw command, yet the prefilter must decide on the raw command alone
-(reading it costs more than a whole call that matches nothing). It does so on *loosened* texts:
-quotes, backslashes, `$` and whitespace deleted from both the literal and the command. The
-reader only ever deletes those characters, inserts spaces, or cuts a command into stretches (a
-heredoc shown after the program that runs it is the stretch that follows the program's last
-word), so a literal of a simple command's text, loosened, is always in the loosened raw command. Learnings
-of target content and raw carry keys of both kinds: `c` (as written, for every other tool) and
-`b` (loosened, for Bash).
+A Bash command is matched simple command by simple command, as the shell reads it
+(docs/guide/command-reader.md): `"git" reset` is read as `git reset`, `git reset` as `git reset`.
+The text a regex meets is then no substring of the raw command, yet the prefilter must decide on
+the raw command alone (reading it costs more than a whole call that matches nothing). It does so
+on *loosened* texts: quotes, backslashes, `$` and whitespace deleted from both the literal and the
+command. The reader only ever deletes those characters, inserts spaces, or cuts a command into
+stretches (a heredoc shown after the program that runs it is the stretch that follows the
+program's last word), so a literal of a simple command's text, loosened, is always in the loosened
+raw command. Learnings of target content and raw carry keys of both kinds: `c` (as written, for
+every other tool) and `b` (loosened, for Bash).
+
+The same keys decide, once, both the hook's lookup (stored per learning, looked up in SQL by the
+grams of the call's texts) and the test of a transcript's line (`line_grams`, `loosen_json`):
+replay and SessionEnd's outcomes pass over a line none of whose loosened grams it holds.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ if TYPE_CHECKING:
 
 TARGET_LETTER = {"content": "c", "path": "p", "input": "i", "raw": "c"}
 LOOSE = "b"  # the letter of loosened keys: a Bash command's content and raw learnings
-_LOOSENED = str.maketrans("", "", "'\"\\$ \t\n\r\x0b\x0c\x00")
+LOOSENED = "'\"\\$ \t\n\r\x0b\x0c\x00"  # what loosening deletes: quotes, backslashes, `$`, whitespace
+_LOOSENED = str.maketrans("", "", LOOSENED)
 GRAM = 4  # four characters: at 10,000 learnings far fewer chance hits than three, for little more work
 SCAN_ABOVE = 4096  # longer texts are checked key by key instead of gram by gram
 
@@ -83,6 +88,41 @@ def _loose_literal(text: str) -> str:
 def loosen(text: str) -> str:
     """A text without quotes, backslashes, `$` and whitespace (see the module docstring)."""
     return text.translate(_LOOSENED)
+
+
+# JSON escapes as `loosen` treats what they stand for: a quote, a backslash and whitespace are
+# deleted, the rest kept (\u escapes are not worked out: `loosen_json` cannot tell).
+_LOOSENED_BYTES = LOOSENED.encode()
+_JSON_ESCAPES = ((b'\\"', b""), (b"\\n", b""), (b"\\t", b""), (b"\\r", b""), (b"\\f", b""), (b"\\b", b"\x08"))
+
+
+def loosen_json(raw: bytes) -> bytes | None:
+    """Raw JSON (a transcript's line, a string as written in it) as `loosen` would leave the
+    strings in it once decoded, or None when it cannot tell (a \\u escape). Escaped backslashes
+    go first, pair by pair as a JSON reader pairs them, so every backslash left starts one escape."""
+    text = raw.replace(b"\\\\", b"")
+    if b"\\u" in text:
+        return None
+    for escape, meaning in _JSON_ESCAPES:
+        text = text.replace(escape, meaning)
+    return text.translate(None, _LOOSENED_BYTES)
+
+
+def line_grams(keys: Iterable[str]) -> tuple[set[str], set[str]] | None:
+    """The grams (exact, folded in lower case) a Bash command's loosened text holds one of
+    whenever a learning with these keys is a candidate for it: its loosened keys' grams; None when
+    no gram can tell (a `*` key; a folded gram that is not ASCII, which lower-casing bytes does
+    not fold)."""
+    exact: set[str] = set()
+    folded: set[str] = set()
+    for key in keys:
+        if key[0] != LOOSE:
+            continue
+        gram = key[2:]
+        if key[1] == "*" or not gram or (key[1] == "~" and not gram.isascii()):
+            return None
+        (folded if key[1] == "~" else exact).add(gram)
+    return exact, folded
 
 
 def _loosened(clauses: list[Clause] | None) -> list[Clause] | None:

@@ -13,10 +13,11 @@ from typing import Any
 
 from cortex_hooks import agents, clock, location
 from cortex_hooks.errors import CortexError
-from cortex_hooks.hooks import payloads, pipeline, transcript
+from cortex_hooks.hooks import payloads, pipeline
 from cortex_hooks.install import surface_import
 from cortex_hooks.store import learnings, pending, sessions, transaction
 from cortex_hooks.store.scopes import Scope, project_scope
+from cortex_hooks.transcripts import summary as transcript
 
 
 def main() -> int:
@@ -29,9 +30,10 @@ def parse(payload: dict[str, Any], agent: ModuleType | None = None) -> payloads.
 
 def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline.Outcome:
     """Each scope decays once per session (the global one therefore once per session in any
-    project); then the transcript's summary, read once, is stored beside each end. An agent whose
-    session end is not awaited, or that has none (Codex's Stop ends a turn), decays once per day
-    of use instead (hooks.day_of_use): here its session is only marked ended and summarized."""
+    project); then the transcript's summary, read once (in the same pass as the outcomes' reading
+    of it, where they read it), is stored beside each end. An agent whose session end is not
+    awaited, or that has none (Codex's Stop ends a turn), decays once per day of use instead
+    (hooks.day_of_use): here its session is only marked ended and summarized."""
     notes: list[str] = []
     now = clock.iso(clock.now())
     # The decay first, in its own transaction: it must never wait for, or depend on, the
@@ -40,9 +42,13 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
         ended = [scope for scope in scopes if _mark_ended(scope, payload, now, notes)]
     else:
         ended = [scope for scope in scopes if _decay(scope, payload, now, notes)]
-    if ended:  # else a repeated SessionEnd: every scope has decayed already
-        _record_summary(payload, ended, now, notes)
-    _outcomes(payload, scopes, now, notes)  # a resumed session's end too: what it added may decide
+    # a summary only beside an end this call made (a repeated SessionEnd stored it already)
+    summarizer = transcript.Summarizer() if ended and payload.transcript_path else None
+    started = time.monotonic()
+    # a resumed session's end too: what it added may decide; the summary gathered as it reads
+    _outcomes(payload, scopes, now, notes, summarizer)
+    if ended:
+        _record_summary(payload, ended, now, notes, summarizer, spent=time.monotonic() - started)
     for scope in scopes:  # after Part I's decay, before the surface shows the memories
         _lifecycle(scope, notes)
     # Last, after the decay and the summary are committed: a surface that cannot be written is
@@ -54,7 +60,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
 
 
 _STARTED = time.monotonic()  # this module is imported as the hook process starts
-# What the agent did after each deny, ask and rewrite (SPEC §23): worked out from the transcript
+# What the agent did after each deny, ask and rewrite (docs/guide/outcomes.md): worked out from the transcript
 # until OUTCOMES_UNTIL seconds into the hook (OUTCOMES_LEAST at least), before the lifecycle, the
 # surface and capture; what is left stays open for the next session end to read (issue 39: the
 # whole hook within 1.5 s on a 100 MB transcript).
@@ -62,13 +68,24 @@ OUTCOMES_UNTIL = 0.9
 OUTCOMES_LEAST = 0.1
 
 
-def _outcomes(payload: payloads.SessionEndPayload, scopes: list[Scope], now: str, notes: list[str]) -> None:
+def _outcomes(
+    payload: payloads.SessionEndPayload,
+    scopes: list[Scope],
+    now: str,
+    notes: list[str],
+    summarizer: transcript.Summarizer | None,
+) -> None:
     from cortex_hooks.hooks import session_outcomes
 
     deadline = max(time.monotonic() + OUTCOMES_LEAST, _STARTED + OUTCOMES_UNTIL)
     try:
         notes += session_outcomes.settle(
-            scopes, payload.session_id, payload.transcript_path, deadline=deadline, now=now
+            scopes,
+            payload.session_id,
+            payload.transcript_path,
+            deadline=deadline,
+            now=now,
+            summary=summarizer,
         )
     except sqlite3.Error as error:  # never a failed session end: the catches stay open
         notes.append(f"outcomes not worked out: {error}")
@@ -94,7 +111,7 @@ CAPTURE_LEAST = 0.03
 
 
 def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
-    """Scan what the transcript gained since the last scan (SPEC §10.3), into the project's
+    """Scan what the transcript gained since the last scan (docs/guide/capture.md), into the project's
     database, within the hook's budget; what is left goes to the background worker."""
     project = project_scope(scopes)
     if project is None:
@@ -129,7 +146,7 @@ def _capture(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: li
     else:
         behind = outcome.behind > 0
         if outcome.proposed and location.config_for(project.path).capture_llm == "claude-cli":
-            behind = True  # the worker words new proposals (SPEC §10.4): never the hook itself
+            behind = True  # the worker words new proposals (docs/guide/capture.md): never the hook itself
         if outcome.proposed:
             count = len(outcome.proposed)
             notes.append(f"capture: {count} new proposal{'' if count == 1 else 's'} (cortex-hooks proposals)")
@@ -144,7 +161,7 @@ REMEMBERED_BUDGET = 0.15  # seconds of reading Claude Code's memory files and th
 
 
 def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list[str]) -> None:
-    """Claude Code's own memory read for rules (SPEC §18), before the transcript: its index
+    """Claude Code's own memory read for rules (docs/guide/claude-memory.md), before the transcript: its index
     brought in step with the files (the session may have written some), then the chunks not read
     yet, both within a small share of the budget (one file and one chunk at least); what is left
     waits for the next session end (or recall). A busy database costs nothing but the wait: the
@@ -174,10 +191,20 @@ def _remembered(payload: payloads.SessionEndPayload, project: Scope, notes: list
 
 
 def _record_summary(
-    payload: payloads.SessionEndPayload, ended: list[Scope], now: str, notes: list[str]
+    payload: payloads.SessionEndPayload,
+    ended: list[Scope],
+    now: str,
+    notes: list[str],
+    summarizer: transcript.Summarizer | None,
+    *,
+    spent: float,
 ) -> None:
-    """The transcript's summary, read once, stored beside each end this call made."""
-    summary, problems = _summary(payload.transcript_path)
+    """The transcript's summary, read once, stored beside each end this call made: what the
+    outcomes' reading gathered, and the rest of the transcript read on (within what is left of
+    SUMMARY_BUDGET after `spent` seconds of the shared reading)."""
+    summary, problems = _summary(
+        payload.transcript_path, summarizer, max(SUMMARY_LEAST, SUMMARY_BUDGET - spent)
+    )
     notes += problems
     if summary.summary is not None or summary.key_changes:
         text, changes = summary.summary, summary.key_changes
@@ -201,9 +228,10 @@ def _record_summary(
 
 
 def _surface(payload: payloads.SessionEndPayload, scopes: list[Scope], notes: list[str]) -> None:
-    """Refresh the push surface (SPEC §9.6) of the project Claude Code runs in: CLAUDE_PROJECT_DIR,
-    else the payload's cwd. That is the directory whose CLAUDE.local.md Claude Code reads, whatever
-    CORTEX_DB says about where the database lives. Only where the user asked for a surface."""
+    """Refresh the push surface (docs/guide/surface.md) of the project Claude Code runs in:
+    CLAUDE_PROJECT_DIR, else the payload's cwd. That is the directory whose CLAUDE.local.md Claude
+    Code reads, whatever CORTEX_DB says about where the database lives. Only where the user asked
+    for a surface."""
     project = location.hook_project(payload.cwd)
     config = location.config_for(location.hook_database(payload.cwd))
     try:
@@ -227,7 +255,7 @@ LIFECYCLE_BUDGET = 0.05  # seconds per scope; what is left stays due for the nex
 
 
 def _lifecycle(scope: Scope, notes: list[str]) -> None:
-    """The memory lifecycle (SPEC §9.5) in bounded time. It never waits for the write lock: when
+    """The memory lifecycle (docs/guide/lifecycle.md) in bounded time. It never waits for the write lock: when
     another process holds it, the memories simply stay due for the next session end (nothing is
     lost, so nothing is kept for later either). Any other failure is a note, never a failed end."""
     import time
@@ -296,13 +324,22 @@ def _mark_ended(scope: Scope, payload: payloads.SessionEndPayload, now: str, not
     return True
 
 
-def _summary(path: str | None) -> tuple[transcript.Summary, list[str]]:
+SUMMARY_BUDGET = 0.5  # seconds of reading for the summary, the outcomes' shared reading included
+SUMMARY_LEAST = 0.05
+
+
+def _summary(
+    path: str | None, summarizer: transcript.Summarizer | None, budget: float
+) -> tuple[transcript.Summary, list[str]]:
     """The transcript's summary; an unreadable transcript only costs the summary (and a note),
     never the decay."""
     if not path:
         return transcript.Summary(None, []), []
+    if summarizer is not None and summarizer.ended:
+        return summarizer.summary(), []
+    start = summarizer.read_to if summarizer is not None else 0
     try:
-        return transcript.summarize(path), []
+        return transcript.summarize(path, budget, into=summarizer, start=start), []
     except (OSError, ValueError) as error:  # ValueError: a path open() refuses (a NUL byte)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         return transcript.Summary(None, []), [f"transcript not read ({reason})"]

@@ -1,9 +1,9 @@
-"""What the agent did after each deny, ask and rewrite of a session (SPEC §23), worked out at its
-end from its transcript: the catches PreToolUse left open, read from where the transcript stood at
-the first of them (replay.calls: the calls and their results), decided by guard.catch_outcomes, settled
-in one transaction per database. Then, while time is left, the open catches of other sessions
-whose transcript grew since it was last read: a session whose end Claude Code never sent, or
-whose end ran out of time, or one still running beside this one.
+"""What the agent did after each deny, ask and rewrite of a session (docs/guide/outcomes.md),
+worked out at its end from its transcript: the catches PreToolUse left open, read from where the
+transcript stood at the first of them (transcripts.calls: the calls and their results), decided by
+guard.catch_outcomes, settled in one transaction per database. Then, while time is left, the open
+catches of other sessions whose transcript grew since it was last read: a session whose end Claude
+Code never sent, or whose end ran out of time, or one still running beside this one.
 
 Nothing is lost and nothing counted twice: a catch is decided by the first call that decides it,
 so a transcript read in part decides only what it can and leaves the rest open for a later read
@@ -21,25 +21,33 @@ from cortex_hooks import location
 from cortex_hooks.guard import catch_outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
-from cortex_hooks.replay import calls
 from cortex_hooks.store import outcomes as store
 from cortex_hooks.store.transaction import Transaction, locked
+from cortex_hooks.transcripts import calls, formats
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.store.scopes import Scope
+    from cortex_hooks.transcripts.summary import Summarizer
 
 OPEN_DAYS = store.OPEN_DAYS
 
 
 def settle(
-    scopes: list[Scope], session: str, transcript: str | None, *, deadline: float, now: str
+    scopes: list[Scope],
+    session: str,
+    transcript: str | None,
+    *,
+    deadline: float,
+    now: str,
+    summary: Summarizer | None = None,
 ) -> list[str]:
     """This session's open catches worked out from its transcript, then other sessions' while
-    time is left (monotonic `deadline`); notes for stderr."""
+    time is left (monotonic `deadline`); notes for stderr. `summary` is fed the bytes of this
+    session's transcript that the reading reads from its start (the transcript read once)."""
     notes: list[str] = []
     readable = [scope for scope in scopes if scope.connection is not None]
-    _session(readable, session, transcript, deadline=deadline, now=now, notes=notes)
+    _session(readable, session, transcript, deadline=deadline, now=now, notes=notes, summary=summary)
     others: dict[str, str] = {}
     for scope in readable:
         waiting_here = store.waiting_sessions(scope.connection, session)
@@ -56,7 +64,14 @@ def settle(
 
 
 def _session(
-    scopes: list[Scope], session: str, transcript: str | None, *, deadline: float, now: str, notes: list[str]
+    scopes: list[Scope],
+    session: str,
+    transcript: str | None,
+    *,
+    deadline: float,
+    now: str,
+    notes: list[str],
+    summary: Summarizer | None = None,
 ) -> None:
     loaded = [(scope, row) for scope in scopes for row in store.open_catches(scope.connection, session)]
     if not loaded:
@@ -89,8 +104,20 @@ def _session(
     for catch in catches:
         watch.add(catch)
     left = calls.Left()
+    if summary is not None and (path != transcript or formats.format_of(path) != formats.CLAUDE):
+        summary = None  # another file, or another agent's transcript: summarized on its own
     try:
-        _read(watch, path, min(catch.start for catch in catches), deadline, left, grams=_grams(catches))
+        _read(
+            watch,
+            path,
+            min(catch.start for catch in catches),
+            deadline,
+            left,
+            grams=_grams(catches),
+            summary=summary,
+        )
+        if summary is not None:  # what it was fed: the file from its start to where this stopped
+            summary.read_to, summary.ended = left.offset, left.ended
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         notes.append(f"outcomes of session {session} not worked out: transcript not read ({reason})")
@@ -132,16 +159,40 @@ def _read(
     left: calls.Left,
     *,
     grams: calls.Grams | None,
+    summary: Summarizer | None,
 ) -> None:
     """The transcript's calls and results from `start`, seen by the watch, until every catch is
     decided, the file ends or the deadline comes; a line without any of the `grams` holds no call
-    that matters to them (only the results in it are read)."""
+    that matters to them (only the results in it are read). With `summary`, the file is read from
+    its start and every block fed to it too (the calls before `start` are not looked at)."""
+    first = 0 if summary is not None else start
+    body = summary.body if summary is not None else None
+    head = summary.head if summary is not None else None
     if grams is None:
         found = calls.read(
-            path, deadline=deadline, since=None, grams=None, left=left, start=start, results=watch.awaits
+            path,
+            deadline=deadline,
+            since=None,
+            grams=None,
+            left=left,
+            start=first,
+            after=start,
+            results=watch.awaits,
+            body=body,
+            head=head,
         )
     else:  # only the calls whose commands may matter: the file searched a block at a time
-        found = calls.scan(path, deadline=deadline, grams=grams, wanted=watch.awaits, left=left, start=start)
+        found = calls.scan(
+            path,
+            deadline=deadline,
+            grams=grams,
+            wanted=watch.awaits,
+            left=left,
+            start=first,
+            after=start,
+            body=body,
+            head=head,
+        )
     for item in found:
         if isinstance(item, calls.Result):
             result = catch_outcomes.result_of(item.error, item.text)
@@ -213,7 +264,7 @@ def _rewrites(
     now: str,
     notes: list[str],
 ) -> None:
-    """Capture's proposals of the rewrites the agent's own retries show (SPEC §23), into the
+    """Capture's proposals of the rewrites the agent's own retries show (docs/guide/outcomes.md), into the
     project's database when capture is on there: never a failed session end."""
     from cortex_hooks.store.scopes import project_scope
 

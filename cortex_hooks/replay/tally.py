@@ -1,6 +1,6 @@
-"""What a replay counts: per learning the calls it matched and what it answered each, what the agent
-did after its catches (SPEC §23), with its latest examples (redacted), and per call what the guard
-answered; merged across transcripts."""
+"""What a replay counts: per learning the calls it matched and what it answered each, what the
+agent did after its catches (docs/guide/outcomes.md), with its latest examples (redacted), and per
+call what the guard answered; merged across transcripts."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections import Counter
 from typing import Any
 
 from cortex_hooks.guard import matching
-from cortex_hooks.redact import redact  # the one redactor (SPEC §19)
-from cortex_hooks.replay import calls
+from cortex_hooks.redact import redact  # the one redactor (docs/guide/secrets.md)
+from cortex_hooks.transcripts import calls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

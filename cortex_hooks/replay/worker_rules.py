@@ -20,7 +20,7 @@ from cortex_hooks.store.scopes import Scope, close
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
-    from cortex_hooks.replay import calls
+    from cortex_hooks.transcripts import calls
 
 BUILT_IN = ("built-in", 0)  # the built-in protection, among the learnings a replay counts
 

@@ -1,8 +1,10 @@
-"""The other agents' transcripts read as Claude Code's (SPEC §22), so that capture, the session
-summary and replay read one shape: Codex CLI's rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/
-rollout-….jsonl`) and Gemini CLI's chats (`~/.gemini/tmp/PROJECT/chats/session-….jsonl`), line by
-line, each line as the Claude Code records it stands for: a `user` record (a prompt, or tool
-results), an `assistant` record (tool calls, in Claude Code's tools of their kind: guard.agent_tools).
+"""A transcript's records in one shape, Claude Code's, whatever agent wrote it: Claude Code's own
+JSON lines as they are, and the other agents' transcripts (docs/guide/agents/overview.md) read as
+the Claude Code records each line stands for, so that capture, the session summary and replay
+read one shape: Codex CLI's rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-….jsonl`) and
+Gemini CLI's chats (`~/.gemini/tmp/PROJECT/chats/session-….jsonl`) give `user` records (a prompt,
+or tool results) and `assistant` records (tool calls, in Claude Code's tools of their kind:
+guard.agent_tools).
 
 Verified with Codex CLI 0.169.0 and Gemini CLI 0.61.0:
 - a rollout line is `{"timestamp", "type", "payload"}`: `session_meta` (id, cwd), `response_item`
@@ -21,12 +23,18 @@ import re
 
 from cortex_hooks import regular_file
 from cortex_hooks.guard import agent_tools
+from cortex_hooks.transcripts import source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
+# A tool result's id and error flag as Claude Code writes them (compact JSON, or with json.dumps'
+# spaces): read from the bytes, a result's line is parsed only when it must be
+RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+FAILED = re.compile(rb'"is_error"\s*:\s*true')
 SNIFF = 1 << 16  # bytes of the first line read to tell the format
 _EXITED = re.compile(r"(?:Process exited with code|Exit code:?)\s+(-?\d+)", re.IGNORECASE)
 _BLOCKED = "blocked by PreToolUse hook"  # Codex's words for a call a hook denied
@@ -85,6 +93,41 @@ def state_for(path: str, kind: str) -> State:
         except OSError:
             pass
     return state
+
+
+def read(
+    path: str,
+    *,
+    start: int = 0,
+    deadline: float,
+    left: source.Left,
+    wanted: Callable[[bytes], bool] | None = None,
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """The transcript's records from byte `start` (a line's start), each with its line's number
+    and byte offset, bounded as source.lines; of Claude Code's own lines only those `wanted` (a
+    cheap test of the bytes) are parsed. A line that is not JSON is counted in `left`'s problems;
+    one that is not an object is passed over."""
+    kind = format_of(path)
+    state = state_for(path, kind) if kind != CLAUDE else None
+    unreadable = 0
+    loads = json.loads
+    for number, at, line in source.lines(path, start=start, deadline=deadline, left=left):
+        if state is None and wanted is not None and not wanted(line):
+            continue
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
+            unreadable += line.strip() != b""
+            continue
+        if type(record) is not dict:
+            continue
+        if state is None:
+            yield number, at, record
+        else:
+            for each in records(record, kind, state):
+                yield number, at, each
+    if unreadable:
+        left.problems.append((path, f"{unreadable:,} unreadable line{'s' if unreadable > 1 else ''} skipped"))
 
 
 def _parsed(line: bytes) -> Any:
