@@ -1,4 +1,4 @@
-"""Replay (SPEC §15): what the guard would have done with past tool calls, read only, by the hook's
+"""Replay: what the guard would have done with past tool calls, read only, by the hook's
 own evaluation; Claude Code's folder of a project found as the client names it; bad input named
 on stderr, never fatal, never a hang."""
 

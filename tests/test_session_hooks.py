@@ -1,4 +1,4 @@
-"""End to end: the installed `cortex-session-start` / `cortex-session-end` (SPEC §3, §4.2, §4.3)."""
+"""End to end: the installed `cortex-session-start` / `cortex-session-end`."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def start_output(result: Result) -> dict[str, Any]:
 
 
 def sessions(db: Path) -> dict[str, dict[str, Any]]:
-    """Every session by id: `sessions list --json` (SPEC §4.2) when it exists, else the table."""
+    """Every session by id: `sessions list --json` when it exists, else the table."""
     listed = cli("sessions", "list", "--json")
     if listed.code == 0:
         return {str(record["id"]): record for record in listed.json()}
@@ -215,7 +215,7 @@ def test_review_prompt_of_many_learnings_stays_within_the_limit(db: Path) -> Non
     assert len(cli_json("list", "--review")) == 300
     data = start_output(start("crowded"))
     context = data["hookSpecificOutput"]["additionalContext"]
-    assert len(context) <= 6000  # SPEC §4.3 default budget
+    assert len(context) <= 6000  # the snapshot's default budget (docs/reference/configuration.md)
     assert "cortex-hooks keep " in context
     assert len(data["systemMessage"]) < TEXT_LIMIT
 
@@ -230,7 +230,7 @@ def test_start_without_review_has_no_system_message() -> None:
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "fork"])
 def test_start_records_the_session_with_its_source(db: Path, source: str) -> None:
-    """SPEC §4.3: record the session (session_id, source, time), whatever the source."""
+    """Record the session (session_id, source, time), whatever the source."""
     add()
     start(f"recorded-{source}", source=source, CORTEX_NOW="2026-06-01T08:00:00Z")
     record = sessions(db)[f"recorded-{source}"]
@@ -352,8 +352,8 @@ def _endless(tmp_path: Path, kind: str) -> str:
 def test_a_transcript_that_never_ends_costs_neither_the_deadline_nor_the_decay(
     db: Path, tmp_path: Path, kind: str
 ) -> None:
-    """SPEC §4.5: SessionEnd works in bounded time whatever transcript_path names (the goal is
-    1 s; the bound here is generous). The decay never waits for the transcript."""
+    """SessionEnd works in bounded time whatever transcript_path names (docs/internals/guarantees.md;
+    the goal is 1 s, the bound here is generous). The decay never waits for the transcript."""
     lid = add()
     data = payload("session_end.other", session_id=kind, transcript_path=_endless(tmp_path, kind))
     result = run(END, stdin=data, timeout=5)

@@ -266,7 +266,7 @@ def replayed(report: dict[str, Any], *, title: str | None = None) -> str:
         else "The guard would have " + (", ".join(done) + " calls." if done else "let every call through.")
     )
     built_in = report.get("built_in")
-    if built_in and built_in["matched"]:  # counted under its own name (SPEC §20)
+    if built_in and built_in["matched"]:  # counted under its own name (docs/internals/judge.md)
         lines += ["", f"The built-in protection would have denied {built_in['denied']:,} calls:"]
         lines += [
             f"    e.g. {example['at'][:10] or '?'} denied: {_cut(clean(example['call'], one_line=True), 120)}"
@@ -322,7 +322,7 @@ def _learning_lines(learning: dict[str, Any]) -> list[str]:
 
 
 def _after(outcomes: dict[str, Any] | None) -> list[str]:
-    """What the agent did after the calls it would have caught (SPEC §23), and the latest call it
+    """What the agent did after the calls it would have caught, and the latest call it
     retried the anti-pattern with."""
     if not outcomes or not outcomes["caught"]:
         return []

@@ -1,1 +1,1 @@
-"""Replay (SPEC §15): the guard's decision run, read only, over the tool calls of past transcripts."""
+"""Replay: the guard's decision run, read only, over the tool calls of past transcripts."""

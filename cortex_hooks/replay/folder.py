@@ -103,7 +103,7 @@ def _walk(folder: str, depth: int, found: list[str], skipped: list[tuple[str, st
 
 
 def agents_transcripts(project: str) -> list[str]:
-    """The other agents' transcripts of a project (SPEC §22): Codex CLI's rollouts of sessions
+    """The other agents' transcripts of a project: Codex CLI's rollouts of sessions
     started in it or below (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, told by their first
     line's `cwd`) and Gemini CLI's chats of its folder (`~/.gemini/tmp/NAME/chats/*.jsonl`, where
     `NAME/.project_root` names the project)."""
