@@ -1,4 +1,4 @@
-"""Whole-process benchmark of the three hooks against a clean venv's `python -c pass` (issue 4).
+"""Whole-process benchmark of the three hooks against a clean venv's `python -c pass`.
 
 Run it from a checkout (any Python >= 3.11; it needs only the standard library):
 
@@ -51,7 +51,7 @@ PACKS_ONLY = (
     "sys.exit(main())"
 )
 REWRITE_COMMAND = "cd web && npm install left-pad"
-# Issue 24: commands the reader must read whole before the denied segment at their end.
+# commands the reader must read whole before the denied segment at their end.
 HEREDOC_COMMAND = (
     "cat > docs/notes.md <<'EOF'\n"
     + "A line of the notes: `git push --force` and rm -rf / are quoted here, never run.\n" * 12_800
@@ -333,7 +333,7 @@ CLASSICS: list[dict[str, Any]] = [
         "anti_pattern": "eval()",
         "correct_pattern": "ast.literal_eval or a parser",
     },
-    {  # issue 25: a rewrite (the corrected command is checked again against every learning)
+    {  # a rewrite (the corrected command is checked again against every learning)
         "regex": r"^npm (?:install|i) ",
         "tool": "Bash",
         "rewrite": "pnpm add ",
@@ -444,7 +444,7 @@ def team_project(venv: str, case: dict[str, Any], work: str) -> None:
             stream.writelines(lines)
 
 
-EXAMPLED = 1_000  # learnings whose examples doctor proves (issue 33: within 3 s)
+EXAMPLED = 1_000  # learnings whose examples doctor proves (within 3 s)
 
 
 def exampled(count: int) -> list[dict[str, Any]]:
@@ -598,7 +598,7 @@ def add_memories(path: str, count: int, seed: int) -> None:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-AUTO_MEMORY_FILES = 500  # issue 26: recall with Claude Code's auto memory indexed beside 100,000 memories
+AUTO_MEMORY_FILES = 500  # recall with Claude Code's auto memory indexed beside 100,000 memories
 
 
 def write_auto_memory(venv: str, work: str, count: int, seed: int = 11) -> str:
@@ -951,11 +951,11 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
                 "argv": [os.path.join(scripts, "cortex-pre-tool-use")],
                 "payload": _bash(NO_MATCH_COMMAND),
                 "db": str(size),
-                "goal": ("ratio", 2.5),  # issue 24: the no-match path never reads the command
+                "goal": ("ratio", 2.5),  # the no-match path never reads the command
                 "expect": "silent",
             }
         )
-    for agent in AGENT_PAYLOADS:  # issue 38: every agent's hook, through its adapter
+    for agent in AGENT_PAYLOADS:  # every agent's hook, through its adapter
         found.append(
             {
                 "name": f"PreToolUse, no match, --agent {agent}",
@@ -988,7 +988,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "db": "10000",
             "global": "10000",
             "team": "trusted",
-            "goal": ("ratio", 2.5),  # issue 26: the file is not parsed on each call
+            "goal": ("ratio", 2.5),  # the file is not parsed on each call
             "expect": "silent",
         },
         {
@@ -1098,7 +1098,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "goal": (
                 "ratio",
                 5.0,
-            ),  # issues 24 and 28: the command reader's import and reading, and the history, included
+            ),  # the command reader's import and reading, and the history, included
             "expect": "deny",
         },
         *(
@@ -1198,7 +1198,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
         {
-            # issue 26: the session wrote 500 memory files; the index reads them, capture their rules
+            # the session wrote 500 memory files; the index reads them, capture their rules
             "name": f"SessionEnd, {AUTO_MEMORY_FILES} auto-memory files new since the last session",
             "size": 10_000,
             "argv": [hook_end],
@@ -1219,7 +1219,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             "expect": "ok",
         },
         {
-            # issue 39: 20 denies at the transcript's start, none decided by what follows: every
+            # 20 denies at the transcript's start, none decided by what follows: every
             # catch is read to the end (the worst case), with capture's scan and the summary
             "name": "SessionEnd, the outcomes of 20 denies over a 100 MB transcript",
             "size": 10_000,

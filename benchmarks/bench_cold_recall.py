@@ -1,4 +1,4 @@
-"""Where a cold `cortex-hooks recall` with the local model spends its time (issue 40): the floor of
+"""Where a cold `cortex-hooks recall` with the local model spends its time: the floor of
 each step, each measured as a fresh process doing that much and no more, beside bench_embeddings;
 and the agent's first recall through the MCP server, which loads the model and the vectors once
 it has answered `initialize` (api.recall.warm).

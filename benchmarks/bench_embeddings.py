@@ -1,4 +1,4 @@
-"""Speed of semantic recall with the local model (docs/guide/embeddings.md, issue 16), beside bench.py.
+"""Speed of semantic recall with the local model (docs/guide/embeddings.md), beside bench.py.
 
     .venv/bin/python benchmarks/bench_embeddings.py [--runs N]
 
@@ -9,9 +9,9 @@ random unit vectors written straight into the table (the time of a search does n
 what the vectors mean, and embedding 100,000 notes would take minutes). Cases and goals:
 
 - cold processes, paired with this interpreter's `python -c pass`: `cortex-hooks recall` at
-  10,000 memories ≤ 0.3 s (issue 29); `cortex-hooks remember` (embedded on write, cosine
+  10,000 memories ≤ 0.3 s; `cortex-hooks remember` (embedded on write, cosine
   auto-link) ≤ 0.5 s;
-- `cortex-hooks embed` of EMBEDDED notes of 40 words, start-up included: ≥ 60 items/s (issue 29);
+- `cortex-hooks embed` of EMBEDDED notes of 40 words, start-up included: ≥ 60 items/s;
 - warm, in this process (as the MCP server runs it): a query's embedding ≤ 10 ms; recall
   (query embedding + candidates + ranking, accesses not written) ≤ 50 ms at 10,000 memories and
   ≤ 150 ms at 100,000.

@@ -1,4 +1,4 @@
-"""What the history costs the hooks (issue 28): this checkout against another one (the code
+"""What the history costs the hooks: this checkout against another one (the code
 before the history), paired run by run under the same load.
 
     python3 benchmarks/bench_history.py --before ../main [--runs 21]

@@ -1,4 +1,4 @@
-"""Replay over a long history (issue 25), through the installed `cortex-hooks` as a whole process.
+"""Replay over a long history, through the installed `cortex-hooks` as a whole process.
 
     python3 benchmarks/bench_replay.py                  # 1,000 transcripts x 200 calls, 3 runs
     python3 benchmarks/bench_replay.py --quick          # 1 run each

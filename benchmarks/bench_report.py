@@ -1,4 +1,4 @@
-"""Speed and size of `cortex-hooks report` on a large database (issue 28), beside bench.py.
+"""Speed and size of `cortex-hooks report` on a large database, beside bench.py.
 
     .venv/bin/python benchmarks/bench_report.py [--runs N] [--keep]
 

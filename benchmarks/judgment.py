@@ -1,4 +1,4 @@
-"""Judgment figures (issues 24 and 37): how many safe commands a set of learnings denies, and how
+"""Judgment figures: how many safe commands a set of learnings denies, and how
 many destructive ones it catches, on labelled corpora — the raw string (target raw, as before the
 command reader) against the command as the shell reads it (target content, docs/guide/command-reader.md) —
 and what

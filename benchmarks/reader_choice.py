@@ -1,4 +1,4 @@
-"""Which parser the command reader is built on (issue 24): tree-sitter with tree-sitter-bash against
+"""Which parser the command reader is built on: tree-sitter with tree-sitter-bash against
 the standard-library reader of cortex_hooks.guard.shell.reader, measured on the same corpora, import time,
 the time to read the benchmark's commands, and bad input.
 

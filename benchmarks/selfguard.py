@@ -1,4 +1,4 @@
-"""How many safe everyday one-liners the built-in protection denies (docs/internals/integrity.md, issue 34
+"""How many safe everyday one-liners the built-in protection denies (docs/internals/integrity.md
 item 6),
 on public corpora of real shell commands read from checkouts beside this one, never copied here:
 

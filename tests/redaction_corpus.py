@@ -97,7 +97,7 @@ _JWT_BASE64 = (
 )
 
 HAND_WRITTEN = [
-    # --- password options (issue 23.5) ---
+    # --- password options ---
     Secret("password option", "sshpass -p {secret} ssh deploy@10.0.0.5", "Tr0ub4dor-3"),
     Secret("password option", "sshpass -p'{secret}' ssh -p 2222 deploy@host", "hunter two 2"),
     Secret("password option", "sshpass -p{secret} rsync -e ssh a host:b", "Zq8-vault-pw"),

@@ -363,7 +363,7 @@ def test_the_session_start_puts_the_review_where_the_model_reads_it(agent: str, 
 
 @pytest.mark.parametrize("agent", ALL)
 def test_a_call_that_matches_nothing_imports_no_more_through_an_adapter(agent: str, project: Path) -> None:
-    """The hot path's import budget (docs/index.md, issue 38): an agent's call that matches nothing
+    """The hot path's import budget (docs/index.md): an agent's call that matches nothing
     loads no answer text, no patch reader, no `regex`, no pydantic."""
     import subprocess
     import sys

@@ -80,7 +80,7 @@ def test_a_dry_run_writes_nothing(tmp_path: Path) -> None:
 def test_a_dry_run_reports_what_the_run_would_propose(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23.9: the dry run proposed nothing where the run proposed one."""
+    """the dry run proposed nothing where the run proposed one."""
     monkeypatch.setenv("CORTEX_NOW", "2026-11-20T12:00:00Z")
     capture(make_session("s1").write(tmp_path / "s1.jsonl"))
     second = make_session("s2").write(tmp_path / "s2.jsonl")

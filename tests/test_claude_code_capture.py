@@ -1,4 +1,4 @@
-"""Capture with the real Claude Code CLI, offline, across sessions (issue 14): a mistake made and
+"""Capture with the real Claude Code CLI, offline, across sessions: a mistake made and
 fixed in two sessions is proposed at the next start, and once accepted as auto-block it stops
 the same mistake in the session after. The harness is tests/claude_client.py."""
 

@@ -1,4 +1,4 @@
-"""Integrity with the real Claude Code CLI, offline (docs/guide/selfguard.md, issue 23): no stored text
+"""Integrity with the real Claude Code CLI, offline (docs/guide/selfguard.md): no stored text
 becomes an
 import, a field the decision does not read never stops a deny, install guards the folder Claude
 Code starts in. The harness is tests/claude_client.py.

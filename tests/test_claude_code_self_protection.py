@@ -1,4 +1,4 @@
-"""The built-in protection with the real Claude Code CLI, offline (docs/guide/selfguard.md, issue 23 item 1):
+"""The built-in protection with the real Claude Code CLI, offline (docs/guide/selfguard.md item 1):
 the
 model tries to switch its own guard off through Bash — `cortex-hooks update 1 --no-auto-block`,
 `rm -rf .cortex`, the same spelled with quotes the shell removes — each is denied with the reason

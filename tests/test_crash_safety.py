@@ -1,5 +1,5 @@
 """Crash safety: each command and hook writes in one transaction, so a SIGKILL anywhere leaves the
-database as it was before the change or as it is after it, never between (issue 5.1).
+database as it was before the change or as it is after it, never between.
 
 SQLite makes one transaction all or nothing through any crash (its WAL undoes a transaction cut
 short); that is SQLite's, and is not proved again here. What is ours is that a change is ONE

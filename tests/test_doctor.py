@@ -1,4 +1,4 @@
-"""`cortex-hooks doctor` (issue 5 item 7, issue 6): every problem found, with a fix that works.
+"""`cortex-hooks doctor` (issue 5 item 7): every problem found, with a fix that works.
 
 Each test starts from a healthy project (hooks wired by `cortex-hooks install`, a database with
 sound learnings), breaks one thing the way a user would meet it, and checks that doctor exits 1,

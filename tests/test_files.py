@@ -1,4 +1,4 @@
-"""Files (issue 5.5): private creation, read-only and full file systems, wrong kinds of file, links.
+"""Files: private creation, read-only and full file systems, wrong kinds of file, links.
 
 Read-only and full file systems are real: a small tmpfs mounted for the test (root ignores
 permission bits, so a chmod would prove nothing), remounted read-only or filled to the last
@@ -114,7 +114,7 @@ def test_database_and_cortex_dir_are_private_whatever_the_umask(
 def test_cortex_db_in_a_missing_directory_hooks_do_nothing_and_the_cli_refuses_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mask: int
 ) -> None:
-    """A folder named for a database is not made (a typo would leave a tree of folders, issue 23):
+    """A folder named for a database is not made (a typo would leave a tree of folders):
     hooks do nothing, the CLI says which folder is missing; once it is there, the database is
     created private whatever the umask."""
     database = tmp_path / "missing" / "deeper" / "cortex.db"

@@ -1,4 +1,4 @@
-"""Fuzzing the hooks' payloads (issue 5.3): nothing but the documented outcomes ever happens.
+"""Fuzzing the hooks' payloads: nothing but the documented outcomes ever happens.
 
 Generated payloads — valid ones built from the real fixtures, near-valid ones (fields dropped,
 wrong types) and hostile ones (huge strings, odd Unicode and lone surrogates, NUL bytes, deep

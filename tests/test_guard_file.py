@@ -1,4 +1,4 @@
-"""A database held unreadable by another process never costs a deny (docs/guide/selfguard.md, issue 23 item
+"""A database held unreadable by another process never costs a deny (docs/guide/selfguard.md item
 12).
 
 `PRAGMA locking_mode=EXCLUSIVE` in another process keeps every other connection from reading a

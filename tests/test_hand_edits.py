@@ -1,4 +1,4 @@
-"""Hand-edited values (issue 11.2, issue 35): a value the code could not read is refused by SQLite
+"""Hand-edited values (issue 11.2): a value the code could not read is refused by SQLite
 at write time (every table STRICT, with CHECKs), so the database keeps only rows the code reads and
 the hooks never meet one; the guard keeps deciding as before the attempt."""
 

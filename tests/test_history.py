@@ -1,4 +1,4 @@
-"""The history (issue 28): what each learning's matches became per day, its confidence at each
+"""The history: what each learning's matches became per day, its confidence at each
 day's end, the scope's days, the last denied or warned calls, folding past a year; written by the
 transactions that already write, never by a call that matches nothing."""
 

@@ -1,4 +1,4 @@
-"""Hostile rules and data (issue 5.4): bounded time and memory, verbatim storage, harmless display.
+"""Hostile rules and data: bounded time and memory, verbatim storage, harmless display.
 
 Bounds here are generous and prove boundedness, they are not timing goals: a catastrophic regex
 costs its timeout and the others still decide; 50 MB of Write content and a 100 MB transcript

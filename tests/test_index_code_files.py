@@ -1,4 +1,4 @@
-"""index-code reads only the project's own files (docs/guide/selfguard.md, issue 23 item 6): inside the
+"""index-code reads only the project's own files (docs/guide/selfguard.md item 6): inside the
 project,
 not ignored by git, never `.env*` or a private key, never a file Claude Code's Read deny rules
 refuse. Through the CLI and the MCP tool alike; nothing is stored for a refused file."""

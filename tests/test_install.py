@@ -383,7 +383,7 @@ def test_install_inside_another_project_is_refused_naming_both(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str, scope: str
 ) -> None:
     """Claude Code reads .claude/ of the folder it starts in and names it CLAUDE_PROJECT_DIR: a
-    folder inside a git repository (or another project) would get the parent wired (issue 23.7)."""
+    folder inside a git repository (or another project) would get the parent wired."""
     monkeypatch.delenv("CORTEX_DB")  # the database is the project's own, as for a person
     parent = tmp_path / "code"
     (parent / marker).mkdir(parents=True)

@@ -71,7 +71,7 @@ NEW_PACKS = ["containers", "kubernetes", "infrastructure", "databases", "cloud",
 
 @pytest.mark.parametrize("name", NEW_PACKS)
 def test_each_pack_on_its_own_corpus(name: str) -> None:
-    """Issue 37: each pack's labelled corpus (written from its policy): every destructive command
+    """each pack's labelled corpus (written from its policy): every destructive command
     denied by the pack, no safe one denied by it, nor by any other pack."""
     corpus = cases(CORPORA / f"pack_{name}.toml")
     found = figures(shipped.load(name), corpus)

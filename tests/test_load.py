@@ -1,4 +1,4 @@
-"""Load: rounds of 28 processes at once — all three hooks and CLI writes — on one database (issue 5.2).
+"""Load: rounds of 28 processes at once — all three hooks and CLI writes — on one database.
 
 The rounds are designed so that every counter afterwards is computable: pinned learnings move only
 by boosts, idle ones only by decays, and the one that both matches and decays never reaches a

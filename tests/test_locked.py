@@ -1,4 +1,4 @@
-"""A write lock held by another process (issue 11.1): the hooks decide from what they can read,
+"""A write lock held by another process: the hooks decide from what they can read,
 never waiting on the writer, and keep the writes they could not make; the next process that can
 write applies them exactly once."""
 

@@ -1,4 +1,4 @@
-"""cortex.log (issue 10.5): an internal error leaves its traceback beside the database, the one
+"""cortex.log: an internal error leaves its traceback beside the database, the one
 stderr line says where, doctor shows the last entries, and no payload content is logged."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A learning that can never do its work is refused when it is given (docs/guide/selfguard.md, issue 23 item
+"""A learning that can never do its work is refused when it is given (docs/guide/selfguard.md item
 11):
 a tool name in the wrong case, no regex unless said so, nested unbounded quantifiers. Through
 `add`, `update`, MCP and `import` alike; an old learning's other fields are not judged again,

@@ -1,4 +1,4 @@
-"""One redactor for everything stored or sent from a transcript or a prompt (docs/guide/selfguard.md, issue 23
+"""One redactor for everything stored or sent from a transcript or a prompt (docs/guide/selfguard.md
 items 4, 5 and 8), end to end through the installed hooks and commands on real databases: the
 session summary, capture's evidence and proposals, SessionStart's context, the drafting prompt
 (on the child's stdin, never in its arguments), what older versions stored, and a proposal built
@@ -69,7 +69,7 @@ def test_issue_34s_secrets_are_kept_out_of_the_session_summary(
 
 
 def test_the_session_summary_keeps_no_secret_of_the_first_prompt(db: Path, tmp_path: Path) -> None:
-    """Issue 23.4: an AWS key and a ghp_ token were stored verbatim and shown at every start."""
+    """an AWS key and a ghp_ token were stored verbatim and shown at every start."""
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     prompt = f"deploy with AWS_ACCESS_KEY_ID={AWS_KEY} and push with {GITHUB_TOKEN} please"
     end(Transcript("s1").prompt(prompt).bash("make deploy").write(tmp_path / "s1.jsonl"), "s1")
@@ -97,7 +97,7 @@ def failing_and_fixed(session: str) -> Transcript:
 
 
 def test_capture_keeps_no_password_option(db: Path, tmp_path: Path) -> None:
-    """Issue 23.5: `sshpass -p`, `mysql -p…` reached the database, proposals and SessionStart."""
+    """`sshpass -p`, `mysql -p…` reached the database, proposals and SessionStart."""
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     for session in ("s1", "s2"):
         end(failing_and_fixed(session).write(tmp_path / f"{session}.jsonl"), session)
@@ -111,7 +111,7 @@ def test_capture_keeps_no_password_option(db: Path, tmp_path: Path) -> None:
 
 
 def test_a_proposal_from_redacted_text_matches_its_own_command(db: Path, tmp_path: Path) -> None:
-    """Issue 23.8: accepting the `PGPASSWORD=… psql` proposal gave a regex with a literal
+    """accepting the `PGPASSWORD=… psql` proposal gave a regex with a literal
     `\\[REDACTED\\]`, which matches no command."""
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")
     for session in ("s1", "s2"):
@@ -146,7 +146,7 @@ print(json.dumps({{"result": json.dumps(wording)}}))
 def test_the_drafting_prompt_goes_on_stdin_redacted(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23.5: the prompt was passed to `claude -p` in its arguments, visible in `ps`."""
+    """the prompt was passed to `claude -p` in its arguments, visible in `ps`."""
     from cortex_hooks.capture import worker
 
     cli_json("add", "--anti-pattern", "a", "--correct", "b", "--no-regex")

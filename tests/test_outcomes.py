@@ -12,7 +12,7 @@ import pytest
 from outcome_sessions import add_learnings, corpus, outcomes, play
 from support import cli_json
 
-GOAL = 0.95  # of the labelled catches decided as labelled (issue 39)
+GOAL = 0.95  # of the labelled catches decided as labelled
 
 
 @pytest.fixture(scope="module")

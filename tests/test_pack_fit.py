@@ -1,4 +1,4 @@
-"""Which packs fit a project (cortex_hooks.guard.packs.fit, issue 37), and install and doctor saying
+"""Which packs fit a project (cortex_hooks.guard.packs.fit), and install and doctor saying
 so, with the command that enables each; nothing enabled by itself (`core` stays the default)."""
 
 from __future__ import annotations

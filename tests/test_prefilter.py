@@ -344,7 +344,7 @@ def test_parsing_a_pattern_prints_no_warning(pattern: str) -> None:
 def test_many_keys_over_a_long_text_are_found_exactly_as_one_by_one(
     literals: list[str], pieces: list[str], times: int
 ) -> None:
-    """Issue 37: with many keys, a long text is looked in through its distinct stretches between a
+    """with many keys, a long text is looked in through its distinct stretches between a
     character no key holds (a megabyte of repeated rows shrinks to a few); the keys found are
     exactly those a search of the whole text finds."""
     keys = sorted({"c=" + literal for literal in literals} | {"c~" + literal.lower() for literal in literals})

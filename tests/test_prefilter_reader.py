@@ -89,7 +89,7 @@ def command(draw: st.DrawFn) -> str:  # noqa: PLR0912 (one shape per branch)
         return f"echo '{first}' | sh"
     if shape == 8:
         return f"python3 -c \"import os; os.system('{first}')\""
-    # issue 37: strings parallel, env -S and flock -c run; what a query client or an interpreter
+    # strings parallel, env -S and flock -c run; what a query client or an interpreter
     # reads from a heredoc (shown after its command); a string that is only `$(cat <<EOF … EOF)`
     if shape == 9:
         return f"parallel -j 2 {first} ::: a b"

@@ -1,4 +1,4 @@
-"""Recall's ranking (issues 29 and 40): the words a query is searched by, the score of a found row,
+"""Recall's ranking: the words a query is searched by, the score of a found row,
 the keyword weight of semantic recall, the words a row holds, and `recall --peek` — the pure core
 table-driven, the rest through the command."""
 

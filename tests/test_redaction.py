@@ -1,4 +1,4 @@
-"""The one redactor (cortex_hooks.redact, docs/guide/selfguard.md, issue 23 items 4 and 5), measured on the
+"""The one redactor (cortex_hooks.redact, docs/guide/selfguard.md items 4 and 5), measured on the
 labelled set of tests/redaction_corpus.py against the kinds gitleaks' default rule set names.
 
 gitleaks' rules are read from ../shared/corpora/gitleaks/gitleaks.toml (CI has it; where it is

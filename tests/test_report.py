@@ -1,4 +1,4 @@
-"""`cortex-hooks report` (issue 28): one self-contained HTML file, every stored text inert and
+"""`cortex-hooks report`: one self-contained HTML file, every stored text inert and
 redacted, the top of each list shown and the rest counted, charts only with the extra."""
 
 from __future__ import annotations

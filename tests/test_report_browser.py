@@ -1,4 +1,4 @@
-"""The report in a real browser (issue 28): the system's headless Chromium opens the file with no
+"""The report in a real browser: the system's headless Chromium opens the file with no
 console error, no failed request and no request at all beyond the file, and the page shows the
 learnings and charts that are really drawn. Skipped with a reason where no browser can be had;
 in CI (CI=true, where .ci/run installs Chromium) a missing browser is a failure, never a skip."""

@@ -1,4 +1,4 @@
-"""The resident recall process (issue 40): SessionStart starts it when semantic recall runs the local
+"""The resident recall process: SessionStart starts it when semantic recall runs the local
 model, or tells the one running that another session uses it; `cortex-hooks recall` asks it and
 prints what a cold recall prints, without loading the model; it answers only for its own
 databases and version, in a folder of the user's alone, and exits once its last session ended

@@ -1,4 +1,4 @@
-"""One sanitizer for everything shown (issue 10.2): bidi and zero-width characters in every stored
+"""One sanitizer for everything shown: bidi and zero-width characters in every stored
 text field never reach a hook's output, nor the CLI's human output; `--json` keeps them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The built-in protection's rule, pure (docs/guide/selfguard.md, issue 23 item 1): the agent's own calls that
+"""The built-in protection's rule, pure (docs/guide/selfguard.md item 1): the agent's own calls that
 would switch its guard off are refused, however they are spelled; their look-alikes, quotations
 and every read are not."""
 

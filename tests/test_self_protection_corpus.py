@@ -1,4 +1,4 @@
-"""The built-in protection on everyday one-liners (docs/internals/integrity.md, issue 34 item 6): a command
+"""The built-in protection on everyday one-liners (docs/internals/integrity.md item 6): a command
 is denied
 only when the hook can name a place of the guard's it would change (tests/corpora/
 selfguard_everyday.toml, written for this repository); and every denial reaches the rule through

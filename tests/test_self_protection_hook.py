@@ -1,4 +1,4 @@
-"""The built-in protection end to end (docs/guide/selfguard.md, issue 23 item 1): real payloads piped into the
+"""The built-in protection end to end (docs/guide/selfguard.md item 1): real payloads piped into the
 installed PreToolUse hook deny the agent's calls that would switch its guard off — with no
 learning, no database, a locked or a corrupt one — write nothing, and let everything else through;
 the person's own terminal is never affected; `explain` shows the same deny."""
@@ -78,7 +78,7 @@ WEAKENING = [
     "cd .. && rm -rf proj",
     "find . -type f -delete",
     "r''m -rf .co''rtex",
-    # issue 34: text known only at run time, programs that delete what they archive
+    # text known only at run time, programs that delete what they archive
     "printf '%s' 'rm -rf .cortex' | bash",
     "echo cm0gLXJmIC5jb3J0ZXg= | base64 -d | sh",
     "rm -rf $'\\x2ecortex'",
@@ -115,7 +115,7 @@ def test_the_hook_denies_a_weakening_command_and_writes_nothing(project: Path, c
         "rm -rf build",
         "git checkout -- .",
         "find . -name '*.pyc' -delete",
-        # issue 34: everyday commands the static check denied
+        # everyday commands the static check denied
         "mv build/app.js .",
         'for f in *.html; do mv "$f" "${f%.html}.txt"; done',
         "ls *.txt | xargs -I{} mv {} archive/",

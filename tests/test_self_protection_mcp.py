@@ -1,4 +1,4 @@
-"""Another MCP server's tools against the guard's places (docs/internals/integrity.md, issue 34 class 5): a
+"""Another MCP server's tools against the guard's places (docs/internals/integrity.md class 5): a
 shell
 tool's command is read as Bash, a path is found in any field a server names it by, a tool is our
 own only by our server's name, and `read_and_delete` is no reader. Each refusal reaches the rule

@@ -1,6 +1,6 @@
 """The command reader (cortex_hooks.guard.shell.reader, docs/guide/command-reader.md): table tests of what a
 command is read
-as, bad input, and the property of issue 24: data is never a command, wrappers never hide one."""
+as, bad input, and the property of data is never a command, wrappers never hide one."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def data_of(command: str) -> list[str]:
         ("rm -rf x 2>/dev/null", ["rm -rf x 2> /dev/null"]),
         (">log 2>&1 git push -f", ["git push -f"]),
         ("VAR='rm -rf /'", ["VAR='rm -rf /'"]),
-        # issue 37: wrappers that hid their command
+        # wrappers that hid their command
         ("parallel -j4 --halt now,fail=1 rm -rf {} ::: a b", ["rm -rf {} ::: a b"]),
         ("parallel 'rm -rf {}' ::: a", ["parallel 'rm -rf {}' ::: a", "rm -rf {} ::: a"]),
         ("find . -name x | parallel rm -rf", ["find . -name x", "rm -rf"]),
@@ -91,7 +91,7 @@ def data_of(command: str) -> list[str]:
         ("flock /tmp/lock -c 'git gc'", ["flock /tmp/lock -c 'git gc'", "git gc"]),
         ("script -qc 'git gc' /dev/null", ["script -qc 'git gc' /dev/null", "git gc"]),
         ("su -lc 'git gc' bob", ["su -lc 'git gc' bob", "git gc"]),
-        # issue 37: code an interpreter reads from a heredoc, a string made of a heredoc
+        # code an interpreter reads from a heredoc, a string made of a heredoc
         ("python3 <<EOF\nimport os\nos.system('git gc')\nEOF", ["python3 << EOF", "git gc"]),
         ("node - <<'JS'\nrequire('child_process').execSync('git gc')\nJS", ["node - << 'JS'", "git gc"]),
         ("python3 script.py <<EOF\nos.system('git gc')\nEOF", ["python3 script.py << EOF"]),  # its data

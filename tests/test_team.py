@@ -524,7 +524,7 @@ def test_a_team_ask_and_rewrite_act_only_once_trusted(project: Path) -> None:
     listed = {entry["id"]: entry for entry in cli_json("team", "list")["entries"]}
     assert listed["acme:pip"]["rewrite_in_force"] is None
     assert listed["acme:publish"]["in_force"] == "warn"
-    said = cli("team", "trust").stdout  # issue 34: each rewrite it turns on is shown
+    said = cli("team", "trust").stdout  # each rewrite it turns on is shown
     assert "rewrite turned on: acme:pip: what" in said
     assert "rewrite turned on: acme:pip: what `^pip\\b` matches becomes `python3 -m pip`" in said
     trusted = cli_json("team", "trust")

@@ -1,4 +1,4 @@
-"""A decision never depends on what it does not read (docs/guide/selfguard.md, issue 23 item 3).
+"""A decision never depends on what it does not read (docs/guide/selfguard.md item 3).
 
 A lone surrogate, deep nesting or an odd type in a field PreToolUse does not read never stops a
 deny; a lone surrogate in the command it does read is read as U+FFFD (what the shell is handed:

@@ -1,4 +1,4 @@
-"""The agent cannot weaken its own guard through MCP (docs/guide/selfguard.md, issue 23 item 1): a change
+"""The agent cannot weaken its own guard through MCP (docs/guide/selfguard.md item 1): a change
 that would
 lower a learning's protection is refused with `isError` and the command the person can run in
 their terminal, nothing written; strengthening keeps working; the person's CLI is never affected.

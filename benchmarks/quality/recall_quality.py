@@ -1,4 +1,4 @@
-"""Recall quality on labelled sets (docs/guide/memories.md and docs/guide/embeddings.md, issues 29 and 40):
+"""Recall quality on labelled sets (docs/guide/memories.md and docs/guide/embeddings.md):
 R@1, R@5, R@10 and MRR of
 every candidate ranking (candidates.py) on every set (sets.py), and of keyword recall alone;
 prints the tables of docs/internals/recall-quality.md and checks the goals.

@@ -62,7 +62,7 @@ def scan(
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise CortexError(f"cannot read transcript {transcript}: {reason}", USAGE) from None
-        proposed = outcome.records  # on a dry run too: what the run would propose (issue 23.9)
+        proposed = outcome.records  # on a dry run too: what the run would propose
     return Scanned(outcome, proposed)
 
 

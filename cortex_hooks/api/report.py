@@ -42,7 +42,7 @@ def write(
     from cortex_hooks.install.claude_paths import loaded
 
     what = loaded(path)
-    if what is not None:  # issue 34: the report holds commands and text the model must not be handed
+    if what is not None:  # the report holds commands and text the model must not be handed
         raise CortexError(
             f"report --out {path}: refused, it is {what}; name another file (the default is "
             f"{document.default_path(databases.path)})",

@@ -1,4 +1,4 @@
-"""The session's resident recall process (issue 40), from the side of the hooks and the command:
+"""The session's resident recall process, from the side of the hooks and the command:
 where it listens, what a message to it is, and SessionStart's and SessionEnd's notices to it.
 
 The process (cortex_hooks.resident.server) keeps semantic recall warm for the command line while

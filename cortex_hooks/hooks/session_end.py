@@ -62,7 +62,7 @@ def handle(payload: payloads.SessionEndPayload, scopes: list[Scope]) -> pipeline
 _STARTED = time.monotonic()  # this module is imported as the hook process starts
 # What the agent did after each deny, ask and rewrite (docs/guide/outcomes.md): worked out from the transcript
 # until OUTCOMES_UNTIL seconds into the hook (OUTCOMES_LEAST at least), before the lifecycle, the
-# surface and capture; what is left stays open for the next session end to read (issue 39: the
+# surface and capture; what is left stays open for the next session end to read (the
 # whole hook within 1.5 s on a 100 MB transcript).
 OUTCOMES_UNTIL = 0.9
 OUTCOMES_LEAST = 0.1

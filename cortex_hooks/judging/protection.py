@@ -99,7 +99,7 @@ def _settings_lost(before: str | None, after: str | None) -> list[str]:
 def _current(path: str) -> str | None:
     """A settings file's text as it is now; None when there is none, or none Claude Code could
     read either (the call is then judged on what it writes)."""
-    try:  # a regular file of at most a megabyte: never a FIFO, /dev/zero or a 1 GB file (issue 34)
+    try:  # a regular file of at most a megabyte: never a FIFO, /dev/zero or a 1 GB file
         return regular_file.read_small(path, 1 << 20).decode("utf-8")
     except (OSError, UnicodeDecodeError, ValueError):
         return None

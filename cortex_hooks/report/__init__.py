@@ -1,1 +1,1 @@
-"""The report: one self-contained HTML file a person opens in a browser (issue 28)."""
+"""The report: one self-contained HTML file a person opens in a browser."""

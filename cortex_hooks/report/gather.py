@@ -13,7 +13,7 @@ from cortex_hooks.store import history, keeper, learnings, outcomes, proposals
 from cortex_hooks.store import report as store
 
 # What the page shows at most; the rest is counted and named by the command that lists it. These
-# keep a report of 10,000 learnings and 100,000 memories small (issue 28: <= 5 MB, <= 3 s).
+# keep a report of 10,000 learnings and 100,000 memories small (<= 5 MB, <= 3 s).
 TOP_LEARNINGS = 100
 TOP_REVIEW = 50
 TOP_CALLS = 200

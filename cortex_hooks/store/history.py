@@ -1,4 +1,4 @@
-"""SQL of the history (issue 28): per learning and UTC day its matches, what they became, what the
+"""SQL of the history: per learning and UTC day its matches, what they became, what the
 agent did after its catches (docs/guide/outcomes.md) and its confidence at the day's end; per
 scope and day the same counts summed, and the memories added, recalled, archived and pruned; the
 last denied or warned calls of each learning. Day rows past a year are folded into month rows.

@@ -1,4 +1,4 @@
-"""Which shipped packs fit a project, from the files it holds (issue 37): a Dockerfile for
+"""Which shipped packs fit a project, from the files it holds: a Dockerfile for
 `containers`, Kubernetes manifests or a chart for `kubernetes`, `*.tf` for `infrastructure`, a
 publishable package.json or pyproject.toml for `publishing` … `install` and `doctor` name them
 with the command that enables them; nothing is enabled by this (`core` stays the default).

@@ -80,7 +80,7 @@ PARALLEL_SEPARATORS = frozenset({":::", "::::", ":::+", "::::+"})
 
 WRAPPERS = frozenset(_WRAPPERS)
 
-# Programs that run a command of words elsewhere, in a container or a pod (issue 37): per program,
+# Programs that run a command of words elsewhere, in a container or a pod: per program,
 # the options before its subcommand that take a value, and those of `exec` (see exec_command).
 _EXEC: dict[str, tuple[str, str]] = {
     "docker": (

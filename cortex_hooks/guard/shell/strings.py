@@ -1,4 +1,4 @@
-"""The strings programs other than the shells hand to a shell to run (issue 37): `eval`'s words,
+"""The strings programs other than the shells hand to a shell to run: `eval`'s words,
 `env -S STRING`, what GNU `parallel` runs, the `-c` string of `script`, `flock`, `su`, `runuser`
 and `npx`, the command `ssh` has the remote shell run, and the body of a string that is only
 `$(cat <<EOF … EOF)`. Each is a stretch of the values of the command's words (only ever deleting
