@@ -31,9 +31,7 @@ def decoded(call: Invocation, simple: Simple) -> Invocation:
     """The invocation with each `$'…'` word decoded as the shell will (`$'\\x2ecortex'` is
     `.cortex`), its words otherwise as the reader gave them."""
     command, program, _ = simple.parts  # type: ignore[misc]
-    source = command.source
-    if "$'" not in source:
-        return call
+    source = command.source  # the whole line: each word looks at its own quoted spans only
     words = command.words
     decoded: dict[int, Arg] = {}
     for index, word in enumerate(words):

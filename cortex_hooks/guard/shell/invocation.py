@@ -12,7 +12,7 @@ from cortex_hooks.guard.shell import programs, scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.guard.shell.reader import Simple
+    from cortex_hooks.guard.shell.reader import Parts, Simple
 
 # What may follow `$` in an expansion: a name, `{`, `(`, a digit or a special parameter.
 _EXPANDS_AFTER = frozenset("_{(@*#?$!-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -72,7 +72,13 @@ def invocation(simple: Simple) -> Invocation | None:
     shows as written (a pipeline, a command from its wrapper) or a command it could not read."""
     if simple.parts is None:
         return None
-    command, program, wrapper = simple.parts
+    if simple.invoked is None:  # read once: each rule of the built-in protection asks again
+        simple.invoked = _read(simple.parts)
+    return simple.invoked
+
+
+def _read(parts: Parts) -> Invocation:
+    command, program, wrapper = parts
     source, words = command.source, command.words
     redirects: list[tuple[str, Arg]] = []
     stdin = "pipe" if command.piped_from is not None else None

@@ -21,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from cortex_hooks.guard.shell.invocation import Invocation
+
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
     Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
     Spans = tuple[tuple[int, int, int, int], ...]
@@ -40,7 +42,7 @@ class Simple:
     arguments rather than text (guard.shell.invocation): the words the scanner read, the index of the
     program among them and that of its first wrapper."""
 
-    __slots__ = ("_spans", "data", "depth", "fed", "order", "parts", "pipeline", "text", "wrapped")
+    __slots__ = ("_spans", "data", "depth", "fed", "invoked", "order", "parts", "pipeline", "text", "wrapped")
 
     def __init__(
         self,
@@ -64,6 +66,7 @@ class Simple:
         self.fed = fed  # the command again, the heredoc it runs (a query, code) after it as data
         self._spans = spans  # its pieces and words until asked: only a rewrite asks (10,000 commands)
         self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
+        self.invoked: Invocation | None = None  # its invocation, once a rule asked (invocation.invocation)
 
     @property
     def spans(self) -> Spans | None:
