@@ -72,9 +72,10 @@ def invocation(simple: Simple) -> Invocation | None:
     shows as written (a pipeline, a command from its wrapper) or a command it could not read."""
     if simple.parts is None:
         return None
-    if simple.invoked is None:  # read once: each rule of the built-in protection asks again
-        simple.invoked = _read(simple.parts)
-    return simple.invoked
+    found = simple.invoked  # read once: each rule of the built-in protection asks again
+    if not isinstance(found, Invocation):
+        found = simple.invoked = _read(simple.parts)
+    return found
 
 
 def _read(parts: Parts) -> Invocation:

@@ -21,8 +21,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cortex_hooks.guard.shell.invocation import Invocation
-
     _Value = Callable[[int], str]  # a word's value (after quote removal) by its index
     Parts = tuple[scan.Command, int, int | None]  # the words, the program's index, the first wrapper's
     Spans = tuple[tuple[int, int, int, int], ...]
@@ -66,7 +64,7 @@ class Simple:
         self.fed = fed  # the command again, the heredoc it runs (a query, code) after it as data
         self._spans = spans  # its pieces and words until asked: only a rewrite asks (10,000 commands)
         self.parts = parts  # None for a form as written (wrapped, pipeline) or one not read
-        self.invoked: Invocation | None = None  # its invocation, once a rule asked (invocation.invocation)
+        self.invoked: object = None  # its Invocation, once a rule asked (shell.invocation.invocation)
 
     @property
     def spans(self) -> Spans | None:
