@@ -36,7 +36,7 @@ from bench_embeddings import SCRIPTS, build
 
 QUERY = bench.RECALL_QUERY
 COLD = {"CORTEX_RESIDENT": "off"}  # no resident process asked: the recall runs in the command
-NUMPY = "from cortex_hooks.embeddings.vectors import numpy; numpy()"
+NUMPY = "from cortex_hooks.embeddings.vector_math import numpy; numpy()"
 STACK = "from cortex_hooks.embeddings.local import import_stack; import_stack()"
 MODEL = "from cortex_hooks.embeddings.local import LocalModel; model = LocalModel()"
 EMBED = f"{MODEL}; model.embed([{QUERY!r}], query=True)"
@@ -135,7 +135,7 @@ def resident_row(env: dict[str, str], db: Path, runs: int) -> str:
         [
             sys.executable,
             "-m",
-            "cortex_hooks.resident.server",
+            "cortex_hooks.resident.process",
             str(db),
             env["CORTEX_GLOBAL_DB"],
             str(db.parent),

@@ -38,7 +38,7 @@ SCRIPTS = Path(sys.executable).parent
 
 
 def build(path: Path, count: int, seed: int) -> None:
-    from cortex_hooks.embeddings.vectors import MINILM
+    from cortex_hooks.embeddings.vector_math import MINILM
     from cortex_hooks.store.connection import open_database
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,8 +131,8 @@ def warm(name: str, action: object, runs: int, goal: float) -> str:
 
 def warm_recall(path: Path, query: str) -> object:
     from cortex_hooks.api.recall import gather
-    from cortex_hooks.embeddings.recall import query_vector
-    from cortex_hooks.memory.recall import KINDS, query_words, ranked
+    from cortex_hooks.embeddings.hybrid import query_vector
+    from cortex_hooks.memory.query import KINDS, query_words, ranked
     from cortex_hooks.notes import Notes
     from cortex_hooks.store.scopes import open_scopes
 

@@ -72,7 +72,7 @@ class Config:
         self.surface = surface  # SessionEnd writes the push surface (docs/guide/surface.md)
         self.surface_budget = surface_budget
         self.embeddings = embeddings  # the backend setting of semantic recall (docs/guide/embeddings.md)
-        # days per memory type, None: never decays (docs/guide/aging.md; cortex_hooks.memory.lifecycle)
+        # days per memory type, None: never decays (docs/guide/aging.md; cortex_hooks.memory.decay)
         self.half_lives = dict(HALF_LIVES if half_lives is None else half_lives)
         self.capture = capture  # SessionEnd scans the transcript for proposals (docs/guide/capture.md)
         self.capture_llm = capture_llm  # "off" or "claude-cli" (docs/guide/capture.md)

@@ -14,7 +14,7 @@ import pytest
 from support import FIXTURES, cli_json
 
 from cortex_hooks.capture import reading
-from cortex_hooks.transcripts import calls as replay_calls
+from cortex_hooks.transcripts import call_log as replay_calls
 from cortex_hooks.transcripts import formats as agent_transcripts
 from cortex_hooks.transcripts import summary as transcript
 

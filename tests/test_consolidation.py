@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from support import cli, cli_json, cli_process
 
-from cortex_hooks.memory import consolidation
-from cortex_hooks.memory.consolidation import Candidate, Merge
+from cortex_hooks.memory import merge_plan
+from cortex_hooks.memory.merge_plan import Candidate, Merge
 from cortex_hooks.store import checkpoint
 from cortex_hooks.store.version import SCHEMA_VERSION
 
@@ -53,7 +53,7 @@ def candidate(memory_id: int, **values: Any) -> Candidate:
 def test_groups_are_the_connected_components_of_the_pairs(
     pairs: list[tuple[int, int]], expected: list[tuple[int, ...]]
 ) -> None:
-    assert consolidation.groups(pairs) == expected
+    assert merge_plan.groups(pairs) == expected
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_groups_are_the_connected_components_of_the_pairs(
     ],
 )
 def test_the_survivor_is_the_highest_ranked_member(members: list[Candidate], survivor: int) -> None:
-    assert consolidation.survivor(members, max_in_degree=3).id == survivor
+    assert merge_plan.survivor(members, max_in_degree=3).id == survivor
 
 
 def test_a_plan_unites_tags_and_pins_and_skips_pairs_outside_the_candidates() -> None:
@@ -79,7 +79,7 @@ def test_a_plan_unites_tags_and_pins_and_skips_pairs_outside_the_candidates() ->
         candidate(3, tags=("d",)),
         candidate(5),
     ]
-    plan = consolidation.plan(members, [(1, 2), (2, 3), (5, 6)], max_in_degree=0)
+    plan = merge_plan.plan(members, [(1, 2), (2, 3), (5, 6)], max_in_degree=0)
     assert plan == [Merge(survivor=2, superseded=(1, 3), tags=("c", "a", "b", "d"), pinned=True)]
 
 
@@ -91,7 +91,7 @@ def test_a_merge_function_gives_the_survivor_its_content() -> None:
         seen.append([member.id for member in group])
         return "merged text\nsecond line"
 
-    (planned,) = consolidation.plan([candidate(1), candidate(2, priority=8)], [(1, 2)], 0, merge)
+    (planned,) = merge_plan.plan([candidate(1), candidate(2, priority=8)], [(1, 2)], 0, merge)
     assert seen == [[2, 1]]
     assert (planned.content, planned.summary) == ("merged text\nsecond line", "merged text")
 
@@ -101,7 +101,7 @@ def test_a_merge_function_gives_the_survivor_its_content() -> None:
     [(0, 0, False), (9, 500, False), (10, 0, True), (0, 501, True)],
 )
 def test_the_auto_triggers(extractions: int, active: int, runs: bool) -> None:
-    assert (consolidation.trigger(extractions, active) is not None) == runs
+    assert (merge_plan.trigger(extractions, active) is not None) == runs
 
 
 # --- flags, written when a memory is stored -------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 from mock_voyage import MockVoyage, serving
 from support import cli, cli_json
 
-from cortex_hooks.embeddings import backend, text, vectors
+from cortex_hooks.embeddings import backend, text, vector_math
 from cortex_hooks.embeddings.model import VoyageError
 from cortex_hooks.embeddings.similar import LEXICAL, between
 from cortex_hooks.embeddings.voyage import VoyageClient
@@ -28,9 +28,9 @@ from cortex_hooks.errors import CortexError
 
 
 def test_vectors_pack_to_float32_and_back() -> None:
-    blob = vectors.pack([0.5, -0.25, 1.0])
+    blob = vector_math.pack([0.5, -0.25, 1.0])
     assert len(blob) == 12
-    assert vectors.unpack(blob) == [0.5, -0.25, 1.0]
+    assert vector_math.unpack(blob) == [0.5, -0.25, 1.0]
 
 
 @pytest.mark.parametrize(
@@ -38,30 +38,30 @@ def test_vectors_pack_to_float32_and_back() -> None:
     [([1.0, 0.0], [1.0, 0.0], 1.0), ([1.0, 0.0], [0.0, 1.0], 0.0), ([0.6, 0.8], [0.8, 0.6], 0.96)],
 )
 def test_cosine_of_normalised_vectors(first: list[float], second: list[float], expected: float) -> None:
-    assert vectors.cosine(first, second) == pytest.approx(expected)
+    assert vector_math.cosine(first, second) == pytest.approx(expected)
 
 
 def test_vectors_of_two_lengths_are_never_compared() -> None:
-    assert vectors.similar(vectors.pack([1.0, 0.0]), vectors.pack([1.0, 0.0, 0.0])) is None
-    assert vectors.similar(None, vectors.pack([1.0])) is None
+    assert vector_math.similar(vector_math.pack([1.0, 0.0]), vector_math.pack([1.0, 0.0, 0.0])) is None
+    assert vector_math.similar(None, vector_math.pack([1.0])) is None
 
 
 def test_each_model_has_its_own_thresholds() -> None:
-    minilm, voyage = vectors.thresholds(vectors.MINILM), vectors.thresholds(vectors.VOYAGE)
+    minilm, voyage = vector_math.thresholds(vector_math.MINILM), vector_math.thresholds(vector_math.VOYAGE)
     assert minilm.floor == 0.25
     assert minilm != voyage
-    assert vectors.thresholds("some-other-model") == vectors.DEFAULT_THRESHOLDS
-    for limits in (minilm, voyage, vectors.DEFAULT_THRESHOLDS):
+    assert vector_math.thresholds("some-other-model") == vector_math.DEFAULT_THRESHOLDS
+    for limits in (minilm, voyage, vector_math.DEFAULT_THRESHOLDS):
         assert 0 < limits.floor < limits.relates < limits.consolidate < 1
 
 
 def test_likeness_is_cosine_with_both_vectors_of_one_model_else_lexical() -> None:
-    near, far = vectors.pack(vectors.normalized([1.0, 0.1])), vectors.pack([1.0, 0.0])
-    semantic = between("alpha", "beta", vectors.MINILM, near, far)
+    near, far = vector_math.pack(vector_math.normalized([1.0, 0.1])), vector_math.pack([1.0, 0.0])
+    semantic = between("alpha", "beta", vector_math.MINILM, near, far)
     assert semantic.semantic
     assert semantic.relates
-    assert semantic.limits == vectors.thresholds(vectors.MINILM)
-    lexical = between("use pnpm here", "use pnpm here", vectors.MINILM, near, None)
+    assert semantic.limits == vector_math.thresholds(vector_math.MINILM)
+    lexical = between("use pnpm here", "use pnpm here", vector_math.MINILM, near, None)
     assert not lexical.semantic
     assert lexical.value == 1.0
     assert lexical.limits == LEXICAL
@@ -104,7 +104,7 @@ def test_the_backend_in_force(
         monkeypatch.setenv("VOYAGE_API_KEY", key)
     monkeypatch.setattr(backend, "local_available", lambda: extra)
     assert backend.chosen(setting) == expected
-    models = {"voyage": vectors.VOYAGE, "local": vectors.MINILM, None: None}
+    models = {"voyage": vector_math.VOYAGE, "local": vector_math.MINILM, None: None}
     assert backend.model_id(setting) == models[expected]
 
 
@@ -157,8 +157,8 @@ def test_the_client_posts_batches_of_128_and_orders_results_by_index(voyage: Moc
     from mock_voyage import vector
 
     for index in (0, 129):  # the mock answers in reverse order: sorted back by index
-        expected = vectors.normalized(vector(texts[index]))
-        assert vectors.unpack(blobs[index]) == pytest.approx(expected, abs=1e-6)
+        expected = vector_math.normalized(vector(texts[index]))
+        assert vector_math.unpack(blobs[index]) == pytest.approx(expected, abs=1e-6)
 
 
 def test_a_query_is_embedded_as_a_query(voyage: MockVoyage) -> None:
@@ -327,7 +327,7 @@ def test_switching_models_never_mixes_vectors(voyage: MockVoyage, tmp_path: Path
     with closing(sqlite3.connect(db)) as connection:  # vectors another model left behind
         connection.execute(
             "INSERT INTO vector (kind, item_id, model, data) VALUES (1, 1, 'old-model', :data)",
-            {"data": vectors.pack([1.0] * 32)},
+            {"data": vector_math.pack([1.0] * 32)},
         )
         connection.commit()
     found = cli_json("recall", "which tool installs our dependencies")
@@ -441,8 +441,8 @@ def test_a_warm_process_sees_vectors_written_by_others_and_by_itself(
     """The MCP server keeps each database's vectors loaded: a write by another process, or by
     its own connection, is seen by its next recall."""
     from cortex_hooks.api.recall import gather
-    from cortex_hooks.embeddings.recall import query_vector
-    from cortex_hooks.memory.recall import KINDS, query_words, ranked
+    from cortex_hooks.embeddings.hybrid import query_vector
+    from cortex_hooks.memory.query import KINDS, query_words, ranked
     from cortex_hooks.notes import Notes
     from cortex_hooks.store.scopes import close, open_scopes
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import cli, cli_json, cli_process
 
-from cortex_hooks.embeddings import backend, vectors
+from cortex_hooks.embeddings import backend, vector_math
 
 pytestmark = [
     pytest.mark.embeddings,
@@ -31,7 +31,7 @@ def local(monkeypatch: pytest.MonkeyPatch) -> None:
 def embed(*texts: str) -> list[list[float]]:
     model = backend.embedder("local")
     assert model is not None
-    return [vectors.unpack(blob) for blob in model.embed(list(texts))]
+    return [vector_math.unpack(blob) for blob in model.embed(list(texts))]
 
 
 def test_vectors_are_384_normalised_and_paraphrases_are_nearer() -> None:
@@ -41,8 +41,8 @@ def test_vectors_are_384_normalised_and_paraphrases_are_nearer() -> None:
         "The weekly planning meeting is on Tuesday mornings.",
     )
     assert len(note) == 384
-    assert vectors.cosine(note, note) == pytest.approx(1.0, abs=1e-5)
-    assert vectors.cosine(note, paraphrase) > vectors.cosine(note, unrelated) + 0.1
+    assert vector_math.cosine(note, note) == pytest.approx(1.0, abs=1e-5)
+    assert vector_math.cosine(note, paraphrase) > vector_math.cosine(note, unrelated) + 0.1
 
 
 def test_the_int8_model_agrees_with_the_float32_original() -> None:
@@ -51,8 +51,8 @@ def test_the_int8_model_agrees_with_the_float32_original() -> None:
     first, second, unrelated = embed(
         "A man is eating food.", "A man is eating a piece of bread.", "The new movie is awesome"
     )
-    assert vectors.cosine(first, second) == pytest.approx(0.755, abs=0.03)
-    assert abs(vectors.cosine(first, unrelated)) < 0.15
+    assert vector_math.cosine(first, second) == pytest.approx(0.755, abs=0.03)
+    assert abs(vector_math.cosine(first, unrelated)) < 0.15
 
 
 def test_padding_in_a_batch_does_not_change_a_vector() -> None:
@@ -103,7 +103,7 @@ def test_recall_finds_a_reworded_question_through_the_installed_command(local: N
         assert cli_process("remember", note).code == 0
     with closing(sqlite3.connect(tmp_path / "cortex.db")) as connection:
         models = connection.execute("SELECT DISTINCT model FROM vector").fetchall()
-    assert models == [(vectors.MINILM,)]  # embedded on write
+    assert models == [(vector_math.MINILM,)]  # embedded on write
     found = cli_process("recall", "how should prices be represented", "--json").json()
     assert found[0]["id"] == 4
     assert cli_process("recall", "5173", "--json").json()[0]["id"] == 2
@@ -114,7 +114,7 @@ def test_recall_finds_a_reworded_question_through_the_installed_command(local: N
 def test_auto_chooses_the_local_model_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CORTEX_EMBEDDINGS")
     cli("remember", "The Vite dev server runs on port 5173.")
-    assert cli_json("embed") == {"model": vectors.MINILM, "embedded": 0, "vectors": 1}
+    assert cli_json("embed") == {"model": vector_math.MINILM, "embedded": 0, "vectors": 1}
 
 
 def test_similar_memories_are_linked_by_cosine(local: None) -> None:
@@ -131,7 +131,9 @@ def test_a_warmed_up_model_gives_the_same_vectors() -> None:
     model = backend.warm_up("local")
     assert model is not None
     warm = model.embed(["The Vite dev server runs on port 5173."])[0]
-    assert vectors.cosine(vectors.unpack(cold), vectors.unpack(warm)) == pytest.approx(1.0, abs=1e-5)
+    assert vector_math.cosine(vector_math.unpack(cold), vector_math.unpack(warm)) == pytest.approx(
+        1.0, abs=1e-5
+    )
 
 
 def test_the_labelled_sets_keep_their_goals(tmp_path: Path) -> None:

@@ -117,9 +117,9 @@ def test_the_walk_sees_the_imports_it_must() -> None:
     edges = graph()
     assert len(edges) >= 40
     assert "cortex_hooks.api.databases" in edges["cortex_hooks.cli.database"]  # from p.m import name
-    assert "cortex_hooks.cli.render" in edges["cortex_hooks.cli.doctor"]  # from p import module
+    assert "cortex_hooks.cli.render" in edges["cortex_hooks.cli.doctor_command"]  # from p import module
     assert "cortex_hooks.hooks.record" in edges["cortex_hooks.hooks.pre_tool_use"]  # inside a function
-    assert "cortex_hooks.cli.doctor" in edges["cortex_hooks.cli"]  # by name, when the command runs
+    assert "cortex_hooks.cli.doctor_command" in edges["cortex_hooks.cli"]  # by name, when the command runs
     assert "cortex_hooks.config" in edges["cortex_hooks.location"]  # under TYPE_CHECKING
 
 

@@ -105,3 +105,15 @@ def test_the_code_cites_only_what_the_repository_holds() -> None:
         missing += [f"{where}: {page}" for page in pages if not (repository / page).exists()]
     assert outside == []
     assert missing == []
+
+
+def test_two_modules_share_a_file_name_only_as_a_library_and_its_sql() -> None:
+    """A module is named after what it owns; the one shared name is a family's library in api/
+    over its SQL in store/ (api/learnings, store/learnings)."""
+    by_name: dict[str, list[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(path.parent.relative_to(ROOT).as_posix())
+    shared = {name: sorted(folders) for name, folders in by_name.items() if len(folders) > 1}
+    assert shared, "the library and its SQL share names: this test reads real files"
+    assert {name: folders for name, folders in shared.items() if folders != ["api", "store"]} == {}

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from support import Result, cli, cli_json, payload, run, script
 
 from cortex_hooks.config import HALF_LIVES
-from cortex_hooks.memory import lifecycle
-from cortex_hooks.memory.lifecycle import Aging, Step, step
+from cortex_hooks.memory import decay
+from cortex_hooks.memory.decay import Aging, Step, step
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -45,7 +45,7 @@ START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 def test_half_life_modifiers(
     base: float | None, pinned: bool, accesses: int, centrality: float, expected: float | None
 ) -> None:
-    assert lifecycle.half_life(base, pinned=pinned, access_count=accesses, centrality=centrality) == expected
+    assert decay.half_life(base, pinned=pinned, access_count=accesses, centrality=centrality) == expected
 
 
 def test_default_half_lives_are_the_spec_table() -> None:
@@ -111,7 +111,7 @@ def test_a_progress_memory_over_a_month() -> None:
     progress = memory(70, "progress")
     values = [at(progress, days) for days in (0, 7, 14)]
     assert [value.confidence for value in values if value] == [70, 35, 18]
-    low = lifecycle.low_from(70, 7.0)
+    low = decay.low_from(70, 7.0)
     assert low is not None
     archived = at(progress, low + 7)
     assert archived is not None
@@ -131,8 +131,8 @@ kinds = st.sampled_from(list(HALF_LIVES))
 @given(c0s, days, days, halves)
 def test_the_curve_never_rises_with_time(c0: int, first: float, second: float, half: float | None) -> None:
     early, late = sorted((first, second))
-    assert lifecycle.hundredths(c0, late, half) <= lifecycle.hundredths(c0, early, half)
-    assert 0 <= lifecycle.hundredths(c0, late, half) <= 100
+    assert decay.hundredths(c0, late, half) <= decay.hundredths(c0, early, half)
+    assert 0 <= decay.hundredths(c0, late, half) <= 100
 
 
 @given(c0s, days, kinds, st.integers(0, 20), st.floats(0, 1))
@@ -164,8 +164,8 @@ def test_two_passes_leave_what_one_pass_at_the_later_time_leaves(
 @given(c0s, days, days)
 def test_splitting_a_period_changes_nothing_beyond_rounding(c0: int, first: float, second: float) -> None:
     half = 30.0
-    whole = lifecycle.exact(c0, first + second, half)
-    halfway = lifecycle.exact(c0, first, half)
+    whole = decay.exact(c0, first + second, half)
+    halfway = decay.exact(c0, first, half)
     assert abs(halfway * 0.5 ** (second / half) - whole) < 1e-6
 
 

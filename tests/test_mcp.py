@@ -230,7 +230,7 @@ def test_tools_list_sends_each_models_schema_in_order() -> None:
     assert recall["properties"]["limit"]["type"] == "integer"
     assert not any("anyOf" in field or "title" in field for field in recall["properties"].values())
     assert recall["additionalProperties"] is False
-    from cortex_hooks.mcp.calls import CALLS
+    from cortex_hooks.mcp.handlers import CALLS
 
     assert list(CALLS) == TOOL_NAMES  # each tool calls the library
 

@@ -25,7 +25,7 @@ from cortex_hooks.guard.shell.bash_command import BashCommand
 from cortex_hooks.store import learnings
 from cortex_hooks.store.connection import open_database
 from cortex_hooks.store.transaction import Transaction
-from cortex_hooks.transcripts import calls
+from cortex_hooks.transcripts import call_log
 
 BOUNDED = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -172,10 +172,10 @@ def test_the_lookup_and_the_transcript_line_test_agree(text: str, data: st.DataO
         if not is_candidate(pattern, "content", [text], "Bash"):
             continue
         keys = prefilter.keys(pattern, "content")
-        line_test = calls.grams([("Bash", "content", keys)])
+        line_test = call_log.grams([("Bash", "content", keys)])
         if line_test is None:  # no gram can tell: every line is read
             continue
-        command_test = calls.Grams(line_test.exact, line_test.folded, commands=True)
+        command_test = call_log.Grams(line_test.exact, line_test.folded, commands=True)
         for ascii_only in (True, False):
             line = transcript_line(text, ascii_only=ascii_only)
             assert line_test.held(line), (pattern, text, ascii_only)

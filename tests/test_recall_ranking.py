@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import cli, cli_json
 
-from cortex_hooks.embeddings.recall import LEAST, MOST, keyword_weight
-from cortex_hooks.embeddings.vectors import MINILM, VOYAGE, thresholds
-from cortex_hooks.memory.recall import (
+from cortex_hooks.embeddings.hybrid import LEAST, MOST, keyword_weight
+from cortex_hooks.embeddings.vector_math import MINILM, VOYAGE, thresholds
+from cortex_hooks.memory.query import (
     KEYWORD_CAP,
     QUESTION,
     RANK_TIEBREAK,
@@ -159,7 +159,7 @@ def test_an_identifier_held_counts_beyond_the_whole_query(tmp_path: Path) -> Non
 
 
 def _found(row_id: int, relevance_value: float, access_count: int, confidence: int = 70) -> Any:
-    from cortex_hooks.memory.recall import Found
+    from cortex_hooks.memory.query import Found
 
     row = {
         "kind": "memory", "id": row_id, "type": "context", "summary": "s", "content": "c", "tags": "[]",

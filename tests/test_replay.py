@@ -21,7 +21,7 @@ from transcripts import NOT_FOUND, Transcript
 
 from cortex_hooks.guard import prefilter
 from cortex_hooks.replay import folder
-from cortex_hooks.transcripts import calls
+from cortex_hooks.transcripts import call_log
 
 HANG = 120  # seconds: a replay still running past this hangs (the tests are not timed)
 
@@ -266,7 +266,7 @@ def test_a_line_passed_over_unread_could_not_have_matched(
         ensure_ascii=ascii_only,
     ).encode()
     if holds:
-        assert calls.Grams(exact, folded).held(line)
+        assert call_log.Grams(exact, folded).held(line)
 
 
 def prefilter_pattern(literal: str) -> str:

@@ -14,8 +14,8 @@ from support import cli, cli_json, payload, run
 
 from cortex_hooks.api import surface_file
 from cortex_hooks.errors import CortexError
-from cortex_hooks.memory import surface
-from cortex_hooks.memory.surface import ScopeRows
+from cortex_hooks.memory import push_digest
+from cortex_hooks.memory.push_digest import ScopeRows
 
 START, END = surface_file.START, surface_file.END
 NOW = "2026-11-20T12:00:00Z"
@@ -47,7 +47,7 @@ def test_sections_in_order_project_first_each_item_once_global_named() -> None:
         code_total=1,
     )
     user = ScopeRows("global", top=[item(1, "prefer rg", rank=0.9)], touched=[item(1, "prefer rg")])
-    digest = surface.build([project, user], budget=2000)
+    digest = push_digest.build([project, user], budget=2000)
     ids = {
         name: [(entry["scope"], entry["id"]) for entry in entries]
         for name, entries in digest.sections.items()
@@ -68,7 +68,7 @@ def test_sections_in_order_project_first_each_item_once_global_named() -> None:
 def test_critical_holds_the_top_five_by_rank_across_scopes() -> None:
     project = ScopeRows("project", top=[item(i, f"project {i}", rank=i / 10) for i in range(1, 6)])
     user = ScopeRows("global", top=[item(i, f"global {i}", rank=i / 10 + 0.05) for i in range(1, 6)])
-    critical = surface.build([project, user], budget=2000).sections["critical"]
+    critical = push_digest.build([project, user], budget=2000).sections["critical"]
     assert sorted((entry["scope"], entry["id"]) for entry in critical) == sorted(
         [("global", 5), ("project", 5), ("global", 4), ("project", 4), ("global", 3)]
     )
@@ -87,7 +87,7 @@ def test_the_budget_holds_and_the_code_index_is_cut_first(budget: int) -> None:
         ],
         code_total=60,
     )
-    digest = surface.build([rows], budget=budget)
+    digest = push_digest.build([rows], budget=budget)
     assert len(digest.text) <= budget
     shown = {name: len(entries) for name, entries in digest.sections.items()}
     if shown["context"]:
@@ -110,7 +110,7 @@ def test_the_budget_holds_and_the_code_index_is_cut_first(budget: int) -> None:
     ],
 )
 def test_an_entry_is_one_inert_line(summary: str, absent: str, present: str) -> None:
-    text = surface.build([ScopeRows("project", pinned=[item(1, summary, pinned=1)])], budget=2000).text
+    text = push_digest.build([ScopeRows("project", pinned=[item(1, summary, pinned=1)])], budget=2000).text
     assert absent not in text
     assert present in text
 
@@ -126,11 +126,11 @@ def test_an_entry_is_one_inert_line(summary: str, absent: str, present: str) -> 
     ],
 )
 def test_what_names_the_current_work(branch: str | None, changed: list[str], expected: list[str]) -> None:
-    assert surface.phrases(branch, changed) == expected
+    assert push_digest.phrases(branch, changed) == expected
 
 
 def test_no_memories_says_how_to_store_one() -> None:
-    assert surface.EMPTY in surface.build([], budget=2000).text
+    assert push_digest.EMPTY in push_digest.build([], budget=2000).text
 
 
 # --- the file's markers, pure ---------------------------------------------------------------------

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from cortex_hooks import sanitize
 from cortex_hooks.api import surface_file
-from cortex_hooks.memory import surface
-from cortex_hooks.memory.surface import ScopeRows
+from cortex_hooks.memory import push_digest
+from cortex_hooks.memory.push_digest import ScopeRows
 
 # Each `{p}` is a path the line would hand Claude Code as an import, were the `@` kept.
 HOSTILE = [
@@ -68,7 +68,7 @@ def forms() -> list[str]:
 
 def digest(summary: str, **values: Any) -> str:
     row = {"id": 1, "type": "context", "summary": summary, "tags": "[]", "pinned": 1, "path": None}
-    return surface.build([ScopeRows("project", pinned=[row | values])], budget=8000).text
+    return push_digest.build([ScopeRows("project", pinned=[row | values])], budget=8000).text
 
 
 def assert_inert(text: str) -> None:
@@ -91,11 +91,11 @@ def test_tags_and_code_paths_are_inert_too(form: str) -> None:
     assert_inert(digest("tagged", **row))
     code = {"type": "code_description", "path": hostile, "summary": hostile}
     rows = ScopeRows("project", code=[{"id": 2, "tags": "[]", "pinned": 0} | code], code_total=1)
-    assert_inert(surface.build([rows], budget=8000).text)
+    assert_inert(push_digest.build([rows], budget=8000).text)
 
 
 def test_the_cli_path_in_the_header_is_inert() -> None:
-    text = surface.build([], budget=2000, cli="'/opt/tools @x/bin/cortex-hooks'").text
+    text = push_digest.build([], budget=2000, cli="'/opt/tools @x/bin/cortex-hooks'").text
     assert_inert(text)
 
 
@@ -106,7 +106,7 @@ def test_no_text_whatever_renders_an_at_or_a_comment_marker(summary: str, tags: 
     pinned = {"id": 1, "type": "context", "summary": summary, "tags": json.dumps(tags), "pinned": 1}
     code = {"id": 2, "type": "code_description", "summary": summary, "tags": "[]", "path": path}
     rows = ScopeRows("project", pinned=[pinned], code=[code], code_total=1)
-    text = surface.build([rows], budget=8000).text
+    text = push_digest.build([rows], budget=8000).text
     assert_inert(text)
     block = surface_file.block(text)
     assert block.count(surface_file.START) == 1

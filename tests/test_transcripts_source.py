@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import FIXTURES
 
-from cortex_hooks.transcripts import calls, source
+from cortex_hooks.transcripts import call_log, source
 from cortex_hooks.transcripts import summary as transcript
 
 SOON = 30.0
@@ -163,7 +163,7 @@ def test_the_summary_fed_by_the_outcomes_reading_is_the_summary_read_alone(
     alone = transcript.summarize(str(path))
     after = path.read_bytes().index(b'"t150"')
     after = path.read_bytes().rindex(b"\n", 0, after) + 1
-    grams = calls.Grams([b"gitpush"], [], commands=True)
+    grams = call_log.Grams([b"gitpush"], [], commands=True)
 
     def reading(summarizer: transcript.Summarizer | None, start: int) -> list[Any]:
         left = source.Left()
@@ -171,7 +171,7 @@ def test_the_summary_fed_by_the_outcomes_reading_is_the_summary_read_alone(
             {"body": summarizer.body, "head": summarizer.head} if summarizer is not None else {}
         )
         if scanned:
-            found = calls.scan(
+            found = call_log.scan(
                 str(path),
                 deadline=time.monotonic() + SOON,
                 grams=grams,
@@ -182,7 +182,7 @@ def test_the_summary_fed_by_the_outcomes_reading_is_the_summary_read_alone(
                 **feed,
             )
         else:
-            found = calls.read(
+            found = call_log.read(
                 str(path),
                 deadline=time.monotonic() + SOON,
                 since=None,

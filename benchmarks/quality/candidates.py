@@ -1,6 +1,6 @@
 """The candidate rankings the recall benchmark compares (recall_quality.py), each a function of
 the rows one question finds (api.recall.gather: FTS5 hits and nearest items by cosine, both scopes)
-to their order. The chosen one is recall's own (memory.recall.ranked); the others are scored from
+to their order. The chosen one is recall's own (memory.query.ranked); the others are scored from
 the same rows' signals: `relevance` (bm25 over the query's weight), `coverage` (the IDF of the
 words an item holds over the query's weight), `cosine`, `exact` (the query holds an identifier),
 and each scope's `spread` (the best cosine minus the fifth) and `mean_cosine` (of all its vectors).
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cortex_hooks.embeddings.recall import keyword_weight
-from cortex_hooks.embeddings.vectors import MINILM, thresholds
-from cortex_hooks.memory.recall import KEYWORD_CAP, QUESTION, Found, asks, ranked
+from cortex_hooks.embeddings.hybrid import keyword_weight
+from cortex_hooks.embeddings.vector_math import MINILM, thresholds
+from cortex_hooks.memory.query import KEYWORD_CAP, QUESTION, Found, asks, ranked
 
 Order = list[tuple[str, object]]  # (scope, id) best first
 Ranking = Callable[[list[Found]], Order]

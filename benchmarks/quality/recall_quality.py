@@ -18,7 +18,7 @@ committed:
 Each part's memories are stored with `remember` and embedded with `embed` in fresh databases;
 each question is asked through api.recall.gather (what `recall` finds: FTS5 hits and the nearest
 items by cosine, both scopes) and every candidate orders the same rows; the chosen one is
-recall's own ranking (memory.recall.ranked), and --check asks `recall --peek --json` too and
+recall's own ranking (memory.query.ranked), and --check asks `recall --peek --json` too and
 fails if it orders differently. A question's place is that of its first answer among the first
 10 (MRR counts 0 past 10). Needs the embeddings extra. Exit 1 when a goal is missed (GOALS).
 """
@@ -43,8 +43,8 @@ from candidates import CANDIDATES, CHOSEN, KEYWORD
 from cortex_hooks.api.recall import gather
 from cortex_hooks.cli import main
 from cortex_hooks.embeddings.backend import local_available
-from cortex_hooks.embeddings.recall import query_vector
-from cortex_hooks.memory.recall import KINDS, query_words, ranked
+from cortex_hooks.embeddings.hybrid import query_vector
+from cortex_hooks.memory.query import KINDS, query_words, ranked
 from cortex_hooks.notes import Notes
 from cortex_hooks.store.scopes import close, open_scopes
 

@@ -13,7 +13,7 @@ stores the summary and scans the rollout for proposals.
 
 from __future__ import annotations
 
-from cortex_hooks.agents import fields
+from cortex_hooks.agents import payload_fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
@@ -32,10 +32,10 @@ PATCH_TOOL = "apply_patch"
 
 
 def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
-    tool = fields.text(payload, "tool_name")
+    tool = payload_fields.text(payload, "tool_name")
     assert tool is not None
-    tool_input = fields.object_of(payload, "tool_input")
-    cwd = fields.text(payload, "cwd", required=False)
+    tool_input = payload_fields.object_of(payload, "tool_input")
+    cwd = payload_fields.text(payload, "cwd", required=False)
     session = payload.get("session_id")
     if tool == PATCH_TOOL and isinstance(tool_input.get("command"), str):
         from cortex_hooks.guard import apply_patch
@@ -87,7 +87,7 @@ def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | 
 def project(payload: dict[str, Any]) -> str | None:
     """The project the hook works for (named CLAUDE_PROJECT_DIR by the pipeline): the nearest
     folder holding `.cortex/` at or above the call's."""
-    return fields.project_of(payload.get("cwd"))
+    return payload_fields.project_of(payload.get("cwd"))
 
 
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-from cortex_hooks.agents import fields
+from cortex_hooks.agents import payload_fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import agent_tools, matching
 from cortex_hooks.guard.call import Call
@@ -38,9 +38,9 @@ PATCH_TOOL = "apply_patch"
 
 
 def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
-    name = fields.text(payload, "toolName")
+    name = payload_fields.text(payload, "toolName")
     assert name is not None
-    cwd = fields.text(payload, "cwd", required=False)
+    cwd = payload_fields.text(payload, "cwd", required=False)
     session = payload.get("sessionId")
     arguments = payload.get("toolArgs")
     if name == PATCH_TOOL and isinstance(arguments, str):
@@ -50,14 +50,14 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
         if made is not None:
             return [Call(tool, given, cwd, session=session, agent=NAME) for tool, given in made], False
         arguments = {"patch": arguments}
-    given = fields.object_of({"toolArgs": arguments}, "toolArgs")
+    given = payload_fields.object_of({"toolArgs": arguments}, "toolArgs")
     known = agent_tools.renamed(agent_tools.COPILOT, name, given)
     if known is None:
         tool, tool_input = _mcp(name, cwd) or name, given
     else:
         tool, tool_input = known
         if "file_path" in tool_input:
-            tool_input["file_path"] = fields.absolute(tool_input["file_path"], cwd)
+            tool_input["file_path"] = payload_fields.absolute(tool_input["file_path"], cwd)
     problem = matching.mistyped(tool, tool_input)
     if problem:
         raise CortexError(f"invalid payload: {problem}")
@@ -87,7 +87,7 @@ def _mcp(name: str, cwd: str | None) -> str | None:
                 servers.update(str(server) for server in configured[key])
     for server in sorted(servers, key=len, reverse=True):
         if name.startswith(server + "-") and len(name) > len(server) + 1:
-            return fields.mcp_tool(server, name[len(server) + 1 :])
+            return payload_fields.mcp_tool(server, name[len(server) + 1 :])
     return None
 
 
@@ -117,7 +117,7 @@ def pre_tool_use(judged: Judgment, payload: dict[str, Any]) -> dict[str, Any] | 
 def project(payload: dict[str, Any]) -> str | None:
     """The project the hook works for (named CLAUDE_PROJECT_DIR by the pipeline): the nearest
     folder holding `.cortex/` at or above the call's."""
-    return fields.project_of(payload.get("cwd"))
+    return payload_fields.project_of(payload.get("cwd"))
 
 
 def session(payload: dict[str, Any], event: str) -> dict[str, Any]:

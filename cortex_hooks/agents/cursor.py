@@ -19,7 +19,7 @@ Cursor reads a JSON answer on every path: nothing to say is `{}`.
 
 from __future__ import annotations
 
-from cortex_hooks.agents import fields
+from cortex_hooks.agents import payload_fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
@@ -60,14 +60,14 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
     cwd = _cwd(payload)
     session = payload.get("conversation_id") or payload.get("session_id")
     if event == "beforeShellExecution":  # its answer cannot carry a rewrite: a deny names it (said)
-        command = fields.text(payload, "command")
+        command = payload_fields.text(payload, "command")
         return [Call("Bash", {"command": command}, cwd, session=session, agent=NAME)], True
-    name = fields.text(payload, "tool_name")
+    name = payload_fields.text(payload, "tool_name")
     assert name is not None
-    given = fields.object_of(payload, "tool_input")
+    given = payload_fields.object_of(payload, "tool_input")
     if event == "beforeMCPExecution" or name.startswith("MCP:"):
         server = payload.get("server_name") or payload.get("server")
-        tool = fields.mcp_tool(
+        tool = payload_fields.mcp_tool(
             server if isinstance(server, str) and server else "cursor", name.removeprefix("MCP:")
         )
         return [Call(tool, given, cwd, session=session, agent=NAME)], False
@@ -77,13 +77,13 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
             raise CortexError("invalid payload: a Delete's tool_input names no file_path")
         import shlex
 
-        removed = f"rm -f -- {shlex.quote(str(fields.absolute(path, cwd)))}"
+        removed = f"rm -f -- {shlex.quote(str(payload_fields.absolute(path, cwd)))}"
         return [Call("Bash", {"command": removed}, cwd, session=session, agent=NAME)], False
     tool = TOOLS.get(name, name)
     tool_input = dict(given)
     for key in _PATHS:
         if key in tool_input:
-            tool_input["file_path"] = fields.absolute(tool_input.pop(key), cwd)
+            tool_input["file_path"] = payload_fields.absolute(tool_input.pop(key), cwd)
     if tool == "Write":
         for key in _CONTENTS:
             if key in tool_input:
@@ -113,7 +113,7 @@ def _cwd(payload: dict[str, Any]) -> str | None:
 def project(payload: dict[str, Any]) -> str | None:
     """The workspace's first root (else the call's folder), or the nearest folder above it
     holding `.cortex/`."""
-    return fields.project_of(_root(payload) or payload.get("cwd"))
+    return payload_fields.project_of(_root(payload) or payload.get("cwd"))
 
 
 def _shell_cwd(given: dict[str, Any], cwd: str | None) -> str | None:

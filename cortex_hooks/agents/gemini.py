@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from cortex_hooks.agents import fields
+from cortex_hooks.agents import payload_fields
 from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import agent_tools, matching
 from cortex_hooks.guard.call import Call
@@ -36,9 +36,9 @@ _PATHS = ("file_path", "path")
 
 
 def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
-    name = fields.text(payload, "tool_name")
+    name = payload_fields.text(payload, "tool_name")
     assert name is not None
-    given = fields.object_of(payload, "tool_input")
+    given = payload_fields.object_of(payload, "tool_input")
     cwd = _cwd(payload)
     session = payload.get("session_id")
     known = agent_tools.renamed(agent_tools.GEMINI, name, given)
@@ -48,7 +48,7 @@ def calls(payload: dict[str, Any]) -> tuple[list[Call], bool]:
         tool, tool_input = known
         for key in _PATHS:
             if key in tool_input:
-                tool_input[key] = fields.absolute(tool_input[key], cwd)
+                tool_input[key] = payload_fields.absolute(tool_input[key], cwd)
         if tool == "Edit" and "replace_all" not in tool_input:
             tool_input["replace_all"] = given.get("allow_multiple") is True
     problem = matching.mistyped(tool, tool_input)
@@ -68,7 +68,7 @@ def _other(name: str, payload: dict[str, Any]) -> str:
     if isinstance(context, dict):
         server, tool = context.get("server_name"), context.get("tool_name")
         if isinstance(server, str) and isinstance(tool, str) and server and tool:
-            return fields.mcp_tool(server, tool)
+            return payload_fields.mcp_tool(server, tool)
     return name
 
 
@@ -78,7 +78,7 @@ def project(payload: dict[str, Any]) -> str | None:
     folder = os.environ.get("GEMINI_PROJECT_DIR")
     if folder and os.path.isabs(folder):
         return folder
-    return fields.project_of(payload.get("cwd"))
+    return payload_fields.project_of(payload.get("cwd"))
 
 
 def _cwd(payload: dict[str, Any]) -> str | None:

@@ -48,11 +48,11 @@ def auto_link(
             candidates[row["id"]] = row["content"]
     theirs: dict[int, bytes] = {}
     if vector is not None:
-        from cortex_hooks.embeddings import index, vectors
+        from cortex_hooks.embeddings import index, vector_math
         from cortex_hooks.store import vectors as stored
 
         model, blob = vector
-        limit = vectors.thresholds(model).relates
+        limit = vector_math.thresholds(model).relates
         _, near = index.nearest(index.of(connection, None, model), blob, {"memory"}, limit, 50)
         ids = {item_id: 0.0 for _, item_id in near if item_id != memory_id}
         for found in recall_store.rows(connection, {"memory": ids}):

@@ -17,7 +17,7 @@ from contextlib import closing
 from cortex_hooks import clock
 from cortex_hooks.api import claude_files as claude_memory
 from cortex_hooks.api.databases import Databases
-from cortex_hooks.memory.recall import Found
+from cortex_hooks.memory.query import Found
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import claude_index
 from cortex_hooks.store.scopes import Scope, project_scope

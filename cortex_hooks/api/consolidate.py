@@ -14,7 +14,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count, memory_count
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.memory import consolidation
+from cortex_hooks.memory import merge_plan
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import checkpoint, memories
 from cortex_hooks.store import consolidation as store
@@ -29,7 +29,7 @@ class Outcome:
         self.ran = ran  # False when `auto` found no trigger
         self.trigger: str | None = None
         self.flagged: list[sqlite3.Row] = []
-        self.merges: list[consolidation.Merge] = []
+        self.merges: list[merge_plan.Merge] = []
         self.summaries: dict[int, str] = {}
         self.checkpoint: str | None = None
         self.removed: list[str] = []  # old checkpoints rotated out
@@ -49,7 +49,7 @@ def consolidate(databases: Databases, *, dry_run: bool = False, auto: bool = Fal
         return outcome
     with closing(connection):
         if auto:
-            outcome.trigger = consolidation.trigger(
+            outcome.trigger = merge_plan.trigger(
                 store.extractions_since_last(connection), store.active_count(connection)
             )
             outcome.ran = outcome.trigger is not None
@@ -79,7 +79,7 @@ def _plan(connection: sqlite3.Connection, outcome: Outcome) -> None:
     candidates = store.candidates(connection, [member for pair in pairs for member in pair])
     # The survivor's content is its own: with an LLM configured (docs/guide/capture.md, not built yet) its
     # merge of the group would be passed here as `merge`.
-    outcome.merges = consolidation.plan(candidates, pairs, memories.max_in_degree(connection))
+    outcome.merges = merge_plan.plan(candidates, pairs, memories.max_in_degree(connection))
     outcome.summaries = {candidate.id: candidate.summary for candidate in candidates}
 
 

@@ -57,7 +57,7 @@ def by_id(databases: Databases, memory_id: int, *, record: bool = False) -> Forg
 def by_match(databases: Databases, words: str, *, best: bool = False, record: bool = False) -> Forgotten:
     """The single best match of a keyword recall archived; several about equally good: none
     (`best`: the best of them)."""
-    from cortex_hooks.memory.recall import query_words
+    from cortex_hooks.memory.query import query_words
 
     query = query_words(words)
     if not query:

@@ -10,7 +10,7 @@ from typing import Any
 from cortex_hooks import location, regular_file
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.keeper import files
+from cortex_hooks.keeper import watched_files
 from cortex_hooks.store import keeper
 
 
@@ -43,7 +43,7 @@ def accept(databases: Databases) -> list[dict[str, str]]:
         ledger = keeper.ledger(folder)
         if ledger is None:
             continue
-        aside = os.path.join(folder, files.SET_ASIDE)
+        aside = os.path.join(folder, watched_files.SET_ASIDE)
         watched = dict(ledger.get("files") or {})
         for path, entry in watched.items():
             versions = sorted(
@@ -54,9 +54,9 @@ def accept(databases: Databases) -> list[dict[str, str]]:
                 continue
             latest = os.path.join(aside, versions[-1])
             regular_file.write_whole(
-                path, regular_file.read_small(latest, files.LIMIT), mode=0o600, keep_mode=True
+                path, regular_file.read_small(latest, watched_files.LIMIT), mode=0o600, keep_mode=True
             )
-            watched[path] = files.keep(folder, path, str(entry.get("kind")))
+            watched[path] = watched_files.keep(folder, path, str(entry.get("kind")))
             for name in versions:
                 os.remove(os.path.join(aside, name))
             accepted.append({"file": path, "from": latest})

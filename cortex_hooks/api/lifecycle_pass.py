@@ -17,7 +17,7 @@ from typing import Any
 
 from cortex_hooks import clock, confidence
 from cortex_hooks.api import pruned_file
-from cortex_hooks.memory import lifecycle, vocabulary
+from cortex_hooks.memory import decay, vocabulary
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
@@ -44,7 +44,7 @@ class Report:
         return counted
 
 
-def read(row: sqlite3.Row, top: int) -> lifecycle.Aging | str:
+def read(row: sqlite3.Row, top: int) -> decay.Aging | str:
     """A stored memory as the lifecycle reads it, or what keeps it from reading it (a hand edit)."""
     for column in ("base_confidence", "confidence"):
         value = row[column]
@@ -67,7 +67,7 @@ def read(row: sqlite3.Row, top: int) -> lifecycle.Aging | str:
     confirmed, touched = instants["confirmed_at"], instants["updated_at"]
     assert confirmed is not None
     assert touched is not None
-    return lifecycle.Aging(
+    return decay.Aging(
         c0=row["base_confidence"],
         confidence=row["confidence"],
         type=row["type"],
@@ -136,13 +136,13 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
     decays: list[dict[str, object]] = []  # the confidence and the next look only
     archives: list[dict[str, object]] = []
     never: list[int] = []
-    pruned: list[tuple[sqlite3.Row, lifecycle.Step]] = []
+    pruned: list[tuple[sqlite3.Row, decay.Step]] = []
     for row in rows:
         aging = read(row, run.top)
         if isinstance(aging, str):
             report.skipped.append(f"memory #{row['id']} skipped by the lifecycle: {aging}")
             continue
-        step = lifecycle.step(aging, run.now, run.half_lives)
+        step = decay.step(aging, run.now, run.half_lives)
         if step is None:
             if row["status"] not in ("active", "archived"):
                 never.append(row["id"])  # superseded: nothing will ever change
@@ -170,7 +170,7 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
         store.delete(connection, kept, clock.iso(run.now)[:10])
 
 
-def _report(report: Report, row: sqlite3.Row, step: lifecycle.Step) -> None:
+def _report(report: Report, row: sqlite3.Row, step: decay.Step) -> None:
     memory_id = row["id"]
     if step.confidence != row["confidence"]:
         before, after = confidence.as_number(row["confidence"]), confidence.as_number(step.confidence)

@@ -9,7 +9,7 @@ import sqlite3
 from typing import Any
 
 from cortex_hooks import clock, confidence
-from cortex_hooks.memory import lifecycle
+from cortex_hooks.memory import decay
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 
@@ -54,7 +54,7 @@ def keep(
     database: str,
     scope: str,
     top: int,
-    rows: list[tuple[sqlite3.Row, lifecycle.Step]],
+    rows: list[tuple[sqlite3.Row, decay.Step]],
 ) -> tuple[list[int], list[str]]:
     """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
     to pruned.jsonl and on disk before the deletion is written; the ids kept there, and a note

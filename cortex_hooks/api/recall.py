@@ -12,7 +12,7 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import BOTH, Databases
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError
-from cortex_hooks.memory.recall import KINDS, Found, query_symbols, query_words, ranked, show_command
+from cortex_hooks.memory.query import KINDS, Found, query_symbols, query_words, ranked, show_command
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import kinds, learnings, memories
 from cortex_hooks.store import recall as recall_store
@@ -21,7 +21,7 @@ from cortex_hooks.store.scopes import Scope, close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cortex_hooks.embeddings.recall import Pending
+    from cortex_hooks.embeddings.hybrid import Pending
 
 LIMIT = 10
 MOST = 1_000_000  # FTS5 hits read per scope, whatever the limit asked for (SQLite's LIMIT is 64-bit)
@@ -132,7 +132,7 @@ def gather(
         else:
             rows = recall_store.containing(scope.connection, symbols or [], wanted, best)
         if vector is not None:
-            from cortex_hooks.embeddings.recall import candidates
+            from cortex_hooks.embeddings.hybrid import candidates
 
             rows = candidates(scope.connection, scope.path, vector, wanted, rows)
         found += [
@@ -149,7 +149,7 @@ def _query_vector(databases: Databases, query: str, notes: Notes) -> Pending | N
     setting = db.embeddings(databases, notes)
     if not on(setting):
         return None
-    from cortex_hooks.embeddings.recall import pending
+    from cortex_hooks.embeddings.hybrid import pending
 
     return pending(setting, query, notes)
 

@@ -29,7 +29,7 @@ from cortex_hooks.replay import folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
 from cortex_hooks.replay.worker_rules import BUILT_IN
 from cortex_hooks.store import scratch
-from cortex_hooks.transcripts import calls
+from cortex_hooks.transcripts import call_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -168,11 +168,11 @@ def report(
     return result
 
 
-def _grams(replayed: Replayed) -> calls.Grams | None:
+def _grams(replayed: Replayed) -> call_log.Grams | None:
     """What a transcript line must hold for a call in it to matter to these learnings alone."""
     from cortex_hooks.guard import prefilter
 
-    return calls.grams(
+    return call_log.grams(
         [(row["tool"], row["target"], prefilter.keys(row["regex"], row["target"])) for row in replayed.rows]
     )
 

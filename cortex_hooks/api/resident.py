@@ -1,7 +1,7 @@
 """The session's resident recall process, from the side of the hooks and the command:
 where it listens, what a message to it is, and SessionStart's and SessionEnd's notices to it.
 
-The process (cortex_hooks.resident.server) keeps semantic recall warm for the command line while
+The process (cortex_hooks.resident.process) keeps semantic recall warm for the command line while
 a session runs: loading the local model is most of a cold recall's time. SessionStart tells a
 process already running for its databases that one more session uses it, else starts one,
 detached; SessionEnd tells it that session ended (it exits a minute after its last session).
@@ -147,7 +147,7 @@ def start(project: str, user: str, root: str, setting: str, session: str) -> boo
 
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "cortex_hooks.resident.server", project, user, root, session],
+            [sys.executable, "-m", "cortex_hooks.resident.process", project, user, root, session],
             env=child_environment(CLAUDE_PROJECT_DIR=root),
             cwd=root if os.path.isdir(root) else None,
             stdin=subprocess.DEVNULL,

@@ -133,7 +133,7 @@ def memory_digest(scopes: list[Scope], folder: str, now: datetime, budget: int) 
     if budget < SMALLEST_DIGEST:
         return None
     from cortex_hooks.api import surface_update as surface
-    from cortex_hooks.memory import surface as digest
+    from cortex_hooks.memory import push_digest as digest
 
     if surface_import.imported(folder):
         from cortex_hooks.api import surface_file

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from cortex_hooks import clock
 from cortex_hooks.api import git_state, surface_file
-from cortex_hooks.memory import rank, surface
+from cortex_hooks.memory import push_digest, rank
 from cortex_hooks.store import memories
 from cortex_hooks.store import surface as store
 from cortex_hooks.store.scopes import Scope
@@ -23,7 +23,7 @@ class Result:
     path: str
     written: bool  # the file changed (on a dry run: would change)
     text: str  # our block, markers included
-    digest: surface.Digest
+    digest: push_digest.Digest
     branch: str | None
     changed_files: int
     skipped: list[str] = field(default_factory=list)
@@ -52,22 +52,22 @@ def current(
     budget: int,
     now: datetime,
     cli: str = "cortex-hooks",
-    heading: str = surface.HEADER,
-) -> tuple[surface.Digest, str | None, int, list[str]]:
+    heading: str = push_digest.HEADER,
+) -> tuple[push_digest.Digest, str | None, int, list[str]]:
     """The digest of these scopes as the project's git state names its work, written nowhere;
     with the branch, how many files are changed, and the scopes skipped."""
     branch = git_state.branch(project)
     changed = git_state.changed_files(project)
-    rows, skipped = gather(scopes, surface.phrases(branch, changed), now)
-    return surface.build(rows, budget=budget, cli=cli, heading=heading), branch, len(changed), skipped
+    rows, skipped = gather(scopes, push_digest.phrases(branch, changed), now)
+    return push_digest.build(rows, budget=budget, cli=cli, heading=heading), branch, len(changed), skipped
 
 
 def gather(
     scopes: list[Scope], phrases: list[str], now: datetime
-) -> tuple[list[surface.ScopeRows], list[str]]:
+) -> tuple[list[push_digest.ScopeRows], list[str]]:
     """What each scope gives the surface; a scope that cannot be read is left out and named."""
-    since = clock.iso(now - timedelta(days=surface.RECENT_DAYS))
-    found: list[surface.ScopeRows] = []
+    since = clock.iso(now - timedelta(days=push_digest.RECENT_DAYS))
+    found: list[push_digest.ScopeRows] = []
     skipped: list[str] = []
     readable: list[tuple[Scope, int]] = []
     for scope in scopes:
@@ -85,10 +85,10 @@ def gather(
                 connection,
                 max_log=max_log,
                 max_in_degree=memories.max_in_degree(connection),
-                limit=surface.TOP,
+                limit=push_digest.TOP,
             )
             found.append(
-                surface.ScopeRows(
+                push_digest.ScopeRows(
                     scope.name,
                     pinned=pinned,
                     pinned_total=pinned_total,

@@ -49,16 +49,16 @@ def prune(
 def most_accessed(databases: Databases, days: int = 7) -> dict[str, Any]:
     """The ten most accessed learnings, decisions and errors, with their access counts, and the
     history of the last `days` days (key `history`: matches, denies, warnings, memory events)."""
-    from cortex_hooks.report import summary
+    from cortex_hooks.report import numbers
 
     top: dict[str, Any] = {kind: [] for kind in LABELS}
     now = clock.now()
-    top["history"] = summary.empty(now, days)
+    top["history"] = numbers.empty(now, days)
     connection = db.for_reading(databases)
     if connection is None:
         return top
     with closing(connection):
-        top["history"] = summary.window(connection, now, days)
+        top["history"] = numbers.window(connection, now, days)
         for kind, label in LABELS.items():
             top[kind] = [
                 {

@@ -17,7 +17,7 @@ from cortex_hooks import location
 from cortex_hooks.api import purge
 from cortex_hooks.cli import database, install_agents, render
 from cortex_hooks.cli import install_report as report
-from cortex_hooks.cli import purge as purge_cli
+from cortex_hooks.cli import uninstall_purge as purge_cli
 from cortex_hooks.cli.install_report import Outcome, Protection
 from cortex_hooks.errors import CortexError
 from cortex_hooks.install import file_changes, files, guarding, mcp_registration, restore, settings_text

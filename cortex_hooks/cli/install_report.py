@@ -11,8 +11,8 @@ from typing import Any
 
 from cortex_hooks.api import purge
 from cortex_hooks.api.wording import clean
-from cortex_hooks.cli import purge as purge_cli
 from cortex_hooks.cli import render
+from cortex_hooks.cli import uninstall_purge as purge_cli
 from cortex_hooks.install import file_changes, files
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import diff

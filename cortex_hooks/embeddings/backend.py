@@ -45,7 +45,7 @@ def on(setting: str) -> bool:
 def model_id(setting: str) -> str | None:
     """The model id whose stored vectors count for this setting, without loading the model (for
     similar pairs and consolidation: store.vectors.of_items with this id, then similar.between)."""
-    from cortex_hooks.embeddings.vectors import MINILM, VOYAGE
+    from cortex_hooks.embeddings.vector_math import MINILM, VOYAGE
 
     return {"voyage": VOYAGE, "local": MINILM, None: None}[chosen(setting)]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any, NamedTuple
 
-from cortex_hooks.embeddings import vectors as vectors_module
-from cortex_hooks.embeddings.vectors import cosine, unpack
+from cortex_hooks.embeddings import vector_math as vectors_module
+from cortex_hooks.embeddings.vector_math import cosine, unpack
 from cortex_hooks.store import vectors
 from cortex_hooks.store.recall import KINDS, NUMBERS
 

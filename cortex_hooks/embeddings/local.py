@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from cortex_hooks.embeddings.vectors import MINILM, numpy
+from cortex_hooks.embeddings.vector_math import MINILM, numpy
 from cortex_hooks.errors import CortexError
 
 MODEL_ID = MINILM

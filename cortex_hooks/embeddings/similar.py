@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from cortex_hooks.embeddings.vectors import Thresholds, similar, thresholds
+from cortex_hooks.embeddings.vector_math import Thresholds, similar, thresholds
 from cortex_hooks.memory import similarity
 
 LEXICAL = Thresholds(floor=0.0, relates=similarity.RELATES, consolidate=similarity.CONSOLIDATE)

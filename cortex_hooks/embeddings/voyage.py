@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 
 from cortex_hooks.embeddings.model import VoyageError
-from cortex_hooks.embeddings.vectors import VOYAGE, normalized, pack
+from cortex_hooks.embeddings.vector_math import VOYAGE, normalized, pack
 
 MODEL_ID = VOYAGE
 DEFAULT_BASE = "https://api.voyageai.com"

@@ -1,6 +1,6 @@
 """What the agent did after each deny, ask and rewrite of a session (docs/guide/outcomes.md),
 worked out at its end from its transcript: the catches PreToolUse left open, read from where the
-transcript stood at the first of them (transcripts.calls: the calls and their results), decided by
+transcript stood at the first of them (transcripts.call_log: the calls and their results), decided by
 guard.catch_outcomes, settled in one transaction per database. Then, while time is left, the open
 catches of other sessions whose transcript grew since it was last read: a session whose end Claude
 Code never sent, or whose end ran out of time, or one still running beside this one.
@@ -23,7 +23,7 @@ from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.store import outcomes as store
 from cortex_hooks.store.transaction import Transaction, locked
-from cortex_hooks.transcripts import calls, formats
+from cortex_hooks.transcripts import call_log, formats
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def _session(
     watch = catch_outcomes.Watch()
     for catch in catches:
         watch.add(catch)
-    left = calls.Left()
+    left = call_log.Left()
     if summary is not None and (path != transcript or formats.format_of(path) != formats.CLAUDE):
         summary = None  # another file, or another agent's transcript: summarized on its own
     try:
@@ -125,7 +125,7 @@ def _session(
     _write(scopes, loaded, watch, size=size if left.ended else None, now=now, notes=notes)
 
 
-def _grams(catches: list[catch_outcomes.Catch]) -> calls.Grams | None:
+def _grams(catches: list[catch_outcomes.Catch]) -> call_log.Grams | None:
     """What a transcript line must hold for a call in it to matter to these catches: one of the
     learnings' prefilter grams (it may match again), or the name of a program of their jobs or of
     their correct way (it may do the same job, or the correct way). None when every line must be
@@ -136,7 +136,7 @@ def _grams(catches: list[catch_outcomes.Catch]) -> calls.Grams | None:
         (rule.tool, rule.target, tuple(prefilter.keys(rule.regex, rule.target)))
         for rule in (catch.rule for catch in catches)
     }
-    grams = calls.grams([(tool, target, list(keys)) for tool, target, keys in learned])
+    grams = call_log.grams([(tool, target, list(keys)) for tool, target, keys in learned])
     if grams is None:
         return None
     named: set[str] = set()
@@ -148,7 +148,7 @@ def _grams(catches: list[catch_outcomes.Catch]) -> calls.Grams | None:
         if catch.rule.way.words is not None:
             named.add(catch.rule.way.words[0])
     needles = {prefilter.loosen(name).encode() for name in named if prefilter.loosen(name)}
-    return calls.Grams(sorted(set(grams.exact) | needles), grams.folded, commands=True)
+    return call_log.Grams(sorted(set(grams.exact) | needles), grams.folded, commands=True)
 
 
 def _read(
@@ -156,9 +156,9 @@ def _read(
     path: str,
     start: int,
     deadline: float,
-    left: calls.Left,
+    left: call_log.Left,
     *,
-    grams: calls.Grams | None,
+    grams: call_log.Grams | None,
     summary: Summarizer | None,
 ) -> None:
     """The transcript's calls and results from `start`, seen by the watch, until every catch is
@@ -169,7 +169,7 @@ def _read(
     body = summary.body if summary is not None else None
     head = summary.head if summary is not None else None
     if grams is None:
-        found = calls.read(
+        found = call_log.read(
             path,
             deadline=deadline,
             since=None,
@@ -182,7 +182,7 @@ def _read(
             head=head,
         )
     else:  # only the calls whose commands may matter: the file searched a block at a time
-        found = calls.scan(
+        found = call_log.scan(
             path,
             deadline=deadline,
             grams=grams,
@@ -194,7 +194,7 @@ def _read(
             head=head,
         )
     for item in found:
-        if isinstance(item, calls.Result):
+        if isinstance(item, call_log.Result):
             result = catch_outcomes.result_of(item.error, item.text)
             watch.see(catch_outcomes.Seen(item.id, result=result, offset=item.offset))
         else:

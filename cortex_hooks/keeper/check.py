@@ -75,13 +75,13 @@ def _settled(scope: Scope) -> None:
 
 
 def _files(folder: str, database: str, watched: dict[str, object]) -> None:
-    from cortex_hooks.keeper import files
+    from cortex_hooks.keeper import watched_files
 
     changed = False
     for path, entry in list(watched.items()):
-        if not isinstance(entry, dict) or files.fingerprint(path) == entry.get("fingerprint"):
+        if not isinstance(entry, dict) or watched_files.fingerprint(path) == entry.get("fingerprint"):
             continue
-        watched[path], said = files.checked(folder, path, entry)
+        watched[path], said = watched_files.checked(folder, path, entry)
         changed = True
         if said is not None:
             keeper.record(folder, database, [said])
@@ -95,7 +95,7 @@ def adopt(connection: sqlite3.Connection, database: str, watched: dict[str, str]
     the first session start of a database kept by no earlier version. A whole backup first (taken
     outside any transaction of this connection: SQLite's backup waits for it), then, in one write
     transaction, the copy of its protective tables and the ledger."""
-    from cortex_hooks.keeper import files
+    from cortex_hooks.keeper import watched_files
     from cortex_hooks.store.transaction import Transaction
 
     folder = location.keeper_folder(database)
@@ -106,7 +106,7 @@ def adopt(connection: sqlite3.Connection, database: str, watched: dict[str, str]
         keeper.write_ledger(folder, {"database": keeper.database_of(connection), **keeper.state(connection)})
     ledger = keeper.ledger(folder) or {}
     entries = dict(ledger.get("files") or {})
-    entries.update({path: files.keep(folder, path, kind) for path, kind in watched.items()})
+    entries.update({path: watched_files.keep(folder, path, kind) for path, kind in watched.items()})
     keeper.write_ledger(folder, {**ledger, "files": entries})
 
 
@@ -148,12 +148,12 @@ def unwatch(database: str, paths: list[str]) -> None:
 def follow(databases: list[str], path: str, kind: str) -> None:
     """The keeper's copy of a watched file follows a change cortex-hooks made to it itself
     (install or uninstall --agent), in each kept database that watches it: never put back."""
-    from cortex_hooks.keeper import files
+    from cortex_hooks.keeper import watched_files
 
     for database in databases:
         folder = location.keeper_folder(database)
         ledger = keeper.ledger(folder)
         if ledger is None or path not in (ledger.get("files") or {}):
             continue
-        entries = {**ledger["files"], path: files.keep(folder, path, kind)}
+        entries = {**ledger["files"], path: watched_files.keep(folder, path, kind)}
         keeper.write_ledger(folder, {**ledger, "files": entries})

@@ -204,7 +204,7 @@ def _warm(options: Options | None) -> None:
     a moment, and the handshake must not wait for them)."""
     from cortex_hooks.api.databases import find
     from cortex_hooks.api.recall import warm
-    from cortex_hooks.mcp import calls, models  # noqa: F401 (imported now, not at the first call)
+    from cortex_hooks.mcp import handlers, models  # noqa: F401 (imported now, not at the first call)
 
     given = options or Options()
     try:

@@ -130,7 +130,7 @@ def call(name: str, arguments: dict[str, Any], options: Options | None = None) -
 
     from cortex_hooks import boundary, sanitize
     from cortex_hooks.api.databases import find
-    from cortex_hooks.mcp.calls import CALLS
+    from cortex_hooks.mcp.handlers import CALLS
     from cortex_hooks.mcp.models import MODELS
     from cortex_hooks.notes import Notes
     from cortex_hooks.validation import explain

@@ -12,7 +12,7 @@ from cortex_hooks.guard import catch_outcomes as outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.replay.tally import Tally
 from cortex_hooks.replay.worker_rules import Judged, Rules
-from cortex_hooks.transcripts import calls as reader
+from cortex_hooks.transcripts import call_log as reader
 
 FILE_SECONDS = 30.0  # what one transcript may take to read and judge
 PARALLEL_FROM = 8  # transcripts: fewer are read in this process (a pool costs more to start)

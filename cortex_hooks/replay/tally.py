@@ -9,7 +9,7 @@ from typing import Any
 
 from cortex_hooks.guard import matching
 from cortex_hooks.redact import redact  # the one redactor (docs/guide/secrets.md)
-from cortex_hooks.transcripts import calls
+from cortex_hooks.transcripts import call_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class Tally:
         self.outcomes: dict[Key, Counter[str]] = {}
         self.problems: list[tuple[str, str]] = []  # (path, what was left out)
 
-    def count(self, call: calls.Call, judged: Judged) -> None:
+    def count(self, call: call_log.Call, judged: Judged) -> None:
         self.calls += 1
         self.answers[judged.answer] += 1
         for key, answer, corrected in judged.answers:
@@ -55,7 +55,7 @@ class Tally:
             key: Key = catch.key  # type: ignore[assignment]  # replay's catches are keyed by their rule
             self.outcomes.setdefault(key, Counter())[result] += 1
             source = event.source if event is not None else None
-            if result == "retried" and isinstance(source, calls.Call):
+            if result == "retried" and isinstance(source, call_log.Call):
                 self._keep(key, "retried", _example(source, "retried", None))
 
     def _keep(self, key: Key, answer: str, example: dict[str, Any]) -> None:
@@ -91,7 +91,7 @@ class Tally:
         self.problems += other.problems
 
 
-def _example(call: calls.Call, answer: str, corrected: str | None) -> dict[str, Any]:
+def _example(call: call_log.Call, answer: str, corrected: str | None) -> dict[str, Any]:
     """One call as a report shows it: the command (or the compact input), redacted and cut
     once sealed."""
     command = call.input.get("command")

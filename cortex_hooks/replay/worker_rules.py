@@ -20,7 +20,7 @@ from cortex_hooks.store.scopes import Scope, close
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
-    from cortex_hooks.transcripts import calls
+    from cortex_hooks.transcripts import call_log
 
 BUILT_IN = ("built-in", 0)  # the built-in protection, among the learnings a replay counts
 
@@ -54,7 +54,7 @@ class Rules:
     def close(self) -> None:
         close(self.scopes)
 
-    def judge(self, call: calls.Call) -> Judged:
+    def judge(self, call: call_log.Call) -> Judged:
         """The answer PreToolUse would give this call now (nothing recorded)."""
         if matching.mistyped(call.tool, call.input):
             return Judged([], "allow", None, None)  # the hook refuses such a payload: no decision

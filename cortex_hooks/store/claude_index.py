@@ -71,7 +71,7 @@ def store(
 
 
 def search(connection: sqlite3.Connection, words: list[str], best: int) -> list[dict[str, object]]:
-    """The `best` chunks for recall's words and phrases (memory.recall.query_words), best first,
+    """The `best` chunks for recall's words and phrases (memory.query.query_words), best first,
     as recall's found rows: bm25 over the query's weight (the sum of its words' IDF, as
     store.recall.query measures it) is how much of the query a chunk holds."""
     words = [word for word in words if word not in STOPWORDS] or words

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # its dataclasses cost `remember`, which only flags pairs, 10 ms of imports
-    from cortex_hooks.memory.consolidation import Candidate, Merge
+    from cortex_hooks.memory.merge_plan import Candidate, Merge
 
 
 def flag(
@@ -38,7 +38,7 @@ def flagged(connection: sqlite3.Connection) -> list[sqlite3.Row]:
 
 def candidates(connection: sqlite3.Connection, ids: Iterable[int]) -> list[Candidate]:
     """These memories, the active ones, as a merge plan reads them."""
-    from cortex_hooks.memory.consolidation import Candidate
+    from cortex_hooks.memory.merge_plan import Candidate
 
     return [
         Candidate(

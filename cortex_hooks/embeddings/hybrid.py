@@ -15,7 +15,7 @@ import threading
 from cortex_hooks.embeddings import index
 from cortex_hooks.embeddings.backend import embedder, model_id
 from cortex_hooks.embeddings.model import VoyageError
-from cortex_hooks.embeddings.vectors import MINILM, Thresholds, thresholds
+from cortex_hooks.embeddings.vector_math import MINILM, Thresholds, thresholds
 from cortex_hooks.errors import CortexError
 from cortex_hooks.store import recall as recall_store
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cortex_hooks.notes import Notes
 
 NEAREST = 50  # candidates by cosine, per database
-# The keyword weight (memory.recall) between the model's `distinct` and `alike` mean cosines:
+# The keyword weight (memory.query) between the model's `distinct` and `alike` mean cosines:
 # chosen on the labelled sets of benchmarks/quality (docs/internals/recall-quality.md).
 LEAST, MOST = 0.4, 1.2
 
@@ -122,7 +122,7 @@ def candidates(
 
 
 def keyword_weight(mean: float, model: Thresholds) -> float:
-    """How much the keywords count beside the cosine in one scope (memory.recall), from the mean
+    """How much the keywords count beside the cosine in one scope (memory.query), from the mean
     cosine of the query with all the scope's vectors: LEAST while the database is no more alike
     to the query than the model's `distinct` (the meaning tells its notes apart), rising linearly
     to MOST at `alike` (the meaning cannot: the words must decide)."""

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 
 from cortex_hooks import sanitize
-from cortex_hooks.memory.recall import show_command
+from cortex_hooks.memory.query import show_command
 from cortex_hooks.memory.similarity import WORD
 from cortex_hooks.text_budget import Section, assemble
 

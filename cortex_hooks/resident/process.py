@@ -1,6 +1,6 @@
 """The resident recall process: `cortex-hooks recall` answered warm, for one set of databases.
 
-    python -m cortex_hooks.resident.server PROJECT_DATABASE GLOBAL_DATABASE PROJECT_ROOT [SESSION]
+    python -m cortex_hooks.resident.process PROJECT_DATABASE GLOBAL_DATABASE PROJECT_ROOT [SESSION]
 
 Started detached by SessionStart (api.resident) for SESSION. One per socket: a lock beside it
 makes a second wait a moment for the first to go, then give up. It loads recall's model and

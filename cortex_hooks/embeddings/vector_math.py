@@ -18,7 +18,7 @@ class Thresholds(NamedTuple):
     relates: float  # auto-link: a `relates_to` edge at or above (docs/guide/aging.md)
     consolidate: float  # flagged for consolidation, and `reflect similar`'s default
     # Recall's keyword weight follows how alike a database is as a whole to a query (the mean
-    # cosine of all its vectors, embeddings.recall.keyword_weight): least at or below `distinct`
+    # cosine of all its vectors, embeddings.hybrid.keyword_weight): least at or below `distinct`
     # (notes on many subjects: the meaning picks the one asked about), most at or above `alike`
     # (a conversation's turns, all about the same two people: the words must decide).
     distinct: float = 0.0

@@ -111,10 +111,10 @@ def _import_hookify(args: argparse.Namespace) -> int:
 
 
 def _import_cortex(args: argparse.Namespace) -> int:
-    from cortex_hooks.api import original_cortex
+    from cortex_hooks.api import cortex_import
 
-    result = original_cortex.import_database(
+    result = cortex_import.import_database(
         database.of(args), args.file, database.notes(), dry_run=args.dry_run
     )
-    render.emit_json(result) if args.json else render.say(original_cortex.imported(result))
+    render.emit_json(result) if args.json else render.say(cortex_import.imported(result))
     return 0

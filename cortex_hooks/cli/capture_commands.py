@@ -128,7 +128,7 @@ def _preview(args: argparse.Namespace, where: Any, answer: api.Answer) -> int:
     """accept --dry-run: the learning it would make, replayed over this project's transcripts."""
     from cortex_hooks.api import replay
     from cortex_hooks.api.replay import replayed
-    from cortex_hooks.cli.replay import Progress
+    from cortex_hooks.cli.replay_command import Progress
 
     with Progress(shown=not args.json) as progress:
         fields, result = replay.of_accepting(where, args.id, answer, database.notes(), progress)

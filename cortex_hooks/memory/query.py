@@ -7,7 +7,7 @@ notes and long conversations: benchmarks/quality, docs/internals/recall-quality.
 - semantic recall (rows that carry a `cosine`): the cosine plus the words the item holds (its
   `coverage`: their IDF over the query's weight, however often and in however long a text),
   capped at KEYWORD_CAP, times the scope's keyword weight
-  (embeddings.recall.keyword_weight: small in a database of notes on many subjects, where the
+  (embeddings.hybrid.keyword_weight: small in a database of notes on many subjects, where the
   meaning finds the one asked about; full in one whose items are all alike to the query, a
   conversation, where only the words can tell them apart) — and at least 1 for a query holding
   an identifier (`orders.v2`, `eu-west-1`). Exact keywords and identifiers hold most of the query

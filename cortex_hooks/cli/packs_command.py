@@ -89,7 +89,7 @@ def run_enable(args: argparse.Namespace) -> int:
 
 def _replay(where: Any, name: str, args: argparse.Namespace, notes: Any) -> dict[str, Any]:
     from cortex_hooks.api import replay
-    from cortex_hooks.cli.replay import Progress
+    from cortex_hooks.cli.replay_command import Progress
 
     with Progress(shown=not args.json) as progress:
         return replay.of_pack(where, name, notes, progress)

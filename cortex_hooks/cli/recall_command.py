@@ -9,7 +9,7 @@ from typing import Any
 from cortex_hooks.api.recall import LIMIT, archived, recall, results
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import vocabulary
-from cortex_hooks.memory.recall import KINDS
+from cortex_hooks.memory.query import KINDS
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
