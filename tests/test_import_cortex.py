@@ -244,6 +244,8 @@ def test_a_dry_run_writes_nothing(db: Path, tmp_path: Path) -> None:
         (lambda p: p.write_text("not a database"), "is not a database of the original Cortex"),
         (foreign, "no table schema_version"),
         (None, "no such database"),
+        (os.mkfifo, "not a regular file"),
+        (Path.mkdir, "not a regular file"),
     ],
 )
 def test_what_is_not_a_database_of_the_original_cortex_is_refused(
@@ -279,3 +281,21 @@ def test_a_source_another_process_is_writing_is_read_through_its_log(db: Path, t
         assert os.path.exists(f"{source}-wal")
         result = cli_json("import", "--from", "cortex", str(source))
     assert result["imported"]["todos"] == 3
+
+
+def test_importing_again_adds_nothing_twice(db: Path, tmp_path: Path) -> None:
+    source = build(tmp_path / "old" / "cortex.db", 2)
+    first = cli_json("import", "--from", "cortex", str(source))
+    assert sum(first["imported"].values()) > 0
+    assert first["already_here"] == dict.fromkeys(first["imported"], 0)
+    with closing(sqlite3.connect(source)) as connection:  # the original Cortex goes on working
+        connection.execute("INSERT INTO unfinished (created_at, description) VALUES (?, 'a new item')", (T0,))
+        connection.commit()
+    again = cli_json("import", "--from", "cortex", str(source))
+    assert again["imported"] == {"learnings": 0, "decisions": 0, "errors": 0, "todos": 1}
+    assert again["already_here"] == first["imported"]
+    listed = cli_json("todos", "list", "--all")
+    assert sorted(todo["text"] for todo in listed).count("a new item") == 1
+    said = cli("import", "--from", "cortex", str(source))
+    expected = f"already here (imported before), not added again: {sum(again['already_here'].values()) + 1}"
+    assert expected in said.stdout

@@ -8,9 +8,11 @@ record is listed with the reason; every other one is imported, or none with `--d
 from __future__ import annotations
 
 import os
+from contextlib import closing
 from typing import Any
 
 from cortex_hooks import clock, location
+from cortex_hooks.api import databases as db
 from cortex_hooks.api import transfer
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
@@ -18,6 +20,7 @@ from cortex_hooks.errors import CortexError
 from cortex_hooks.guard import kind_records
 from cortex_hooks.guard.learning_records import ImportedLearning
 from cortex_hooks.notes import Notes
+from cortex_hooks.store import kinds
 from cortex_hooks.store import original_cortex as store
 from cortex_hooks.validation import validated
 
@@ -46,6 +49,7 @@ def import_database(
                 records[kind].append(_record(table, row, changed))
             except CortexError as error:
                 refused.append({"table": table, "id": row.get("id"), "reason": error.message})
+    records, already = _not_yet_here(databases, records)
     parsed = transfer.ExportFile(**records)
     if dry_run:
         counts = {kind: len(rows) for kind, rows in records.items()}
@@ -62,8 +66,33 @@ def import_database(
         "imported": counts,
         "changed": changed,
         "not_imported": refused,
+        "already_here": already,
         "left": left,
     }
+
+
+def _not_yet_here(
+    databases: Databases, records: dict[str, list[Any]]
+) -> tuple[dict[str, list[Any]], dict[str, int]]:
+    """The records the scope does not hold yet, and how many of each kind it does: a row of the
+    same text that began at the same time (imported before: a second import adds nothing twice)."""
+    connection = db.for_reading(databases)
+    if connection is None:
+        return records, dict.fromkeys(records, 0)
+    with closing(connection):
+        held = {kind: kinds.identities(connection, kind) for kind in records}
+    kept = {kind: [r for r in rows if _identity(r) not in held[kind]] for kind, rows in records.items()}
+    return kept, {kind: len(records[kind]) - len(kept[kind]) for kind in records}
+
+
+def _identity(record: Any) -> tuple[str, str | None]:
+    if isinstance(record, ImportedLearning):
+        return record.anti_pattern, record.created_at
+    if isinstance(record, kind_records.ImportedDecision):
+        return record.title, record.created_at
+    if isinstance(record, kind_records.ImportedError):
+        return record.message, record.first_seen
+    return record.text, record.created_at
 
 
 def _record(table: str, row: dict[str, Any], changed: list[dict[str, Any]]) -> Any:
@@ -186,6 +215,9 @@ def imported(result: dict[str, Any]) -> str:
         f"{verb} {counts} of the original Cortex (schema {result['schema']}) from {where} "
         f"({result['scope']}); {len(result['not_imported'])} not imported."
     ]
+    already = sum(result["already_here"].values())
+    if already:
+        lines.append(f"  already here (imported before), not added again: {already}")
     for item in result["changed"]:
         regex, reason = clean(item["regex"], one_line=True), clean(item["reason"], one_line=True)
         lines.append(f"  {item['table']} #{item['id']}: imported without its regex {regex}: {reason}")

@@ -29,8 +29,23 @@ _EXEMPT = {
 PRUNED_KINDS = tuple(_EXEMPT)
 
 
+# What tells one row of a kind from another it may repeat: its text and the time it began.
+_IDENTITY = {
+    "learnings": ("anti_pattern", "created_at"),
+    "decisions": ("title", "created_at"),
+    "errors": ("message", "first_seen"),
+    "todos": ("text", "created_at"),
+}
+
+
 def _table(kind: str) -> str:
     return KINDS[kind][0]
+
+
+def identities(connection: sqlite3.Connection, kind: str) -> set[tuple[str, str]]:
+    """The (text, time it began) of every row of a kind, archived ones included."""
+    text, began = _IDENTITY[kind]
+    return {(row[0], row[1]) for row in connection.execute(f"SELECT {text}, {began} FROM {_table(kind)}")}
 
 
 def insert(connection: sqlite3.Connection, kind: str, values: Mapping[str, object]) -> int:

@@ -29,8 +29,10 @@ VERSIONS = (1, 2)
 def read(path: str) -> tuple[int, dict[str, list[dict[str, Any]]], dict[str, int]]:
     """The database's schema version, the rows of each table imported (oldest first), and how
     many rows each table not imported holds."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise CortexError(f"{path}: no such database (the original Cortex keeps .claude/cortex.db)", USAGE)
+    if not os.path.isfile(path):
+        raise CortexError(f"cannot read {path}: not a regular file (a FIFO or a device is never read)", USAGE)
     mode = "ro" if os.path.exists(path + "-wal") else "ro&immutable=1"
     try:
         connection = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode={mode}", uri=True)
