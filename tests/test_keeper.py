@@ -129,6 +129,32 @@ def test_the_persons_own_changes_are_never_put_back(project: Path, db: Path) -> 
     assert hook("ls", project) == {}
 
 
+def test_the_copy_follows_each_write_of_ours_in_the_tables_it_touched(project: Path, db: Path) -> None:
+    """The copy is refreshed table by table, as each write of ours touched them: a decay touches
+    the confidences alone, an update the learning, a pack the packs; after each the copy holds
+    exactly what the database does, and another program's next write puts none of it back."""
+
+    def copied() -> None:
+        with closing(sqlite3.connect(db)) as main, closing(sqlite3.connect(folder(db) / "copy.db")) as copy:
+            for table in ("learning", "learning_confidence", "pack"):
+                query = f"SELECT * FROM {table} ORDER BY 1"
+                assert main.execute(query).fetchall() == copy.execute(query).fetchall(), table
+
+    before = cli_json("list")[0]["confidence"]
+    end = {"session_id": "s", "hook_event_name": "SessionEnd", "cwd": str(project), "reason": "other",
+           "transcript_path": str(project / "none.jsonl")}  # fmt: skip
+    assert run("cortex-session-end", stdin=json.dumps(end)).code == 0
+    copied()
+    assert cli("update", "1", "--severity", "low").code == 0
+    copied()
+    assert cli("packs", "enable", "core").code == 0
+    copied()
+    sql(db, "UPDATE learning SET access_count = access_count + 1")  # another program, harmless
+    assert hook("ls", project) == {}
+    (learning,) = [item for item in cli_json("list") if item["id"] == 1]
+    assert (learning["confidence"] < before, learning["severity"]) == (True, "low")
+
+
 def test_a_deleted_or_moved_database_is_put_back(project: Path, db: Path) -> None:
     cli("remember", "we deploy on fridays only after the freeze")
     shutil.rmtree(db.parent / "kept-away", ignore_errors=True)

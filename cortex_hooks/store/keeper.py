@@ -3,7 +3,8 @@ outside the project (location.keeper_folder), out of reach of every git command 
 Claude Code's sandbox.
 
 - `copy.db`: the protective tables (PROTECTIVE) as cortex-hooks last left them. A write of ours
-  that changes them copies them there before it commits (store.transaction), except a match's
+  that changes them copies those it touched there before it commits (store.transaction; `watch`
+  notes which), except a match's
   boost: a boost only strengthens, and the copy may hold a lower confidence than the database (a
   confidence is judged against the gate, so that is no weakening).
 - `backup.db`: the whole database, what a deleted or replaced one is restored from (made when the
@@ -93,10 +94,13 @@ def backup(connection: sqlite3.Connection, folder: str) -> None:
     os.replace(temporary, path)
 
 
-def copy_protective(connection: sqlite3.Connection, folder: str) -> None:
+def copy_protective(
+    connection: sqlite3.Connection, folder: str, tables: tuple[str, ...] = PROTECTIVE
+) -> None:
     """The protective tables as the connection sees them now (inside its write transaction: its
     own changes included, nobody else's possible), into the copy: a database of those tables
-    alone, made anew when it is missing or of another schema version."""
+    alone, made anew (all of them copied) when it is missing or of another schema version.
+    `tables`: the ones to copy, when the others are known to be as the copy holds them."""
     path = os.path.join(folder, COPY)
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     copy = sqlite3.connect(path, isolation_level=None)
@@ -105,8 +109,9 @@ def copy_protective(connection: sqlite3.Connection, folder: str) -> None:
             copy.close()
             _made(connection, path, version)
             copy = sqlite3.connect(path, isolation_level=None)
+            tables = PROTECTIVE
         copy.execute("BEGIN IMMEDIATE")
-        for table in PROTECTIVE:
+        for table in tables:
             columns = _columns(connection, table)
             listed = ", ".join(columns)
             rows = connection.execute(f"SELECT {listed} FROM main.{table}").fetchall()
@@ -118,6 +123,31 @@ def copy_protective(connection: sqlite3.Connection, folder: str) -> None:
         if copy.in_transaction:
             copy.execute("ROLLBACK")
         copy.close()
+
+
+def watch(connection: sqlite3.Connection) -> None:
+    """Note, for this connection alone, which protective tables its writes touch (TEMP triggers
+    and table: nothing of them is in the file), so that a commit copies those, not all: a
+    session's decay changes every confidence, never a learning's 21 columns. Nothing is noted yet
+    as it returns."""
+    exists = connection.execute("SELECT 1 FROM temp.sqlite_master WHERE name = 'keeper_touched'").fetchone()
+    if exists:
+        connection.execute("DELETE FROM temp.keeper_touched")
+        return
+    # (no OR IGNORE in the triggers: a statement's own conflict clause would override it)
+    connection.execute("CREATE TEMP TABLE keeper_touched (name TEXT PRIMARY KEY) WITHOUT ROWID")
+    for table in PROTECTIVE:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            connection.execute(
+                f"""CREATE TEMP TRIGGER keeper_touched_{table}_{event.lower()} AFTER {event} ON main.{table}
+                    BEGIN INSERT INTO keeper_touched SELECT '{table}'
+                    WHERE NOT EXISTS (SELECT 1 FROM keeper_touched WHERE name = '{table}'); END"""
+            )
+
+
+def touched(connection: sqlite3.Connection) -> tuple[str, ...]:
+    """The protective tables this connection's writes touched since `watch`."""
+    return tuple(row[0] for row in connection.execute("SELECT name FROM temp.keeper_touched ORDER BY name"))
 
 
 def _has_tables(copy: sqlite3.Connection) -> bool:

@@ -36,6 +36,10 @@ class Transaction:
         if self._keeps:
             try:
                 self.kept = _begun(self.connection)
+                if self.kept is not None and not self.light:
+                    from cortex_hooks.store import keeper
+
+                    keeper.watch(self.connection)
             except BaseException:
                 self.connection.execute("ROLLBACK")
                 raise
@@ -93,7 +97,7 @@ def _kept(
 
     now = keeper.state(connection)
     if now["changes"] != begun and not light:
-        keeper.copy_protective(connection, folder)
+        keeper.copy_protective(connection, folder, keeper.touched(connection) or keeper.PROTECTIVE)
     keeper.write_ledger(folder, {**ledger, **now})
 
 
