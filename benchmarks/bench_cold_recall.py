@@ -41,8 +41,8 @@ STACK = "from cortex_hooks.embeddings.local import import_stack; import_stack()"
 MODEL = "from cortex_hooks.embeddings.local import LocalModel; model = LocalModel()"
 EMBED = f"{MODEL}; model.embed([{QUERY!r}], query=True)"
 VECTORS = (
-    f"{NUMPY}; import os, sqlite3; from cortex_hooks.embeddings import index, vectors; "
-    "c = sqlite3.connect(os.environ['CORTEX_DB']); index.of(c, os.environ['CORTEX_DB'], vectors.MINILM)"
+    f"{NUMPY}; import os, sqlite3; from cortex_hooks.embeddings import index, vector_math; "
+    "c = sqlite3.connect(os.environ['CORTEX_DB']); index.of(c, os.environ['CORTEX_DB'], vector_math.MINILM)"
 )
 
 

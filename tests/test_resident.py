@@ -135,8 +135,8 @@ def _user(env: dict[str, str]) -> str:
 
 # The resident process with a grace of half a second after its last session (a minute otherwise).
 _SHORT_GRACE = (
-    "import sys; from cortex_hooks.resident import server; server.GRACE = 0.5; "
-    "sys.exit(server.main(sys.argv[1:]))"
+    "import sys; from cortex_hooks.resident import process; process.GRACE = 0.5; "
+    "sys.exit(process.main(sys.argv[1:]))"
 )
 
 
