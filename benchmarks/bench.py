@@ -106,6 +106,8 @@ def _restore(source: str, target: str) -> None:
 
 def measure(plan_path: str, result_path: str) -> int:
     """Run every case of a plan in alternation with the baseline; write the raw results."""
+    import shutil
+
     with open(plan_path, encoding="utf-8") as stream:
         plan = json.load(stream)
     work, runs, baseline = plan["work"], plan["runs"], plan["baseline"]
@@ -119,6 +121,8 @@ def measure(plan_path: str, result_path: str) -> int:
         for number in range(runs + 1):  # run 0 is the warm-up: checked, not timed
             if case.get("fresh"):  # every run starts from the same database (outside the timing)
                 _restore(case["fresh"], case["database"])
+                shutil.rmtree(case["kept"])  # and the keeper's state of it: else each run would
+                shutil.copytree(case["fresh"] + ".kept", case["kept"])  # find it changed by another
             payload = case["payload"].replace("@SESSION@", f"bench-{os.getpid()}-{number:04d}")
             with open(stdin, "w", encoding="utf-8") as stream:
                 stream.write(payload)
@@ -678,17 +682,19 @@ def add_flagged_pairs(path: str, pairs: int) -> None:
 
 KEEP = """import sys
 from contextlib import closing
+from cortex_hooks import location
 from cortex_hooks.keeper import check
 from cortex_hooks.store.connection import open_database
 for path in sys.argv[1:]:
     with closing(open_database(path)) as connection:
         check.adopt(connection, path, check.watched(path, None))
+    print(location.keeper_folder(path))
 """
 
 
-def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
+def keep(venv: str, env: dict[str, str], databases: list[str]) -> list[str]:
     """Each database kept by the keeper, as install keeps a project's: every PreToolUse
-    case then pays the keeper's check, as a user's hook does."""
+    case then pays the keeper's check, as a user's hook does. The keeper's folders."""
     import subprocess
 
     done = subprocess.run(
@@ -700,6 +706,7 @@ def keep(venv: str, env: dict[str, str], databases: list[str]) -> None:
     )
     if done.returncode != 0:
         raise SystemExit(f"bench: keeping {databases} failed: {done.stderr.strip()}")
+    return done.stdout.splitlines()
 
 
 OUTCOMES_SESSION = "bench-outcomes"
@@ -929,6 +936,8 @@ MCP_LIST = (
 
 def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[dict[str, Any]]:
     """Every case: name, learnings, command, payload, goal, what a correct run looks like."""
+    import shutil
+
     scripts = os.path.join(venv, "bin")
     python = os.path.join(scripts, "python")
     floor = "import json, sqlite3, sys; json.loads(sys.stdin.buffer.read())"
@@ -1254,7 +1263,7 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
             user = os.path.join(work, f"case{number}", "global", "cortex-global.db")
             copy_database(os.path.join(work, f"db{case['global']}", ".cortex", "cortex.db"), user)
         case.update(database=database, env=_env(venv, database, work, user))
-        keep(venv, case["env"], [path for path in (database, user) if path])  # as install leaves them
+        kept = keep(venv, case["env"], [path for path in (database, user) if path])  # as install leaves them
         if case.get("team"):
             team_project(venv, case, work)
         if case.get("catches"):
@@ -1266,6 +1275,8 @@ def cases(venv: str, work: str, transcript: str, small_transcript: str) -> list[
         if case.get("fresh"):
             case["fresh"] = os.path.join(work, f"case{number}", "prepared.db")
             copy_database(database, case["fresh"])
+            case["kept"] = kept[0]  # the project's keeper folder: restored with its database
+            shutil.copytree(kept[0], case["fresh"] + ".kept")
     return found
 
 
