@@ -145,14 +145,6 @@ def test_a_rewrite_is_for_bash_commands_only(tool: str, target: str) -> None:
     assert rewrite.refusal("Bash", "raw") is None
 
 
-def test_every_other_tool_input_field_is_kept() -> None:
-    given_input = {"command": "pip list", "description": "list", "timeout": 5000, "run_in_background": False}
-    assert rewrite.corrected_input(given_input, "python3 -m pip list") == {
-        **given_input,
-        "command": "python3 -m pip list",
-    }
-
-
 _WORD = st.text(alphabet="abcdefgh-./", min_size=1, max_size=6)
 _QUOTED = st.builds(lambda word: f"'{word} x'", _WORD)
 _BLANKS = st.sampled_from([" ", "  ", "\t", " \\\n "])

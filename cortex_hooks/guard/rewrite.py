@@ -144,12 +144,6 @@ def _target(subject: list[str] | BashCommand) -> str:
     return "raw" if isinstance(subject, list) else "content"
 
 
-def corrected_input(tool_input: dict[str, Any], command: str) -> dict[str, Any]:
-    """The whole tool_input with the corrected command (Claude Code replaces all of it: every
-    other field is sent back unchanged)."""
-    return {**tool_input, "command": command}
-
-
 def _written(simple: Simple, start: int, end: int, raw: str) -> tuple[int, int] | None:
     """Where the span [start, end) of a simple command's text was written in `raw`, or None."""
     pieces = simple.spans

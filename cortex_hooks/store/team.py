@@ -114,26 +114,6 @@ def put_in_force(connection: sqlite3.Connection, trusted: bool) -> None:
     )
 
 
-def team_ids(connection: sqlite3.Connection, kind: str, row_ids: list[int]) -> dict[int, str]:
-    """The team ids of these rows of one kind (those that came from the team file)."""
-    rows = connection.execute(
-        """SELECT row_id, id FROM team_entry
-           WHERE kind = :kind AND row_id IN (SELECT value FROM json_each(:ids))""",
-        {"kind": kind, "ids": json.dumps(row_ids)},
-    )
-    return {int(row[0]): str(row[1]) for row in rows}
-
-
-def by_ids(connection: sqlite3.Connection, ids: list[str]) -> dict[str, sqlite3.Row]:
-    """The entries of these team ids that are in the file now."""
-    rows = connection.execute(
-        """SELECT id, kind, row_id, action, rewrite FROM team_entry
-           WHERE line IS NOT NULL AND id IN (SELECT value FROM json_each(:ids))""",
-        {"ids": json.dumps(ids)},
-    )
-    return {row["id"]: row for row in rows}
-
-
 def listed(connection: sqlite3.Connection) -> list[sqlite3.Row]:
     """The entries in the file now, with their rows' state (learnings: confidence, hits, muted)."""
     return connection.execute(
