@@ -38,9 +38,14 @@ def test_only_the_cli_imports_the_cli() -> None:
     assert importers == {"cortex_hooks.__main__"}
 
 
-def test_the_mcp_server_never_imports_the_cli() -> None:
+def test_the_front_doors_stand_side_by_side() -> None:
+    """The CLI, the MCP server, the hooks and the resident process import none of each other
+    (`cortex-hooks mcp` hands over to the server by exec, api.resident starts the process): each
+    stands on the library."""
+    doors = {f"cortex_hooks.{name}" for name in ("cli", "mcp", "hooks", "resident")}
     edges = rooms()
-    assert "cortex_hooks.cli" not in edges["cortex_hooks.mcp"]
+    assert {door: sorted(edges[door] & doors) for door in doors} == {door: [] for door in doors}
+    assert all("cortex_hooks.api" in edges[door] for door in doors)
 
 
 def test_the_root_is_a_small_kernel() -> None:
@@ -112,7 +117,7 @@ def test_two_modules_share_a_file_name_only_as_a_library_and_its_sql() -> None:
     over its SQL in store/ (api/learnings, store/learnings)."""
     by_name: dict[str, list[str]] = {}
     for path in ROOT.rglob("*.py"):
-        if path.name != "__init__.py":
+        if path.name not in ("__init__.py", "__main__.py"):  # Python's own names
             by_name.setdefault(path.name, []).append(path.parent.relative_to(ROOT).as_posix())
     shared = {name: sorted(folders) for name, folders in by_name.items() if len(folders) > 1}
     assert shared, "the library and its SQL share names: this test reads real files"

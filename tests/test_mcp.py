@@ -204,6 +204,33 @@ def test_a_child_of_ours_exits_at_once(project: Path) -> None:
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, b"", b"")
 
 
+def test_cortex_hooks_mcp_hands_over_to_the_server_and_nothing_in_the_project_shadows_it(
+    project: Path,
+) -> None:
+    """`cortex-hooks mcp` becomes the server (`python -m cortex_hooks.mcp`, exec: Claude Code's
+    process keeps its id), started in the project: a `cortex_hooks` package there is never run."""
+    planted = project / "cortex_hooks" / "mcp"
+    planted.mkdir(parents=True)
+    marker = project / "ran"
+    for folder in (project / "cortex_hooks", planted):
+        (folder / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (planted / "__main__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    running = Server(project)
+    try:
+        assert running.initialize()["result"]["serverInfo"]["name"] == "cortex"
+        command = Path(f"/proc/{running.process.pid}/cmdline").read_bytes().split(b"\0")
+        assert command[-3:-1] == [b"-m", b"cortex_hooks.mcp"]  # the same process, now the server
+        assert b"-P" in command
+    finally:
+        assert running.close() == 0
+    assert not marker.exists()
+    served = subprocess.run(
+        [str(Path(script("cortex-hooks")).with_name("python")), "-m", "cortex_hooks.mcp", "--bogus"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (served.returncode, "unexpected argument" in served.stderr) == (2, True)
+
+
 def test_tools_list_without_a_database_creates_none(mcp: Server, project: Path) -> None:
     mcp.initialize()
     assert len(mcp.request("tools/list")["result"]["tools"]) == len(TOOL_NAMES)

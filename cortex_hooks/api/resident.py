@@ -145,9 +145,9 @@ def start(project: str, user: str, root: str, setting: str, session: str) -> boo
 
     from cortex_hooks.boundary import child_environment
 
-    try:
+    try:  # -P: the project's folder (its cwd) is not on sys.path, so nothing there shadows us
         subprocess.Popen(
-            [sys.executable, "-m", "cortex_hooks.resident.process", project, user, root, session],
+            [sys.executable, "-P", "-m", "cortex_hooks.resident.process", project, user, root, session],
             env=child_environment(CLAUDE_PROJECT_DIR=root),
             cwd=root if os.path.isdir(root) else None,
             stdin=subprocess.DEVNULL,

@@ -31,8 +31,8 @@ def start(database: str, session: tuple[str, str] | None = None) -> None:
     (id, transcript) of a session to scan that may have no stored offset yet."""
     from cortex_hooks.boundary import child_environment
 
-    subprocess.Popen(
-        [sys.executable, "-m", "cortex_hooks.capture.worker", database, *(session or ())],
+    subprocess.Popen(  # -P: nothing of the current folder on sys.path (a project's could shadow us)
+        [sys.executable, "-P", "-m", "cortex_hooks.capture.worker", database, *(session or ())],
         env=child_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -1,7 +1,8 @@
 """The stdio JSON-RPC loop of the MCP server: one JSON message a line in, one reply a line out.
 
 `handle` decides the reply to one message and touches nothing but the tools; `serve` is the loop
-around it. Written by hand rather than with the `mcp` SDK: Claude Code sends its first request
+around it; `run` the program (`python -m cortex_hooks.mcp`, what `cortex-hooks mcp` hands over
+to). Written by hand rather than with the `mcp` SDK: Claude Code sends its first request
 about 2 s after spawning its servers and leaves out any server not ready by then, and the SDK's
 import alone takes half a second (and 28 packages).
 """
@@ -9,12 +10,14 @@ import alone takes half a second (and 28 packages).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
 from typing import Any, BinaryIO
 
-from cortex_hooks import __version__
+from cortex_hooks import __version__, boundary, sanitize
+from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.mcp.tools import Options
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
@@ -227,3 +230,42 @@ def _send(writer: BinaryIO, answer: dict[str, Any]) -> bool:
 
 def main(options: Options | None = None) -> int:
     return serve(sys.stdin.buffer, sys.stdout.buffer, options)
+
+
+def run(argv: list[str]) -> int:
+    """The server as a program, `[--db PATH] [--global-db PATH]`, behind the one error boundary:
+    the environment a settings file gave it dropped first (Claude Code starts it with the
+    settings' env), nothing served in a process cortex-hooks started (docs/guide/capture.md)."""
+    return boundary.guarded(lambda: _program(argv))
+
+
+def _program(argv: list[str]) -> int:
+    from cortex_hooks.keeper import environment
+
+    for dropped in environment.drop_untrusted():
+        print(f"cortex-hooks: {sanitize.line(dropped)}", file=sys.stderr)
+    if boundary.is_child():
+        return 0
+    if sys.stdin is None or sys.stdout is None:  # started with a closed stream: nothing to serve on
+        raise CortexError("the MCP server talks over stdin and stdout, and one of them is closed")
+    given = _options(argv)
+    from cortex_hooks.store.connection import keep_open
+
+    with keep_open():  # each database stays open from one tool call to the next
+        return main(given)
+
+
+def _options(argv: list[str]) -> Options:
+    values: dict[str, str] = {}
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name not in ("--db", "--global-db"):
+            raise CortexError(
+                f"mcp: unexpected argument {word!r} (only --db PATH and --global-db PATH)", USAGE
+            )
+        given = value if equals else next(words, None)
+        if not given:
+            raise CortexError(f"mcp: {name} needs a value", USAGE)
+        values[name] = os.path.abspath(given)
+    return Options(values.get("--db"), values.get("--global-db"))
