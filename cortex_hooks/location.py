@@ -175,7 +175,7 @@ def _runs_or_reaches(command: str, words: tuple[str, ...]) -> bool:
     if any(word[:1] == b"." and (b"*" in word or b"?" in word or b"[" in word) for word in split):
         return True  # a dot-glob: `.c*`, `.[c]ortex`
     code = not _CODE.isdisjoint(present) or "<<" in command or "<" in command
-    if code and any(name in word for word in split for name in _INTERPRETERS):
+    if code and any(name in plain for name in _INTERPRETERS):  # in a word iff in the whole text
         return True  # inline code, or code on standard input
     return b"awk" in plain and (b"system" in plain or ">" in command or "getline" in command)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from pathlib import Path
 
@@ -770,3 +771,21 @@ def test_found_in_the_held_out_corpus_and_mended(command: str) -> None:
 def test_a_scripts_arguments_are_judged_where_it_uses_them() -> None:
     for command in ("sh -c 'cat > \"$1\"' _ .cortex/config.toml", "sh -c 'rm -rf \"$1\"' _ .cortex"):
         assert refused(command) is not None, command
+
+
+_DEFINES = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+[\w.-]+|[\w.-]+\s*\(\s*\))")
+_SETS = re.compile(r"(?:^|[\s;&|(){}])(?:set\s+--|set\s+[-+]\w*\s+\S|shift\b)")
+_PIECES = ["a", "b.", "-", "_", " ", "\t", "\n", ";", "&", "|", "(", ")", "{", "}", "é", "\u00a0"]
+_SHELLISH = st.lists(
+    st.sampled_from([*_PIECES, "function", "set", "shift", "--", "-x", "()", "( )"]), max_size=14
+).map("".join)
+
+
+@given(_SHELLISH)
+def test_a_function_or_set_positional_parameters_are_found_as_the_one_regex_finds_them(text: str) -> None:
+    """The literal-first search (a megabyte of heredoc costs a few substring scans) says what a
+    regex tried at every word would say."""
+    from cortex_hooks.guard.selfguard import bindings
+
+    assert bindings._defines_function(text) == bool(_DEFINES.search(text))
+    assert bindings._sets_arguments(text) == bool(_SETS.search(text))

@@ -59,6 +59,7 @@ class InForce:
         self._notes = notes
         self._configs = configs if configs is not None else {}
         self._found: list[tuple[Call, list[Candidate]]] = []
+        self._refused: list[tuple[Call, Refusal | None]] = []
 
     def config(self, scope: Scope) -> Config:
         """The configuration in force for a scope's database (read once)."""
@@ -68,9 +69,16 @@ class InForce:
         return found
 
     def protection(self, call: Call) -> Refusal | None:
+        """The built-in protection's refusal of a call, read once for the call (the hook judges it
+        again inside its write transaction: the rows may have changed, the call has not)."""
         if self._protection is None or not location.names_own_place(call.input, call.cwd):
             return None  # a few substring tests: all that a call which cannot reach the guard pays
-        return self._protection(call.tool, call.input, call.cwd)
+        for seen, refused in self._refused:
+            if seen is call:
+                return refused
+        refused = self._protection(call.tool, call.input, call.cwd)
+        self._refused.append((call, refused))
+        return refused
 
     def candidates(self, call: Call) -> list[Candidate]:
         """Each scope's learnings the prefilter and the tool matcher let through; kept for the

@@ -21,7 +21,7 @@ does to the files it names — a word the command itself binds judged by what it
 
 from __future__ import annotations
 
-from cortex_hooks.guard.selfguard import own_cli
+from cortex_hooks.guard.selfguard import archives, file_effects, git, inline_code, own_cli, runtime
 from cortex_hooks.guard.selfguard.protected import FOLDER_KIND, UNKNOWN, Places, Refusal
 from cortex_hooks.guard.shell import invocation, programs, reader
 
@@ -140,7 +140,6 @@ def _program(
     depth: int,
 ) -> Refusal | None:
     """What this program, none of ours, would do to the guard's places."""
-    from cortex_hooks.guard.selfguard import inline_code, runtime
 
     places, name = facts.places, call.program
     judge = refusal if depth < MAX_AGAIN else _nothing
@@ -164,7 +163,6 @@ def _program(
 
 
 def _judged_program(call: Invocation, places: Places, bases: list[str], context: Context) -> Refusal | None:
-    from cortex_hooks.guard.selfguard import file_effects
 
     return file_effects.judged(call, places, bases, context)
 
@@ -182,7 +180,6 @@ def _nothing(command: str, places: Places, cwd: str, depth: int) -> Refusal | No
 def _commands_run(call: Invocation, simple: Simple) -> list[str]:
     """The command lines this command has another program run: an environment variable set for it
     (`GIT_PAGER='…' git log`), git's aliases and settings, an archiver's."""
-    from cortex_hooks.guard.selfguard import archives, git
 
     found: list[str] = []
     command, program, _ = simple.parts  # type: ignore[misc]

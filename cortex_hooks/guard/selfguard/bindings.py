@@ -29,8 +29,16 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.shell.invocation import Arg, Invocation
     from cortex_hooks.guard.shell.reader import Reading, Simple
 
-_FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+[\w.-]+|[\w.-]+\s*\(\s*\))")
-_SETS_ARGUMENTS = re.compile(r"(?:^|[\s;&|(){}])(?:set\s+--|set\s+[-+]\w*\s+\S|shift\b)")
+# A function defined (`function f`, `f ()`) or positional parameters set (`set -- …`, `shift`),
+# each after a start or a delimiter: looked for only where its literal stands (`function`, `()`,
+# `set`, `shift`), so that a megabyte of heredoc costs a few substring scans, not a regex at each
+# of its words.
+_DELIMITER = re.compile(r"[\s;&|(){}]")
+_FUNCTION = re.compile(r"function\s+[\w.-]")
+_NAMED = re.compile(r"[\w.-]")
+_EMPTY_PARENTHESES = re.compile(r"\(\s*\)")
+_SETS_ARGUMENTS = re.compile(r"set\s+--|set\s+[-+]\w*\s+\S|shift\b")
+_SET_OR_SHIFT = re.compile(r"set|shift")
 MAX_YIELD_DEPTH = 6  # producers read through (a pipe of pipes) before anything is assumed
 
 
@@ -48,7 +56,7 @@ class Facts:
         self.variables: dict[str, list[Pattern]] = {}
         self.texts: dict[str, list[str]] = {}  # a variable set to literal text: that text
         self.substituted: dict[str, Simple] = {}  # `$(…)` as a word holds it → the command yielding
-        self.unbound = bool(_FUNCTION.search(top) or _SETS_ARGUMENTS.search(top))
+        self.unbound = _defines_function(top) or _sets_arguments(top)
         self._depth = 0
         for simple in self.simples:
             command = simple.parts[0]  # type: ignore[index]
@@ -275,3 +283,34 @@ def xargs_options(simple: Simple) -> tuple[str | None, bool]:
         elif word.startswith(("-i", "--replace=")) and programs.basename(words[0]) == "xargs":
             replace = word.split("=", 1)[1] if "=" in word else word[2:]
     return replace, "-0" in words or "--null" in words
+
+
+def _after_a_delimiter(text: str, start: int) -> bool:
+    return start == 0 or _DELIMITER.match(text, start - 1) is not None
+
+
+def _defines_function(text: str) -> bool:
+    """`function NAME` or `NAME ()` after a start or a delimiter, anywhere in the text."""
+    at = text.find("function")
+    while at != -1:
+        if _after_a_delimiter(text, at) and _FUNCTION.match(text, at):
+            return True
+        at = text.find("function", at + 1)
+    for parentheses in _EMPTY_PARENTHESES.finditer(text):
+        end = parentheses.start()
+        while end > 0 and text[end - 1].isspace():
+            end -= 1
+        start = end
+        while start > 0 and _NAMED.match(text, start - 1):
+            start -= 1
+        if start < end and _after_a_delimiter(text, start):
+            return True
+    return False
+
+
+def _sets_arguments(text: str) -> bool:
+    """`set -- …`, `set -x ARG`, `shift` after a start or a delimiter, anywhere in the text."""
+    return any(
+        _after_a_delimiter(text, word.start()) and _SETS_ARGUMENTS.match(text, word.start())
+        for word in _SET_OR_SHIFT.finditer(text)
+    )

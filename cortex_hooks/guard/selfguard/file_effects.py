@@ -21,7 +21,7 @@ A call is refused only when the hook can name a protected place the program woul
 
 from __future__ import annotations
 
-from cortex_hooks.guard.selfguard import reach
+from cortex_hooks.guard.selfguard import archives, git, reach
 from cortex_hooks.guard.selfguard.operands import named, operands, option_value, options, with_values
 from cortex_hooks.guard.selfguard.protected import (
     CONFIG,
@@ -72,7 +72,6 @@ def judged(call: Invocation, places: Places, bases: list[str], context: Context)
     for programs, rule in _RULES:
         if name in programs:
             return rule(call, places, bases, context)
-    from cortex_hooks.guard.selfguard import archives, git
 
     if name in archives.PROGRAMS:
         return archives.judged(call, places, bases, context)
