@@ -168,25 +168,13 @@ def _results(content: list[Any], pending: dict[str, Call]) -> None:
         if block.get("is_error") is not True:
             call.status = "ok"  # a success's output is never needed: not read, not redacted
             continue
-        output = _result_text(block.get("content"))
+        output = formats.result_text(block.get("content"))
         if len(output) > 2 * OUTPUT_KEPT:
             output = output[:OUTPUT_KEPT] + "\n…\n" + output[-OUTPUT_KEPT:]
         call.output = redact(output)
         exit_code = _EXIT.match(output)
         call.exit_code = int(exit_code.group(1)) if exit_code else None
         call.status = "ignored" if any(marker in output for marker in _NOT_FAILURES) else "error"
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and isinstance(block.get("text"), str)
-        )
-    return ""
 
 
 def _prompt_text(content: Any) -> str | None:

@@ -298,21 +298,15 @@ def _record_results(record: Any, number: int, at: int, wanted: Callable[[str], b
         if isinstance(call_id, str) and (wanted is None or wanted(call_id)):
             error = block.get("is_error") is True
             found.append(
-                Result(call_id, error, _text(block.get("content"))[:2000] if error else "", number, at)
+                Result(
+                    call_id,
+                    error,
+                    formats.result_text(block.get("content"))[:2000] if error else "",
+                    number,
+                    at,
+                )
             )
     return found
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and isinstance(block.get("text"), str)
-        )
-    return ""
 
 
 def _calls(record: Any, since: str | None, path: str, number: int, at: int = 0) -> list[Call]:

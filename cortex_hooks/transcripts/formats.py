@@ -294,3 +294,16 @@ def _results(
         {"type": "tool_result", "tool_use_id": each, "content": content, "is_error": failed} for each in ids
     ]
     return [{**base, "type": "user", "message": {"role": "user", "content": blocks}}]
+
+
+def result_text(content: Any) -> str:
+    """A tool result's text: the string, or the text blocks of a list joined by lines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
