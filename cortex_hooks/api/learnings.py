@@ -16,6 +16,7 @@ from cortex_hooks.guard import actions, pruning
 from cortex_hooks.guard.learning_records import Learning, LearningFields
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
 from cortex_hooks.notes import Notes
+from cortex_hooks.store import kinds
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
@@ -112,7 +113,7 @@ def show(databases: Databases, learning_id: int) -> Learning:
         raise unknown("learning", learning_id)
     with closing(connection):
         with Transaction(connection):
-            if not store.record_access(connection, learning_id, clock.iso(clock.now())):
+            if not kinds.record_access(connection, "learnings", learning_id, clock.iso(clock.now())):
                 raise unknown("learning", learning_id)
         return load(connection, learning_id)
 

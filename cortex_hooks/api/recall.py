@@ -14,7 +14,7 @@ from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.memory.query import KINDS, Found, query_symbols, query_words, ranked, show_command
 from cortex_hooks.notes import Notes
-from cortex_hooks.store import kinds, learnings, memories
+from cortex_hooks.store import kinds, memories
 from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.store.scopes import Scope, close
@@ -188,9 +188,7 @@ def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool 
     if count:
         with Transaction(scope.connection):
             memories.record_access(scope.connection, ids["memory"], now)
-            for learning_id in ids["learning"]:
-                learnings.record_access(scope.connection, learning_id, now)
-            for kind in ("decision", "error"):
+            for kind in ("learning", "decision", "error"):
                 for row_id in ids[kind]:
                     kinds.record_access(scope.connection, kind + "s", row_id, now)
     linked = memories.sources_of(scope.connection, ids["memory"])

@@ -9,8 +9,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from cortex_hooks.guard.pruning import Cutoffs
 from cortex_hooks.store import visibility
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.guard.pruning import Cutoffs
 
 # kind -> (table, the column its age is counted from, columns a user may give)
 KINDS: dict[str, tuple[str, str]] = {

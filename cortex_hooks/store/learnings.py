@@ -215,15 +215,6 @@ def awaiting_review(
     return rows, rows[0]["awaiting"] if rows else 0
 
 
-def record_access(connection: sqlite3.Connection, learning_id: int, now: str) -> bool:
-    """Count one access (a single-item read); False when there is no such learning."""
-    cursor = connection.execute(
-        "UPDATE learning SET access_count = access_count + 1, last_accessed = :now WHERE id = :id",
-        {"now": now, "id": learning_id},
-    )
-    return cursor.rowcount == 1
-
-
 def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> list[sqlite3.Row]:
     """Active learnings with a regex whose prefilter key is among `keys` (a JSON array; an index
     lookup) and whose tool matcher, as the key carries it, may accept `tool_name`.
