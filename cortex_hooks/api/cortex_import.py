@@ -81,18 +81,18 @@ def _not_yet_here(
         return records, dict.fromkeys(records, 0)
     with closing(connection):
         held = {kind: kinds.identities(connection, kind) for kind in records}
-    kept = {kind: [r for r in rows if _identity(r) not in held[kind]] for kind, rows in records.items()}
+    kept = {
+        kind: [row for row in rows if _identity(kind, row) not in held[kind]]
+        for kind, rows in records.items()
+    }
     return kept, {kind: len(records[kind]) - len(kept[kind]) for kind in records}
 
 
-def _identity(record: Any) -> tuple[str, str | None]:
-    if isinstance(record, ImportedLearning):
-        return record.anti_pattern, record.created_at
-    if isinstance(record, kind_records.ImportedDecision):
-        return record.title, record.created_at
-    if isinstance(record, kind_records.ImportedError):
-        return record.message, record.first_seen
-    return record.text, record.created_at
+def _identity(kind: str, record: Any) -> tuple[str, str | None]:
+    """A record's (text, time it began), by the fields that tell the stored rows of its kind apart
+    (store.kinds.IDENTITY: a record's fields are named as the columns)."""
+    text, began = kinds.IDENTITY[kind]
+    return getattr(record, text), getattr(record, began)
 
 
 def _record(table: str, row: dict[str, Any], changed: list[dict[str, Any]]) -> Any:

@@ -33,7 +33,7 @@ PRUNED_KINDS = tuple(_EXEMPT)
 
 
 # What tells one row of a kind from another it may repeat: its text and the time it began.
-_IDENTITY = {
+IDENTITY = {
     "learnings": ("anti_pattern", "created_at"),
     "decisions": ("title", "created_at"),
     "errors": ("message", "first_seen"),
@@ -47,7 +47,7 @@ def _table(kind: str) -> str:
 
 def identities(connection: sqlite3.Connection, kind: str) -> set[tuple[str, str]]:
     """The (text, time it began) of every row of a kind, archived ones included."""
-    text, began = _IDENTITY[kind]
+    text, began = IDENTITY[kind]
     return {(row[0], row[1]) for row in connection.execute(f"SELECT {text}, {began} FROM {_table(kind)}")}
 
 
