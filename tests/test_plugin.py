@@ -576,7 +576,7 @@ def test_the_packs_alone_judge_as_the_hook_does_on_the_packs_corpora() -> None:
     rules = core()  # loaded once: the packs' files read and their patterns compiled per command took ~20 s
     differ = [command for command, _ in corpus if judged(command) != denied(rules, command, "content")]
     assert differ == []
-    assert {learning["slug"] for learning in packs_only.learnings()} == {record.id for record in rules}
+    assert {learning.slug for learning in packs_only.learnings()} == {record.id for record in rules}
 
 
 def test_the_packs_alone_need_only_the_standard_library(tmp_path: Path) -> None:

@@ -203,7 +203,7 @@ def stored_lookup(pattern: str, text: str) -> bool:
         learning_id = learnings.insert(connection, row)
     letter, looked = prefilter.lookup("content", "Bash", [text])
     found = learnings.candidates(connection, json.dumps(prefilter.text_keys(letter, looked)), "Bash")
-    return any(item["id"] == learning_id for item in found)
+    return any(item.id == learning_id for item in found)
 
 
 _STORE: dict[str, Any] = {}

@@ -134,7 +134,7 @@ def test_candidates_skip_learnings_whose_matcher_does_not_accept_the_tool(db: Pa
     with closing(open_database(str(db))) as connection:
         connection.execute("UPDATE learning SET tool = '' WHERE id = :id", {"id": ids[""]})
         found = {
-            tool_name: [row["id"] for row in learnings.candidates(connection, keys, tool_name)]
+            tool_name: [row.id for row in learnings.candidates(connection, keys, tool_name)]
             for tool_name in ("Bash", "Edit", "mcp__jira__get_issue", "Read")
         }
     every = {"*": ids["*"], "": ids[""]}

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cortex_hooks import stored
 from cortex_hooks.confidence import Policy
 from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.hits import Hit
@@ -49,8 +50,10 @@ class Given:
         return None
 
     def candidates(self, call: Call) -> list[Candidate]:
-        row = {"regex": "x", "target": "input", "rewrite": None}
-        return [Candidate({**row, "id": hit.id}, 0, hit.scope, (1.0, 1.0)) for hit in self.given]
+        return [
+            Candidate(stored.Candidate(hit.id, "x", "*", "input", None, None), 0, hit.scope, (1.0, 1.0))
+            for hit in self.given
+        ]
 
     def hits(self, found: object) -> list[Hit]:
         return list(self.given)

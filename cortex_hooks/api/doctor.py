@@ -259,49 +259,50 @@ def _read_config(file: str) -> tuple[Config, str | None]:
 def _check_learnings(report: Report, connection: sqlite3.Connection, config: Config, path: str) -> None:
     rows = learnings.select(connection, "active")  # what SQLite cannot check: each regex, each matcher
     stored = learnings.keys_by_learning(connection)
+    literals = learnings.literals_by_learning(connection)
     bad = 0
     for row in rows:
         try:  # stored before the matcher was checked as it is now (a permission rule, say)
-            matching.check_tool_matcher(row["tool"])
+            matching.check_tool_matcher(row.tool)
         except CortexError as error:
-            rule = matching.permission_rule(row["tool"])
+            rule = matching.permission_rule(row.tool)
             tool = shlex.quote(rule[0]) if rule else "MATCHER"
             report.problem(
-                f"learning #{row['id']}",
+                f"learning #{row.id}",
                 f"{error.message}: it never matches",
-                f"cortex-hooks update {row['id']} --tool {tool}",
+                f"cortex-hooks update {row.id} --tool {tool}",
             )
             bad += 1
             continue
-        if not row["regex"]:
+        if not row.regex:
             continue
-        name = f"learning #{row['id']}"
+        name = f"learning #{row.id}"
         try:
-            for probe in (*PROBES, row["regex"] * 20):
-                matching.evaluate(row["regex"], [probe], config.regex_timeout, 0)
+            for probe in (*PROBES, row.regex * 20):
+                matching.evaluate(row.regex, [probe], config.regex_timeout, 0)
         except matching.Unusable as error:
             if error.timed_out:
                 report.problem(
                     name,
-                    f"regex {row['regex']!r} did not finish a probe within {config.regex_timeout}s: "
+                    f"regex {row.regex!r} did not finish a probe within {config.regex_timeout}s: "
                     "the hook skips it whenever it runs that long",
-                    f"simplify it: cortex-hooks update {row['id']} --regex=NEW",
+                    f"simplify it: cortex-hooks update {row.id} --regex=NEW",
                 )
             else:
                 report.problem(
-                    name, error.message, f"cortex-hooks update {row['id']} --regex=NEW (or archive it)"
+                    name, error.message, f"cortex-hooks update {row.id} --regex=NEW (or archive it)"
                 )
             bad += 1
             continue
-        derived = set(prefilter.keys(row["regex"], row["target"])), prefilter.literals(row["regex"])
-        if (stored.get(row["id"], set()), row["literals"]) != derived:
+        derived = set(prefilter.keys(row.regex, row.target)), prefilter.literals(row.regex)
+        if (stored.get(row.id, set()), literals.get(row.id)) != derived:
             report.problem(
                 name,
                 "its prefilter data is missing or stale, so the hook may skip it",
-                f"cortex-hooks update {row['id']} --regex={shlex.quote(row['regex'])}",
+                f"cortex-hooks update {row.id} --regex={shlex.quote(row.regex)}",
             )
             bad += 1
-    with_regex = sum(1 for row in rows if row["regex"])
+    with_regex = sum(1 for row in rows if row.regex)
     if not bad:
         report.ok("learnings", f"{len(rows)} active, {with_regex} with a regex, every regex sound")
     _prove_examples(report, connection, path)

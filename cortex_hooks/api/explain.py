@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from cortex_hooks import agents, confidence
+from cortex_hooks import agents, confidence, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count, fit
@@ -61,8 +61,10 @@ def explain(
             config = rules.config(scope)
             timeouts = (config.regex_timeout, config.regex_timeout_per_mib)
             keys = store.keys_by_learning(scope.connection)
+            literals = store.literals_by_learning(scope.connection)
             for row in store.select(scope.connection, "active"):
-                report = _evaluate(row, call, keys.get(row["id"], set()), timeouts)
+                looked_up = keys.get(row.id, set()), literals.get(row.id)
+                report = _evaluate(row, call, looked_up, timeouts)
                 report["scope"] = scope.name
                 reports.append(report)
     finally:
@@ -131,47 +133,52 @@ def tool_input(command: str | None, given: str | None) -> dict[str, Any]:
     return value
 
 
-def _evaluate(row: Any, call: Call, keys: set[str], timeouts: tuple[float, float]) -> dict[str, Any]:
-    fragments = call.texts(row["target"])
-    letter, looked = prefilter.lookup(row["target"], call.tool, fragments)
+def _evaluate(
+    row: stored.Learning, call: Call, looked_up: tuple[set[str], str | None], timeouts: tuple[float, float]
+) -> dict[str, Any]:
+    """What the hook does with this learning for this call, step by step; `looked_up`: its
+    prefilter keys and required literals as stored."""
+    keys, required = looked_up
+    fragments = call.texts(row.target)
+    letter, looked = prefilter.lookup(row.target, call.tool, fragments)
     report: dict[str, Any] = {
-        "id": row["id"],
-        "anti_pattern": row["anti_pattern"],
-        "regex": row["regex"],
-        "tool_matcher": row["tool"],
-        "tool_accepted": matching.tool_accepts(row["tool"], call.tool),
-        "target": row["target"],
+        "id": row.id,
+        "anti_pattern": row.anti_pattern,
+        "regex": row.regex,
+        "tool_matcher": row.tool,
+        "tool_accepted": matching.tool_accepts(row.tool, call.tool),
+        "target": row.target,
         "text": fragments,
         "candidate": False,
-        "confidence": confidence.as_number(row["confidence"]),
-        "action": row["action"],
-        "auto_block": row["action"] == "block",
-        "rewrite": row["rewrite"],
+        "confidence": confidence.as_number(row.confidence),
+        "action": row.action,
+        "auto_block": row.action == "block",
+        "rewrite": row.rewrite,
         "corrected": None,
         "rewrite_problem": None,
         "result": "not evaluated",
         "effect": None,
         "matched_command": None,
     }
-    if not row["regex"]:
+    if not row.regex:
         report["result"] = "no regex: never matches"
         return report
-    if row["muted"]:  # as the hook's candidate query: a muted pack learning is never tried
-        report["result"] = f"muted in this scope: never matches (cortex-hooks packs unmute {row['slug']})"
+    if row.muted:  # as the hook's candidate query: a muted pack learning is never tried
+        report["result"] = f"muted in this scope: never matches (cortex-hooks packs unmute {row.slug})"
         return report
     # As the hook decides: an index key present, then every stored required literal.
     report["candidate"] = any(
         prefilter.present(key, looked) for key in keys if key[0] == letter
-    ) and prefilter.satisfied(row["literals"], looked, loose=letter == prefilter.LOOSE)
+    ) and prefilter.satisfied(required, looked, loose=letter == prefilter.LOOSE)
     if not report["tool_accepted"]:
-        report["result"] = f"tool matcher {row['tool']!r} does not accept {call.tool}"
+        report["result"] = f"tool matcher {row.tool!r} does not accept {call.tool}"
         return report
     try:
-        where = call.where(row["regex"], row["target"], timeouts)
+        where = call.where(row.regex, row.target, timeouts)
     except matching.Unusable as error:
         report["result"] = f"{error.message}: the hook skips this learning"
         return report
-    subject = call.subject(row["target"])
+    subject = call.subject(row.target)
     found = where is not None
     if where is not None and not isinstance(subject, list):
         report["matched_command"] = subject.reading.commands[where].text

@@ -47,11 +47,11 @@ def by_id(databases: Databases, memory_id: int, *, record: bool = False) -> Forg
             store.update(
                 connection,
                 memory_id,
-                {"status": "archived", "archived_at": current["archived_at"] or now, "updated_at": now},
+                {"status": "archived", "archived_at": current.archived_at or now, "updated_at": now},
             )
         memory = load(connection, databases, memory_id) if record else None
     undo = db.scoped(databases, f"cortex-hooks memories restore {memory_id}")
-    return Forgotten(memory_id, str(current["summary"]), undo, [], memory)
+    return Forgotten(memory_id, current.summary, undo, [], memory)
 
 
 def by_match(databases: Databases, words: str, *, best: bool = False, record: bool = False) -> Forgotten:

@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any, NamedTuple, TypedDict
 
-from cortex_hooks import clock, confidence
+from cortex_hooks import clock, confidence, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, fit, times
@@ -266,7 +266,7 @@ def _hundredths(learning: Learning) -> int:
     return round(learning.confidence * 100)
 
 
-def records(rows: list[sqlite3.Row]) -> list[Learning]:
+def records(rows: list[stored.Learning]) -> list[Learning]:
     """The learnings of these rows (the schema refuses a value the code could not read)."""
     return [Learning.from_row(row) for row in rows]
 

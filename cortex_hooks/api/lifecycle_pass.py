@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from cortex_hooks import clock, confidence
+from cortex_hooks import clock, confidence, stored
 from cortex_hooks.api import pruned_file
 from cortex_hooks.memory import decay, vocabulary
 from cortex_hooks.memory.rank import centrality
@@ -44,22 +44,22 @@ class Report:
         return counted
 
 
-def read(row: sqlite3.Row, top: int) -> decay.Aging | str:
+def read(row: stored.Aging, top: int) -> decay.Aging | str:
     """A stored memory as the lifecycle reads it, or what keeps it from reading it (a hand edit)."""
     for column in ("base_confidence", "confidence"):
-        value = row[column]
+        value = getattr(row, column)
         if type(value) is not int or not 0 <= value <= 100:
             return f"its {column} {value!r} is not a number of hundredths (0 to 100)"
-    if row["type"] not in vocabulary.TYPES:
-        return f"its type {row['type']!r} is not one of {', '.join(vocabulary.TYPES)}"
+    if row.type not in vocabulary.TYPES:
+        return f"its type {row.type!r} is not one of {', '.join(vocabulary.TYPES)}"
     for column in ("access_count", "in_degree"):
-        if type(row[column]) is not int or row[column] < 0:
-            return f"its {column} {row[column]!r} is not a whole number >= 0"
-    if row["pinned"] not in (0, 1):
-        return f"its pinned {row['pinned']!r} is not 0 or 1"
+        if type(getattr(row, column)) is not int or getattr(row, column) < 0:
+            return f"its {column} {getattr(row, column)!r} is not a whole number >= 0"
+    if row.pinned not in (0, 1):
+        return f"its pinned {row.pinned!r} is not 0 or 1"
     instants: dict[str, datetime | None] = {}
     for column in ("confirmed_at", "updated_at", "archived_at"):
-        value = row[column]
+        value = getattr(row, column)
         try:
             instants[column] = None if value is None and column == "archived_at" else clock.parse(value)
         except (TypeError, ValueError, AttributeError):
@@ -67,14 +67,15 @@ def read(row: sqlite3.Row, top: int) -> decay.Aging | str:
     confirmed, touched = instants["confirmed_at"], instants["updated_at"]
     assert confirmed is not None
     assert touched is not None
+    assert row.base_confidence is not None  # checked above
     return decay.Aging(
-        c0=row["base_confidence"],
-        confidence=row["confidence"],
-        type=row["type"],
-        pinned=bool(row["pinned"]),
-        access_count=row["access_count"],
-        centrality=centrality(row["in_degree"], top),
-        status=row["status"],
+        c0=row.base_confidence,
+        confidence=row.confidence,
+        type=row.type,
+        pinned=bool(row.pinned),
+        access_count=row.access_count,
+        centrality=centrality(row.in_degree, top),
+        status=row.status,
         confirmed_at=confirmed,
         touched_at=touched,
         archived_at=instants["archived_at"],
@@ -106,7 +107,7 @@ def run(
         rows = store.due(connection, stamp, position, BATCH if deadline is not None else WHOLE_BATCH)
         if not rows:
             break
-        position = (rows[-1]["lifecycle_due"], rows[-1]["id"])
+        position = (rows[-1].lifecycle_due or "", rows[-1].id)
         _batch(connection, rows, _Pass(database, scope, now, half_lives, top=top, dry_run=dry_run), report)
     return report
 
@@ -132,32 +133,32 @@ class _Pass:
         self.dry_run = dry_run
 
 
-def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, report: Report) -> None:
+def _batch(connection: sqlite3.Connection, rows: list[stored.Aging], run: _Pass, report: Report) -> None:
     decays: list[dict[str, object]] = []  # the confidence and the next look only
     archives: list[dict[str, object]] = []
     never: list[int] = []
-    pruned: list[tuple[sqlite3.Row, decay.Step]] = []
+    pruned: list[tuple[stored.Aging, decay.Step]] = []
     for row in rows:
         aging = read(row, run.top)
         if isinstance(aging, str):
-            report.skipped.append(f"memory #{row['id']} skipped by the lifecycle: {aging}")
+            report.skipped.append(f"memory #{row.id} skipped by the lifecycle: {aging}")
             continue
         step = decay.step(aging, run.now, run.half_lives)
         if step is None:
-            if row["status"] not in ("active", "archived"):
-                never.append(row["id"])  # superseded: nothing will ever change
+            if row.status not in ("active", "archived"):
+                never.append(row.id)  # superseded: nothing will ever change
             continue
         _report(report, row, step)
         due = clock.iso(step.due) if step.due else None
         if step.pruned:
             pruned.append((row, step))
-        elif step.status != row["status"]:
+        elif step.status != row.status:
             archived_at = clock.iso(step.archived_at) if step.archived_at else None
             archives.append(
-                {"id": row["id"], "confidence": step.confidence, "archived_at": archived_at, "due": due}
+                {"id": row.id, "confidence": step.confidence, "archived_at": archived_at, "due": due}
             )
         else:
-            decays.append({"id": row["id"], "confidence": step.confidence, "due": due})
+            decays.append({"id": row.id, "confidence": step.confidence, "due": due})
     if run.dry_run:
         return
     store.decay(connection, decays)
@@ -170,14 +171,14 @@ def _batch(connection: sqlite3.Connection, rows: list[sqlite3.Row], run: _Pass, 
         store.delete(connection, kept, clock.iso(run.now)[:10])
 
 
-def _report(report: Report, row: sqlite3.Row, step: decay.Step) -> None:
-    memory_id = row["id"]
-    if step.confidence != row["confidence"]:
-        before, after = confidence.as_number(row["confidence"]), confidence.as_number(step.confidence)
+def _report(report: Report, row: stored.Aging, step: decay.Step) -> None:
+    memory_id = row.id
+    if step.confidence != row.confidence:
+        before, after = confidence.as_number(row.confidence), confidence.as_number(step.confidence)
         report.changes.append({"id": memory_id, "field": "confidence", "before": before, "after": after})
-    if step.status != row["status"]:
+    if step.status != row.status:
         report.changes.append(
-            {"id": memory_id, "field": "status", "before": row["status"], "after": step.status}
+            {"id": memory_id, "field": "status", "before": row.status, "after": step.status}
         )
         archived = clock.iso(step.archived_at) if step.archived_at else None
         report.changes.append({"id": memory_id, "field": "archived_at", "before": None, "after": archived})

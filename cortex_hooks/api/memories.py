@@ -12,7 +12,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock
+from cortex_hooks import clock, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.auto_link import Related, auto_link, vector_of
 from cortex_hooks.api.databases import Databases
@@ -152,15 +152,15 @@ def update(
         with Transaction(connection):
             current = _current(connection, memory_id)
             merged: dict[str, Any] = {
-                "content": current["content"],
-                "type": current["type"],
-                "priority": current["priority"],
-                "tags": json.loads(current["tags"] or "[]"),
-                "pinned": bool(current["pinned"]),
+                "content": current.content,
+                "type": current.type,
+                "priority": current.priority,
+                "tags": json.loads(current.tags or "[]"),
+                "pinned": bool(current.pinned),
                 **changes,
             }
             if "summary" not in changes and "content" not in changes:
-                merged["summary"] = current["summary"]  # else derived again from the new content
+                merged["summary"] = current.summary  # else derived again from the new content
             fields = given.checked(merged, "invalid memory")
             values: dict[str, Any] = {
                 "content": fields.content,
@@ -173,7 +173,7 @@ def update(
             if {"content", "type", "priority"} & set(changes):
                 values["confirmed_at"] = now  # a confirmation (docs/guide/aging.md)
             store.update(connection, memory_id, values)
-            if fields.content != current["content"] and current["status"] == "active":
+            if fields.content != current.content and current.status == "active":
                 auto_link(connection, memory_id, fields.content, now, link=False)  # flags only
         db.embed_written(databases, connection, "memory", [memory_id], notes)
         return load(connection, databases, memory_id) if record else None
@@ -193,7 +193,7 @@ def change(databases: Databases, memory_id: int, what: str, *, record: bool = Fa
         with Transaction(connection):
             current = _current(connection, memory_id)
             if what == "archive":
-                values: dict[str, Any] = {"status": "archived", "archived_at": current["archived_at"] or now}
+                values: dict[str, Any] = {"status": "archived", "archived_at": current.archived_at or now}
             else:
                 values = dict(_CHANGES[what])
             store.update(connection, memory_id, {**values, "updated_at": now})
@@ -230,7 +230,7 @@ def link(databases: Databases, from_id: int, to_id: int, edge_type: str, strengt
     return Link(edge_type, from_id, to_id, strength)
 
 
-def _current(connection: sqlite3.Connection, memory_id: int) -> sqlite3.Row:
+def _current(connection: sqlite3.Connection, memory_id: int) -> stored.Memory:
     row = store.get(connection, memory_id)
     if row is None:
         raise unknown("memory", memory_id)

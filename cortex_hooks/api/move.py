@@ -40,7 +40,7 @@ def move(databases: Databases, item_id: int, to: str, *, memory: bool = False) -
         row = store.get(origin, item_id)
         if row is None:
             raise unknown(kind, item_id)
-        values = {column: row[column] for column in store.COLUMNS}
+        values = {column: value for column, value in row._asdict().items() if column in store.COLUMNS}
         with closing(open_database(paths[target], create=True)) as destination, Transaction(destination):
             new_id = store.insert(destination, values)
         with Transaction(origin):

@@ -57,12 +57,12 @@ def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes
             else:
                 row = store.get(scope.connection, learning_id)
                 found = [row] if row is not None else []
-                if found and (found[0]["archived_at"] or found[0]["muted"]):
+                if found and (found[0].archived_at or found[0].muted):
                     notes.add(f"replay: learning #{learning_id} is archived or muted: replayed as if active")
             for row in found:
-                values = dict(row)
-                described.append(_described(values, scope.name, config, id=row["id"], slug=row["slug"]))
-                keys.append((scope.name, row["id"]))
+                values: dict[str, Any] = row._asdict()
+                described.append(_described(values, scope.name, config, id=row.id, slug=row.slug))
+                keys.append((scope.name, row.id))
                 rows.append({**values, "muted": 0, "archived_at": None})
         paths = [(scope.name, scope.path) for scope in scopes]
     finally:

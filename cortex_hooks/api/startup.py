@@ -73,7 +73,7 @@ def session_text(
         rows, count = learnings.awaiting_review(
             scope.connection, policy, limit=config.context_budget // 60 + 1
         )
-        waiting += [{**dict(row), "scope": scope.name} for row in rows]
+        waiting += [{**row._asdict(), "scope": scope.name} for row in rows]
         awaiting += count
     since = clock.iso(now - timedelta(days=snapshot.RECENT_DAYS))
     loaded = snapshot_store.rows(project.connection, since) if project and config.snapshot else None

@@ -9,7 +9,7 @@ import os
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, location, sanitize
+from cortex_hooks import clock, location, sanitize, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api import team_file, team_read
 from cortex_hooks.api.databases import Databases
@@ -173,7 +173,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
     with closing(connection):
         notes.extend(team_file.refresh(connection, project, databases.project))
         row = learnings.get(connection, learning_id)
-        if row is None or row["archived_at"] is not None:
+        if row is None or row.archived_at is not None:
             raise unknown
         record = _record(row, team_id, learning_id)
         records, problems = parsed(project)
@@ -206,30 +206,30 @@ def _unread(project: str, records: list[shared_format.Entry]) -> bool:
     return loaded.cut or len(lines) != len(records)
 
 
-def _record(row: Any, team_id: str, learning_id: int) -> shared_format.SharedLearning:
-    if row["pack"] == team.PACK:
+def _record(row: stored.Learning, team_id: str, learning_id: int) -> shared_format.SharedLearning:
+    if row.pack == team.PACK:
         raise CortexError(f"learning #{learning_id} comes from the team file already", USAGE)
-    if row["slug"] is not None and row["slug"] != team_id:
+    if row.slug is not None and row.slug != team_id:
         raise CortexError(
-            f"learning #{learning_id} is {row['slug']}: add it under its own id "
-            f"(cortex-hooks team add {row['slug']} --from {learning_id})",
+            f"learning #{learning_id} is {row.slug}: add it under its own id "
+            f"(cortex-hooks team add {row.slug} --from {learning_id})",
             USAGE,
         )
-    if row["regex"] is None:
+    if row.regex is None:
         raise CortexError(
             f"learning #{learning_id} has no regex: a team learning must match something", USAGE
         )
     values = {
         "id": team_id,
-        "tool": row["tool"],
-        "target": row["target"],
-        "regex": row["regex"],
-        "anti_pattern": row["anti_pattern"],
-        "correct_pattern": row["correct_pattern"],
-        "action": row["action"],
-        "rewrite": row["rewrite"],
-        "severity": row["severity"],
-        "context": row["context"],
+        "tool": row.tool,
+        "target": row.target,
+        "regex": row.regex,
+        "anti_pattern": row.anti_pattern,
+        "correct_pattern": row.correct_pattern,
+        "action": row.action,
+        "rewrite": row.rewrite,
+        "severity": row.severity,
+        "context": row.context,
     }
     try:
         return shared_format.SharedLearning.model_validate(values)

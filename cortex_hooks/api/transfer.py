@@ -70,7 +70,7 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
             learning.model_dump(mode="json") for learning in with_outcomes(connection, exported)
         ]
         top = memories.max_in_degree(connection)
-        rows = [row for row in memories.select(connection, "all") if row["id"] not in from_file["memory"]]
+        rows = [row for row in memories.select(connection, "all") if row.id not in from_file["memory"]]
         document["memories"] = [
             Memory.from_row(row, databases.scope, top).model_dump(mode="json") for row in rows
         ]
@@ -78,7 +78,7 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
             Edge(
                 type=edge["type"], from_=edge["from_id"], to=edge["to_id"], strength=edge["strength"]
             ).model_dump(by_alias=True)
-            for edge in memories.edges_among(connection, [row["id"] for row in rows])
+            for edge in memories.edges_among(connection, [row.id for row in rows])
         ]
         for kind, model in SHOWN.items():
             document[kind] = [

@@ -138,17 +138,17 @@ def learning_matching(connection: sqlite3.Connection, command: str) -> int | Non
     for target, fragments in texts.items():
         keys.update(prefilter.text_keys(*prefilter.lookup(target, "Bash", fragments)))
     for row in learnings.candidates(connection, json.dumps(sorted(keys)), "Bash"):
-        target = row["target"]
-        if target not in texts or type(row["regex"]) is not str or type(row["literals"]) is bytes:
-            continue  # a hand edit: doctor's business, not a rule's cover
+        target = row.target
+        if target not in texts:
+            continue
         letter, looked = prefilter.lookup(target, "Bash", texts[target])
-        if not prefilter.satisfied(row["literals"], looked, loose=letter == prefilter.LOOSE):
+        if not prefilter.satisfied(row.literals, looked, loose=letter == prefilter.LOOSE):
             continue
         try:
             if matching.evaluate(
-                row["regex"], matching.subject(target, "Bash", texts[target]), synth.TIMEOUT, 0
+                row.regex, matching.subject(target, "Bash", texts[target]), synth.TIMEOUT, 0
             ):
-                return int(row["id"])
+                return row.id
         except matching.Unusable:
             continue
     return None

@@ -141,9 +141,9 @@ def _record(
 def _active(connection: sqlite3.Connection) -> list[tuple[int, str]]:
     """Active learnings that can match a Bash command: their ids and regexes."""
     return [
-        (int(row["id"]), str(row["regex"]))
+        (row.id, row.regex)
         for row in learnings.select(connection)
-        if row["regex"] and row["target"] == "content" and matching.tool_accepts(str(row["tool"]), "Bash")
+        if row.regex and row.target == "content" and matching.tool_accepts(row.tool, "Bash")
     ]
 
 

@@ -21,9 +21,8 @@ from cortex_hooks.guard.shared_rules import EXAMPLE_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from cortex_hooks.guard.judge import Rules
+    from cortex_hooks.stored import Learning
 
 # The tools an example is made for, in this order: the first one the tool matcher accepts.
 FIRST_TOOLS = (
@@ -111,24 +110,24 @@ class Failure:
         return f"{self.rule}: {self.problem}: {json.dumps(shown, ensure_ascii=False)}"
 
 
-def proved(rules: Rules, rule: Any, scope: str, name: str) -> list[Failure]:
-    """Each example of one rule (a stored learning's row: id, tool, target, examples) judged under
+def proved(rules: Rules, rule: Learning, scope: str, name: str) -> list[Failure]:
+    """Each example of one rule (a stored learning) judged under
     `rules` (where the rule is in force, in `scope`): a deny example it does not catch, or an
     allow example it catches, is a failure."""
-    examples = loaded(rule["examples"]) or {}
+    examples = loaded(rule.examples) or {}
     if not examples:
         return []
-    tool = tool_of(rule["tool"])
+    tool = tool_of(rule.tool)
     if tool is None:
-        problem = f"its tool matcher {rule['tool']!r} names no tool an example can be a call of"
+        problem = f"its tool matcher {rule.tool!r} names no tool an example can be a call of"
         return [Failure(name, None, problem)]
     failures = []
     for kind in EXAMPLE_KINDS:
         for example in examples.get(kind, []):
             from cortex_hooks.guard.judge import judge
 
-            judged = judge(call_of(example, tool, rule["target"]), rules)
-            fired = any(hit.id == rule["id"] and hit.scope == scope for hit in judged.matched)
+            judged = judge(call_of(example, tool, rule.target), rules)
+            fired = any(hit.id == rule.id and hit.scope == scope for hit in judged.matched)
             if kind == "deny" and not fired:
                 failures.append(Failure(name, example, "cannot fire: it does not catch its deny example"))
             elif kind == "allow" and fired:

@@ -7,11 +7,8 @@ from cortex_hooks.guard import actions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
-    from collections.abc import Mapping
-    from typing import Any
-
     from cortex_hooks.guard.rewrite import Correction
+    from cortex_hooks.stored import Learning
 
 
 class Hit:
@@ -73,7 +70,7 @@ class Hit:
     @classmethod
     def of(
         cls,
-        row: sqlite3.Row | Mapping[str, Any],
+        row: Learning,
         before: int | None = None,
         *,
         scope: str = "project",
@@ -83,20 +80,19 @@ class Hit:
         """The hit of a stored learning row, at its confidence before the boost: as stored, or
         `before` (with the writes still pending, see store.pending)."""
         hit = cls(
-            id=row["id"],
-            anti_pattern=row["anti_pattern"],
-            correct_pattern=row["correct_pattern"],
-            severity=row["severity"],
-            action=row["action"],
-            rewrite=row["rewrite"],
+            id=row.id,
+            anti_pattern=row.anti_pattern,
+            correct_pattern=row.correct_pattern,
+            severity=row.severity,
+            action=row.action,
+            rewrite=row.rewrite,
             correction=correction,
-            before=row["confidence"] if before is None else before,
+            before=row.confidence if before is None else before,
             scope=scope,
             policy=policy,
         )
-        pack = row["pack"] if "pack" in row.keys() else None  # noqa: SIM118 (a Row has no __contains__ of names)
-        if pack is not None:
-            hit.source = "team" if pack == "team" else "pack"
-            if hit.source == "pack" and "slug" in row.keys():  # noqa: SIM118
-                hit.slug = row["slug"]
+        if row.pack is not None:
+            hit.source = "team" if row.pack == "team" else "pack"
+            if hit.source == "pack":
+                hit.slug = row.slug
         return hit

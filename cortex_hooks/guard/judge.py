@@ -28,9 +28,10 @@ from cortex_hooks.guard.matching import Unusable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from typing import Any, Protocol
 
+    from cortex_hooks import stored
     from cortex_hooks.guard.call import Call
     from cortex_hooks.guard.hits import Hit
     from cortex_hooks.guard.rewrite import Correction
@@ -59,14 +60,12 @@ ANSWERS = ("deny", "ask", "rewrite", "warn", "allow")  # what a call gets, stric
 
 
 class Candidate:
-    """A learning that may match: its row (id, regex, tool, target and rewrite at least), the
-    source it is read from (an index the rules understand), its scope and its regex timeouts."""
+    """A learning that may match: what the prefilter read of it, the source it is read from (an
+    index the rules understand), its scope and its regex timeouts."""
 
     __slots__ = ("row", "scope", "source", "timeouts")
 
-    def __init__(
-        self, row: Mapping[str, Any], source: int, scope: str, timeouts: tuple[float, float]
-    ) -> None:
+    def __init__(self, row: stored.Candidate, source: int, scope: str, timeouts: tuple[float, float]) -> None:
         self.row = row
         self.source = source
         self.scope = scope
@@ -128,10 +127,10 @@ def judge(call: Call, rules: Rules, *, rewrites: bool = True) -> Judgment:
     for candidate in rules.candidates(call):
         row = candidate.row
         try:
-            where = call.where(row["regex"], row["target"], candidate.timeouts)
+            where = call.where(row.regex, row.target, candidate.timeouts)
         except Unusable as error:
             named = "global learning" if candidate.scope == "global" else "learning"
-            rules.problems.append(f"{named} #{row['id']} skipped: {error.message}")
+            rules.problems.append(f"{named} #{row.id} skipped: {error.message}")
             continue
         if where is not None:
             found.append((candidate, _correction(call, candidate, where) if rewrites else None))
@@ -257,11 +256,9 @@ def _correction(call: Call, candidate: Candidate, where: int) -> Correction | No
     none or the call is no Bash command."""
     row = candidate.row
     command = call.command
-    if row["rewrite"] is None or command is None:
+    if row.rewrite is None or command is None:
         return None
     from cortex_hooks.guard import rewrite
 
-    subject = call.subject(row["target"])
-    return rewrite.correct(
-        row["regex"], row["rewrite"], command, subject, index=where, timeouts=candidate.timeouts
-    )
+    subject = call.subject(row.target)
+    return rewrite.correct(row.regex, row.rewrite, command, subject, index=where, timeouts=candidate.timeouts)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Annotated, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -21,6 +20,9 @@ from cortex_hooks.errors import CortexError
 from cortex_hooks.fields import Instant, Text
 from cortex_hooks.guard import actions, examples, matching, shared_rules, unmatchable
 from cortex_hooks.guard.shared_rules import checked_rewrite
+
+if TYPE_CHECKING:
+    from cortex_hooks import stored
 
 Severity = Literal["low", "medium", "high", "critical"]
 Target = Literal["content", "path", "input", "raw"]
@@ -218,9 +220,8 @@ class Learning(BaseModel):
     outcomes: Outcomes | None = None  # list and show: what the agent did after its catches
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Learning:
-        values = dict(row)
-        values.pop("literals", None)  # prefilter data, derived from the regex: not part of the record
-        values["examples"] = examples.loaded(values.get("examples"))
+    def from_row(cls, row: stored.Learning) -> Learning:
+        values = row._asdict()
+        values["examples"] = examples.loaded(row.examples)
         values["confidence"] = confidence.as_number(values["confidence"])
         return cls.model_validate(values)

@@ -18,7 +18,7 @@ import signal
 import sys
 from typing import Any
 
-from cortex_hooks import confidence
+from cortex_hooks import confidence, stored
 from cortex_hooks.guard import matching
 from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.hits import Hit
@@ -32,10 +32,29 @@ NOT_READY = (
 )
 
 
-def learnings() -> list[dict[str, Any]]:
+# A pack line's learning as enabling it stores it, before what the line says itself.
+_ENABLED: dict[str, Any] = {
+    "tool": "*",
+    "target": "content",
+    "action": "warn",
+    "severity": "medium",
+    "rewrite": None,
+    "pinned": 0,
+    "confidence": confidence.DEFAULT.start,
+    "access_count": 0,
+    "last_accessed": None,
+    "created_at": "",
+    "updated_at": "",
+    "archived_at": None,
+    "context": None,
+    "muted": 0,
+}
+
+
+def learnings() -> list[stored.Learning]:
     """The shipped core packs' learnings, as enabling them would store them (id by position)."""
     folder = os.path.join(os.path.dirname(matching.__file__), "packs")  # importlib.resources: 8 ms more
-    found: list[dict[str, Any]] = []
+    found: list[stored.Learning] = []
     for name in sorted(os.listdir(folder)):
         if name.startswith(GROUP) and name.endswith(".jsonl"):
             with open(os.path.join(folder, name), encoding="utf-8") as stream:
@@ -43,20 +62,12 @@ def learnings() -> list[dict[str, Any]]:
                     declared = json.loads(line)
                     if "regex" not in declared:  # a pack's header line, its policy
                         continue
-                    found.append(
-                        {
-                            "tool": "*",
-                            "target": "content",
-                            "action": "warn",
-                            "severity": "medium",
-                            "rewrite": None,
-                            **declared,
-                            "slug": declared["id"],
-                            "id": len(found) + 1,
-                            "pack": name.removesuffix(".jsonl"),
-                            "confidence": confidence.DEFAULT.start,
-                        }
-                    )
+                    said = {key: value for key, value in declared.items() if key in stored.Learning._fields}
+                    values = {**_ENABLED, **said, "slug": declared["id"], "id": len(found) + 1}
+                    values["auto_block"] = int(values["action"] == "block")
+                    values["pack"] = name.removesuffix(".jsonl")
+                    values["examples"] = None  # proved by `packs`, never by this hook
+                    found.append(stored.Learning(**values))
     return found
 
 
@@ -65,20 +76,21 @@ class CoreRules:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
-        self.rows = learnings()
+        self.rows = {learning.id: learning for learning in learnings()}
 
     def protection(self, call: Call) -> None:
         return None  # the built-in protection needs the environment (its settings judgement)
 
     def candidates(self, call: Call) -> list[Candidate]:
+        found = [stored.candidate(learning) for learning in self.rows.values()]
         return [
             Candidate(row, 0, "project", (float(BOUND), 0.0))
-            for row in self.rows
-            if matching.tool_accepts(row["tool"], call.tool)
+            for row in found
+            if row is not None and matching.tool_accepts(row.tool, call.tool)
         ]
 
     def hits(self, found: Any) -> list[Hit]:
-        return [Hit.of(candidate.row, correction=correction) for candidate, correction in found]
+        return [Hit.of(self.rows[candidate.row.id], correction=correction) for candidate, correction in found]
 
     def one_per_id(self, hits: list[Hit]) -> list[Hit]:
         return hits

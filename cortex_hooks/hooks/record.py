@@ -110,13 +110,13 @@ def _catches(
             offset = os.stat(origin.transcript).st_size
         except (OSError, ValueError):
             offset = 0  # read from its start, if it is there at the session's end
-    found = {(candidate.scope, candidate.row["id"]): candidate for candidate in rules.candidates(call)}
+    found = {(candidate.scope, candidate.row.id): candidate for candidate in rules.candidates(call)}
     rows = []
     for hit in caught:
         candidate = found.get((hit.scope, hit.id))
         if candidate is not None:
             row = candidate.row
-            jobs = catch_outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
+            jobs = catch_outcomes.caught_jobs(call, row.regex, row.target, candidate.timeouts)
         else:  # a guard file's row: read without its index (the jobs of every simple command)
             jobs = catch_outcomes.jobs(call)
         rows.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import location
+from cortex_hooks import location, stored
 from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.guard.judge import Candidate
 from cortex_hooks.store import learnings as store
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.selfguard.protected import Refusal
     from cortex_hooks.notes import Notes
     from cortex_hooks.store.scopes import Scope
+    from cortex_hooks.stored import Learning
 
     Protection = Callable[[str, dict[str, Any], object], Refusal | None]
 
@@ -105,19 +106,19 @@ class InForce:
         the boosts pending."""
         from cortex_hooks.guard.hits import Hit
 
-        corrections = {(candidate.source, candidate.row["id"]): fix for candidate, fix in found}
+        corrections = {(candidate.source, candidate.row.id): fix for candidate, fix in found}
         hits: list[Hit] = []
         for index, scope in enumerate(self.scopes):
-            ids = [candidate.row["id"] for candidate, _fix in found if candidate.source == index]
+            ids = [candidate.row.id for candidate, _fix in found if candidate.source == index]
             if not ids:
                 continue
             policy = self.config(scope).policy
-            for row, before in self._rows(scope, ids, [c.row for c, _f in found if c.source == index]):
-                correction = corrections.get((index, row["id"]))
+            for row, before in self._rows(scope, ids):
+                correction = corrections.get((index, row.id))
                 hits.append(Hit.of(row, before, scope=scope.name, policy=policy, correction=correction))
         return hits
 
-    def _rows(self, scope: Scope, ids: list[int], candidates: list[Any]) -> list[tuple[Any, int | None]]:
+    def _rows(self, scope: Scope, ids: list[int]) -> list[tuple[Learning, int | None]]:
         """The rows of these matched learnings, and the confidence each is judged at (None: as
         the row has it)."""
         from cortex_hooks.store import pending
@@ -128,10 +129,12 @@ class InForce:
 
             waiting = pending.entries(scope.path)
             judged = []
-            for row in candidates:
-                before = row["confidence"]
+            for row in scope.guard or []:
+                if row.id not in ids:
+                    continue
+                before = row.confidence
                 for entry in waiting:
-                    if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+                    if entry.get("op") == "match" and row.id in entry.get("ids", []):
                         before = confidence.boosted(before, policy)
                 judged.append((row, before))
             return judged
@@ -160,14 +163,15 @@ def scope_candidates(
     tool_name: str,
     texts: dict[str, list[str]],
     looked: tuple[dict[str, list[str]], str],
-) -> list[Any]:
+) -> list[stored.Candidate]:
     """One scope's learnings that may match: the prefilter's and the tool matcher's candidates,
     or, for a database another process holds, its guard file's learnings for this tool."""
     if scope.connection is None:
+        found = [stored.candidate(learning) for learning in scope.guard or []]
         return [
             row
-            for row in scope.guard or []
-            if row["target"] in texts and matching.tool_accepts(row["tool"], tool_name)
+            for row in found
+            if row is not None and row.target in texts and matching.tool_accepts(row.tool, tool_name)
         ]
     return _indexed(scope.connection, tool_name, texts, looked)
 
@@ -177,26 +181,26 @@ def _indexed(
     tool_name: str,
     texts: dict[str, list[str]],
     looked: tuple[dict[str, list[str]], str],
-) -> list[sqlite3.Row]:
+) -> list[stored.Candidate]:
     """The learnings the prefilter and the tool matcher let through, without compiling a regex;
     `looked`: the texts by key letter and the keys of the short ones."""
-    rows: list[sqlite3.Row] = []
+    rows: list[stored.Candidate] = []
     seen: dict[str, tuple[str, list[str]]] = {}  # each target's text as looked up, made once
     for row in store.candidates(connection, _lookup_keys(connection, *looked), tool_name):
-        if matching.tool_accepts(row["tool"], tool_name) and _satisfied(row, tool_name, texts, seen):
+        if matching.tool_accepts(row.tool, tool_name) and _satisfied(row, tool_name, texts, seen):
             rows.append(row)
     return rows
 
 
 def _satisfied(
-    row: sqlite3.Row, tool_name: str, texts: dict[str, list[str]], seen: dict[str, tuple[str, list[str]]]
+    row: stored.Candidate, tool_name: str, texts: dict[str, list[str]], seen: dict[str, tuple[str, list[str]]]
 ) -> bool:
     """The learning's required literals, in its target's text as the prefilter looked it up."""
-    target = row["target"]
+    target = row.target
     if target not in seen:
         seen[target] = prefilter.lookup(target, tool_name, texts[target])
     letter, fragments = seen[target]
-    return prefilter.satisfied(row["literals"], fragments, loose=letter == prefilter.LOOSE)
+    return prefilter.satisfied(row.literals, fragments, loose=letter == prefilter.LOOSE)
 
 
 def _text_keys(looked: dict[str, list[str]]) -> str:

@@ -30,15 +30,15 @@ def stored(connection: sqlite3.Connection, path: str) -> list[tuple[Any, example
     rules = InForce([Scope("project", connection, path)])
     found = []
     for row in rows:
-        if row["examples"] and not row["muted"]:
-            name = f"learning #{row['id']}" + (f" ({row['slug']})" if row["slug"] else "")
+        if row.examples and not row.muted:
+            name = f"learning #{row.id}" + (f" ({row.slug})" if row.slug else "")
             found += [(row, failure) for failure in examples.proved(rules, row, "project", name)]
     return found
 
 
 def proving(connection: sqlite3.Connection) -> int:
     """How many active, unmuted learnings of this database carry examples."""
-    return sum(1 for row in store.select(connection, "active") if row["examples"] and not row["muted"])
+    return sum(1 for row in store.select(connection, "active") if row.examples and not row.muted)
 
 
 def given(records: Sequence[SharedLearning], source: str, config: Config) -> list[examples.Failure]:
@@ -49,8 +49,9 @@ def given(records: Sequence[SharedLearning], source: str, config: Config) -> lis
     found: list[examples.Failure] = []
     with scratch.database(rows) as (path, ids), closing(open_database(path)) as connection:
         rules = InForce([Scope("project", connection, path)])
-        for row, number, record in zip(rows, ids, records, strict=True):
-            found += examples.proved(rules, {**row, "id": number}, "project", record.id)
+        learnings = {learning.id: learning for learning in store.select(connection, "all")}
+        for number, record in zip(ids, records, strict=True):
+            found += examples.proved(rules, learnings[number], "project", record.id)
     return found
 
 

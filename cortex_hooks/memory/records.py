@@ -5,12 +5,11 @@ rules, each given's function wrapped as a validator here."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
 
-from cortex_hooks import checks, confidence
+from cortex_hooks import checks, confidence, stored
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant
 from cortex_hooks.memory import given
@@ -101,14 +100,14 @@ class Memory(BaseModel):
     centrality: float
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row, scope: str, max_in_degree: int) -> Memory:
+    def from_row(cls, row: stored.Memory, scope: str, max_in_degree: int) -> Memory:
         from cortex_hooks.memory.rank import centrality
 
-        values = {key: row[key] for key in row.keys()}  # noqa: SIM118 (a sqlite3.Row)
+        values = row._asdict()
         for derived in ("confirmed_at", "in_degree", "base_confidence", "lifecycle_due"):
-            values.pop(derived, None)
+            del values[derived]
         values["scope"] = scope
-        values["confidence"] = confidence.as_number(values["confidence"])
-        values["tags"] = json.loads(values["tags"] or "[]")
-        values["centrality"] = round(centrality(row["in_degree"], max_in_degree), 2)
+        values["confidence"] = confidence.as_number(row.confidence)
+        values["tags"] = json.loads(row.tags or "[]")
+        values["centrality"] = round(centrality(row.in_degree, max_in_degree), 2)
         return cls.model_validate(values)

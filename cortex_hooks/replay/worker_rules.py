@@ -79,7 +79,7 @@ class Rules:
         wanted = {(hit.scope, hit.id): hit for hit in judged.matched if hit.answer in catch_outcomes.CAUGHT}
         caught = []
         for candidate in rules.candidates(call) if wanted else ():
-            key = (candidate.scope, candidate.row["id"])
+            key = (candidate.scope, candidate.row.id)
             if key not in wanted:
                 continue
             row = candidate.row
@@ -87,8 +87,8 @@ class Rules:
             rule = self.rules.get(key)
             if rule is None:
                 rule = self.rules[key] = catch_outcomes.Rule(
-                    row["regex"], row["tool"], row["target"], hit.correct_pattern, candidate.timeouts
+                    row.regex, row.tool, row.target, hit.correct_pattern, candidate.timeouts
                 )
-            jobs = catch_outcomes.caught_jobs(call, row["regex"], row["target"], candidate.timeouts)
+            jobs = catch_outcomes.caught_jobs(call, row.regex, row.target, candidate.timeouts)
             caught.append((key, hit.answer, rule, jobs))
         return caught

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from cortex_hooks import clock, confidence, location
+from cortex_hooks import clock, confidence, location, stored
 from cortex_hooks.guard import actions
 from cortex_hooks.judging import proof
 from cortex_hooks.report import values
@@ -39,7 +39,7 @@ def gather(
     week_since = clock.iso(now - timedelta(days=min(days, WEEK)))
     ranked = store.ranked(connection, since, TOP_LEARNINGS)
     due, awaiting = learnings.awaiting_review(connection, policy, TOP_REVIEW)
-    ids = list(dict.fromkeys([row["id"] for row in ranked] + [row["id"] for row in due]))
+    ids = list(dict.fromkeys([row.id for row in ranked] + [row.id for row in due]))
     lines = _lines(connection, ids, since, today.isoformat())
     calls, calls_total = store.calls(connection, week_since, TOP_CALLS)
     nodes, edges = store.connected(connection, TOP_NODES)
@@ -155,26 +155,26 @@ def series(
     return tuple(kept)
 
 
-def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> values.Learning:
-    value = row["confidence"] if type(row["confidence"]) is int and 0 <= row["confidence"] <= 100 else None
-    archived = row["archived_at"] is not None
-    pinned, auto_block = bool(row["pinned"]), bool(row["auto_block"])
+def _learning(row: stored.Learning, lines: _Lines, policy: confidence.Policy) -> values.Learning:
+    value = row.confidence if 0 <= row.confidence <= 100 else None
+    archived = row.archived_at is not None
+    pinned, auto_block = bool(row.pinned), bool(row.auto_block)
     if archived:
         review = "archived"
     elif value is not None and confidence.awaits_review(value, pinned=pinned, archived=False, policy=policy):
         review = "awaiting review"
     else:
         review = "pinned" if pinned else "trusted"
-    stored = str(row["action"]) if actions.is_action(row["action"]) else "block"  # a hand edit: stricter
+    stored = row.action
     gated = stored in actions.GATED  # block and ask act once their confidence passes the gate
     trusted = gated and value is not None and confidence.blocks(value, policy)
-    counted = lines.counts.get(row["id"])
+    counted = lines.counts.get(row.id)
     return values.Learning(
-        id=row["id"],
-        anti_pattern=str(row["anti_pattern"]),
-        correct_pattern=str(row["correct_pattern"]),
-        tool=str(row["tool"]),
-        severity=str(row["severity"]),
+        id=row.id,
+        anti_pattern=row.anti_pattern,
+        correct_pattern=row.correct_pattern,
+        tool=row.tool,
+        severity=row.severity,
         auto_block=auto_block,
         gated=stored if gated else None,
         pinned=pinned,
@@ -183,11 +183,9 @@ def _learning(row: sqlite3.Row, lines: _Lines, policy: confidence.Policy) -> val
         action=actions.ANSWERS[stored] if trusted else "warn",
         review=review,
         counts={key: (counted[key] or 0) if counted else 0 for key in history.COUNTS},
-        last_match=lines.last.get(row["id"]),
-        retried=lines.retried.get(row["id"]),
-        series=series(
-            lines.points.get(row["id"], []), lines.since, lines.today, str(row["created_at"]), value
-        ),
+        last_match=lines.last.get(row.id),
+        retried=lines.retried.get(row.id),
+        series=series(lines.points.get(row.id, []), lines.since, lines.today, row.created_at, value),
     )
 
 

@@ -23,6 +23,7 @@ import sqlite3
 
 from cortex_hooks import regular_file
 from cortex_hooks.location import guard_path
+from cortex_hooks.stored import Learning
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,7 +110,23 @@ def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int
     return version, [dict(zip(FIELDS, row, strict=True)) for row in found]
 
 
-def read(database: str) -> list[dict[str, Any]] | None:
+# What a learning the file holds is, of what the file does not say: an active learning, as it stood.
+_UNSAID: dict[str, Any] = {
+    "pinned": 0,
+    "access_count": 0,
+    "last_accessed": None,
+    "created_at": "",
+    "updated_at": "",
+    "archived_at": None,
+    "context": None,
+    "slug": None,
+    "pack": None,
+    "muted": 0,
+    "examples": None,
+}
+
+
+def read(database: str) -> list[Learning] | None:
     """The learnings the guard file holds (those that block, ask or rewrite), or None when there
     is no usable file. A file of version 1 (before ask and auto-correct) held only auto-block learnings."""
     try:  # never a FIFO or a device put in its place (it would hang the hook, or never end)
@@ -123,9 +140,15 @@ def read(database: str) -> list[dict[str, Any]] | None:
     ):
         return None
     older = {"action": "block", "rewrite": None} if data["version"] == 1 else {}
-    entries = [{**entry, **older} for entry in data["learnings"] if isinstance(entry, dict)]
+    entries: list[dict[str, Any]] = [
+        {"rewrite": None, **entry, **older} for entry in data["learnings"] if isinstance(entry, dict)
+    ]
     return [
-        {**entry, "auto_block": int(entry["action"] == "block"), "pinned": 0, "archived_at": None}
+        Learning(
+            **{field: entry[field] for field in FIELDS},
+            auto_block=int(entry["action"] == "block"),
+            **_UNSAID,
+        )
         for entry in entries
         if all(isinstance(entry.get(field), str) for field in _TEXTS)
         and entry["action"] in ("block", "ask", "warn")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.guard import matching, prefilter
+from cortex_hooks.stored import Candidate, Learning
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,28 +15,8 @@ if TYPE_CHECKING:
 
     from cortex_hooks.confidence import Policy
 
-COLUMNS = (
-    "anti_pattern",
-    "correct_pattern",
-    "regex",
-    "tool",
-    "target",
-    "severity",
-    "action",
-    "pinned",
-    "confidence",
-    "access_count",
-    "last_accessed",
-    "created_at",
-    "updated_at",
-    "archived_at",
-    "context",
-    "slug",
-    "pack",
-    "muted",
-    "rewrite",
-    "examples",
-)
+
+COLUMNS = tuple(field for field in Learning._fields if field not in ("id", "auto_block"))  # written
 _OPTIONAL = {
     "slug": None,
     "pack": None,
@@ -47,7 +29,8 @@ _OPTIONAL = {
 # Confidence lives in a narrow table of its own: every session end rewrites it for every learning,
 # and rewriting the wide learning rows (texts, times, literals) cost SessionEnd most of its budget.
 # Every learning has one (the schema's triggers see to it, whoever writes).
-_ROWS = """SELECT l.*, c.confidence AS confidence
+SELECTED = stored.columns(Learning, "l", confidence="c.confidence")  # FROM l, c as in _ROWS
+_ROWS = f"""SELECT {SELECTED}
            FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id"""
 
 
@@ -171,14 +154,14 @@ def with_match(connection: sqlite3.Connection, regex: str | None, tool: str, tar
     return int(row[0]) if row is not None else None
 
 
-def get(connection: sqlite3.Connection, learning_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(f"{_ROWS} WHERE l.id = :id", {"id": learning_id}).fetchone()
-    return row
+def get(connection: sqlite3.Connection, learning_id: int) -> Learning | None:
+    found = stored.made(Learning, connection.execute(f"{_ROWS} WHERE l.id = :id", {"id": learning_id}))
+    return found[0] if found else None
 
 
 def select(
     connection: sqlite3.Connection, shown: str = "active", review: Policy | None = None
-) -> list[sqlite3.Row]:
+) -> list[Learning]:
     """Learnings shown (active, archived, all); with a policy, only those awaiting review."""
     from cortex_hooks.store import visibility  # listing, never the PreToolUse path
 
@@ -189,12 +172,10 @@ def select(
 
         where += f" AND {_awaits_review()}"
         parameters = sql_parameters(review)
-    return connection.execute(f"{_ROWS} WHERE {where} ORDER BY l.id", parameters).fetchall()
+    return stored.made(Learning, connection.execute(f"{_ROWS} WHERE {where} ORDER BY l.id", parameters))
 
 
-def awaiting_review(
-    connection: sqlite3.Connection, policy: Policy, limit: int
-) -> tuple[list[sqlite3.Row], int]:
+def awaiting_review(connection: sqlite3.Connection, policy: Policy, limit: int) -> tuple[list[Learning], int]:
     """The first `limit` learnings awaiting review, lowest confidence first, and how many there are.
 
     The due ones are found and counted on narrow rows; only the `limit` shown are read whole.
@@ -206,16 +187,17 @@ def awaiting_review(
                SELECT c.learning_id AS id, c.confidence
                FROM learning_confidence AS c CROSS JOIN learning AS l ON l.id = c.learning_id
                WHERE {_awaits_review()})
-           SELECT l.*, first.confidence, (SELECT count(*) FROM due) AS awaiting
+           SELECT {stored.columns(Learning, "l", confidence="first.confidence")},
+               (SELECT count(*) FROM due) AS awaiting
            FROM (SELECT * FROM due ORDER BY confidence, id LIMIT :limit) AS first
                CROSS JOIN learning AS l ON l.id = first.id
            ORDER BY first.confidence, l.id""",
         {"limit": limit, **sql_parameters(policy)},
     ).fetchall()
-    return rows, rows[0]["awaiting"] if rows else 0
+    return stored.made(Learning, (row[:-1] for row in rows)), rows[0]["awaiting"] if rows else 0
 
 
-def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> list[sqlite3.Row]:
+def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> list[Candidate]:
     """Active learnings with a regex whose prefilter key is among `keys` (a JSON array; an index
     lookup) and whose tool matcher, as the key carries it, may accept `tool_name`.
 
@@ -231,16 +213,19 @@ def candidates(connection: sqlite3.Connection, keys: str, tool_name: str) -> lis
         return accepted
 
     connection.create_function("accepts", 1, accepts, deterministic=True)
-    return connection.execute(
-        # The keys in the order given (sorted per target: neighbouring pages), each looked up once
-        # (CROSS JOIN keeps SQLite from first copying all of them into a temporary index).
-        """SELECT DISTINCT l.id, l.regex, l.tool, l.target, l.literals, l.rewrite
+    return stored.made(
+        Candidate,
+        connection.execute(
+            # The keys in the order given (sorted per target: neighbouring pages), each looked up once
+            # (CROSS JOIN keeps SQLite from first copying all of them into a temporary index).
+            f"""SELECT DISTINCT {stored.columns(Candidate, "l")}
            FROM json_each(:keys) AS j CROSS JOIN learning_key AS k ON k.key = j.value
                JOIN learning AS l ON l.id = k.learning_id
            WHERE accepts(k.tool) AND l.archived_at IS NULL AND l.regex IS NOT NULL AND NOT l.muted
            ORDER BY l.id""",
-        {"keys": keys},
-    ).fetchall()
+            {"keys": keys},
+        ),
+    )
 
 
 def keys_of_target(connection: sqlite3.Connection, letter: str) -> list[str]:
@@ -250,6 +235,11 @@ def keys_of_target(connection: sqlite3.Connection, letter: str) -> list[str]:
         {"low": letter, "high": chr(ord(letter) + 1)},
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def literals_by_learning(connection: sqlite3.Connection) -> dict[int, str | None]:
+    """Each learning's prefilter literals as stored (doctor compares them with the regex's)."""
+    return dict(connection.execute("SELECT id, literals FROM learning").fetchall())
 
 
 def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
@@ -264,13 +254,16 @@ def keys_by_learning(connection: sqlite3.Connection) -> dict[int, set[str]]:
     return keys
 
 
-def matched(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+def matched(connection: sqlite3.Connection, ids: list[int]) -> list[Learning]:
     """The matched learnings as they are now, inside the write transaction, before their boost."""
-    return connection.execute(
-        f"""{_ROWS} WHERE l.id IN (SELECT value FROM json_each(:ids)) AND l.archived_at IS NULL
+    return stored.made(
+        Learning,
+        connection.execute(
+            f"""{_ROWS} WHERE l.id IN (SELECT value FROM json_each(:ids)) AND l.archived_at IS NULL
                AND NOT l.muted ORDER BY l.id""",
-        {"ids": json.dumps(ids)},
-    ).fetchall()
+            {"ids": json.dumps(ids)},
+        ),
+    )
 
 
 def record_matches(

@@ -9,9 +9,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
-_AGING = """SELECT id, type, base_confidence, confidence, pinned, access_count, in_degree, status,
-                confirmed_at, updated_at, archived_at, lifecycle_due
-            FROM memory"""
+from cortex_hooks import stored
+from cortex_hooks.stored import Aging, Memory
+
+_AGING = f"SELECT {stored.columns(Aging)} FROM memory"
 
 
 CACHE_KIB = 16 * 1024  # a pass touches pages all over a large table: SQLite's 2 MiB default rereads them
@@ -34,15 +35,18 @@ def without_waiting(connection: sqlite3.Connection) -> Iterator[None]:
         connection.execute(f"PRAGMA busy_timeout = {int(waited)}")
 
 
-def due(connection: sqlite3.Connection, now: str, after: tuple[str, int], limit: int) -> list[sqlite3.Row]:
+def due(connection: sqlite3.Connection, now: str, after: tuple[str, int], limit: int) -> list[Aging]:
     """The memories due for a look at `now` (through the index `memory_due`), after a position
     (due, id) in that order: a pass goes through them in batches."""
-    return connection.execute(
-        f"""{_AGING} WHERE lifecycle_due IS NOT NULL AND lifecycle_due <= :now
-                AND (lifecycle_due, id) > (:due, :id)
-            ORDER BY lifecycle_due, id LIMIT :limit""",
-        {"now": now, "due": after[0], "id": after[1], "limit": limit},
-    ).fetchall()
+    return stored.made(
+        Aging,
+        connection.execute(
+            f"""{_AGING} WHERE lifecycle_due IS NOT NULL AND lifecycle_due <= :now
+                    AND (lifecycle_due, id) > (:due, :id)
+                ORDER BY lifecycle_due, id LIMIT :limit""",
+            {"now": now, "due": after[0], "id": after[1], "limit": limit},
+        ),
+    )
 
 
 def refresh_centrality(connection: sqlite3.Connection, max_in_degree: int) -> None:
@@ -88,11 +92,15 @@ def reschedule(connection: sqlite3.Connection, ids: list[int], due: str | None) 
     )
 
 
-def rows(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
-    """Whole memory rows (what a pruned memory is kept as)."""
-    return connection.execute(
-        "SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(:ids))", {"ids": json.dumps(ids)}
-    ).fetchall()
+def rows(connection: sqlite3.Connection, ids: list[int]) -> list[Memory]:
+    """Whole memories (what a pruned memory is kept as)."""
+    return stored.made(
+        Memory,
+        connection.execute(
+            f"SELECT {stored.columns(Memory)} FROM memory WHERE id IN (SELECT value FROM json_each(:ids))",
+            {"ids": json.dumps(ids)},
+        ),
+    )
 
 
 def edges_touching(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:

@@ -6,26 +6,12 @@ import json
 import sqlite3
 from collections.abc import Mapping
 
-COLUMNS = (
-    "type",
-    "content",
-    "summary",
-    "priority",
-    "confidence",
-    "pinned",
-    "tags",
-    "source",
-    "source_session",
-    "path",
-    "status",
-    "access_count",
-    "last_accessed",
-    "created_at",
-    "updated_at",
-    "confirmed_at",
-    "archived_at",
-    "base_confidence",
-)
+from cortex_hooks import stored
+from cortex_hooks.stored import Memory
+
+# What a write gives: the graph's count and the lifecycle's schedule are kept by triggers and the pass.
+COLUMNS = tuple(field for field in Memory._fields if field not in ("id", "in_degree", "lifecycle_due"))
+_ROWS = f"SELECT {stored.columns(Memory)} FROM memory"
 SHOWN = {
     "active": "status = 'active'",
     "archived": "status = 'archived'",
@@ -58,21 +44,19 @@ def delete(connection: sqlite3.Connection, memory_id: int) -> None:
     connection.execute("DELETE FROM memory WHERE id = :id", {"id": memory_id})
 
 
-def get(connection: sqlite3.Connection, memory_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT * FROM memory WHERE id = :id", {"id": memory_id}
-    ).fetchone()
-    return row
+def get(connection: sqlite3.Connection, memory_id: int) -> Memory | None:
+    found = stored.made(Memory, connection.execute(f"{_ROWS} WHERE id = :id", {"id": memory_id}))
+    return found[0] if found else None
 
 
 def select(
     connection: sqlite3.Connection, shown: str = "active", memory_type: str | None = None
-) -> list[sqlite3.Row]:
+) -> list[Memory]:
     """Memories shown (active, archived, all), of one type or every type, oldest first."""
     where = SHOWN[shown] + (" AND type = :type" if memory_type else "")
-    return connection.execute(
-        f"SELECT * FROM memory WHERE {where} ORDER BY id", {"type": memory_type}
-    ).fetchall()
+    return stored.made(
+        Memory, connection.execute(f"{_ROWS} WHERE {where} ORDER BY id", {"type": memory_type})
+    )
 
 
 def max_in_degree(connection: sqlite3.Connection) -> int:

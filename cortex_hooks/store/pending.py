@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from cortex_hooks.confidence import Policy
+    from cortex_hooks.stored import Learning
 
     Done = TypeVar("Done")
 
@@ -158,21 +159,21 @@ def unapplied(connection: sqlite3.Connection, database: str) -> list[dict[str, A
 
 
 def pending_confidence(
-    connection: sqlite3.Connection, waiting: list[dict[str, Any]], row: sqlite3.Row, policy: Policy
+    connection: sqlite3.Connection, waiting: list[dict[str, Any]], row: Learning, policy: Policy
 ) -> int:
     """A learning's confidence as it will be once the `waiting` writes are applied: what a hook
     decides on while another process holds the lock."""
     from cortex_hooks import confidence
 
-    value: int = row["confidence"]
+    value: int = row.confidence
     ended: set[str] = set()
     for entry in waiting:
-        if entry.get("op") == "match" and row["id"] in entry.get("ids", []):
+        if entry.get("op") == "match" and row.id in entry.get("ids", []):
             value = confidence.boosted(value, policy)
         elif entry.get("op") == "end" and entry.get("session") not in ended:
             session = str(entry.get("session"))
             ended.add(session)
-            exempt = confidence.exempt(pinned=bool(row["pinned"]), archived=row["archived_at"] is not None)
+            exempt = confidence.exempt(pinned=bool(row.pinned), archived=row.archived_at is not None)
             if not exempt and not sessions.has_ended(connection, session):
                 value = confidence.decayed(value, policy)
     return value

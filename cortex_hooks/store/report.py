@@ -7,8 +7,11 @@ import json
 import sqlite3
 from datetime import datetime, timedelta
 
+from cortex_hooks import stored
 from cortex_hooks.clock import iso
+from cortex_hooks.store import learnings
 from cortex_hooks.store.history import COUNTS, MEMORY_COUNTS, PROTECTIONS
+from cortex_hooks.stored import Learning
 
 
 def totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
@@ -45,15 +48,11 @@ def most_matched(connection: sqlite3.Connection, since: str, limit: int) -> list
     ).fetchall()
 
 
-_LEARNING = """l.id, l.anti_pattern, l.correct_pattern, l.tool, l.severity, l.auto_block, l.action, l.pinned,
-               l.archived_at, l.created_at, c.confidence"""
-
-
-def ranked(connection: sqlite3.Connection, since: str, limit: int) -> list[sqlite3.Row]:
+def ranked(connection: sqlite3.Connection, since: str, limit: int) -> list[Learning]:
     """The active learnings most matched since `since` (a day), then the most denied, then the
-    newest: the first `limit`, with their counts in the window."""
-    return connection.execute(
-        f"""SELECT {_LEARNING}, {", ".join(f"coalesce(h.{c}, 0) AS {c}" for c in COUNTS)}
+    newest: the first `limit`."""
+    rows = connection.execute(
+        f"""SELECT {learnings.SELECTED}
             FROM learning AS l LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
                 LEFT JOIN (SELECT learning_id, {", ".join(f"sum({c}) AS {c}" for c in COUNTS)}
                            FROM learning_day WHERE day >= :since GROUP BY learning_id) AS h
@@ -61,7 +60,8 @@ def ranked(connection: sqlite3.Connection, since: str, limit: int) -> list[sqlit
             WHERE l.archived_at IS NULL
             ORDER BY coalesce(h.matches, 0) DESC, coalesce(h.denies, 0) DESC, l.id DESC LIMIT :limit""",
         {"since": since, "limit": limit},
-    ).fetchall()
+    )
+    return stored.made(Learning, rows)
 
 
 def learning_counts(connection: sqlite3.Connection) -> dict[str, int]:

@@ -15,7 +15,7 @@ from cortex_hooks.store.connection import BUSY_TIMEOUT, Missing, open_database
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from cortex_hooks.stored import Learning
 
 
 class Scope:
@@ -30,7 +30,7 @@ class Scope:
         name: str,
         connection: sqlite3.Connection,
         path: str,
-        guard: list[dict[str, Any]] | None = None,
+        guard: list[Learning] | None = None,
         why: str | None = None,
     ) -> None:
         self.name = name
@@ -93,7 +93,7 @@ def close(scopes: list[Scope]) -> None:
             scope.connection.close()
 
 
-def _guard(path: str) -> list[dict[str, Any]] | None:
+def _guard(path: str) -> list[Learning] | None:
     from cortex_hooks.store import guard_file
 
     return guard_file.read(path)

@@ -1,0 +1,154 @@
+"""What the store returns: frozen records whose fields are named once, here.
+
+A record is a named tuple of one table's row as the store reads it; the store builds its SELECT
+from the record's fields (`columns`), so a column is named in the schema and here, nowhere else,
+and mypy checks every read (`learning.regex`, not `row["regex"]`). Flags are SQLite's 0/1 and
+times ISO texts, as stored: the records are the rows, the pydantic models what is shown.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+__all__ = ["Record", "columns", "made"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import NamedTuple as Record
+    from typing import TypeVar
+
+    R = TypeVar("R", bound=tuple[object, ...])
+else:
+
+    class _Fields(type):
+        """`class X(Record)` is `collections.namedtuple` of X's annotated fields, with X's methods:
+        what `typing.NamedTuple` does, without importing `typing` (2.3 ms of every hook call)."""
+
+        def __new__(cls, name, bases, namespace):
+            if not bases:
+                return super().__new__(cls, name, bases, namespace)
+            fields = tuple(namespace.get("__annotations__", ()))
+            record = namedtuple(name, fields, module=namespace["__module__"])
+            record.__doc__ = namespace.get("__doc__")
+            for key, value in namespace.items():
+                if key not in fields and key not in {
+                    "__annotations__",
+                    "__module__",
+                    "__qualname__",
+                    "__doc__",
+                }:
+                    setattr(record, key, value)
+            return record
+
+    class Record(metaclass=_Fields):
+        pass
+
+
+def columns(record: type[tuple[object, ...]], table: str = "", **computed: str) -> str:
+    """The SELECT list of a record's fields: each a column of `table` (an alias: `l`), or the
+    expression given for it by name."""
+    prefix = f"{table}." if table else ""
+    fields: tuple[str, ...] = record._fields  # type: ignore[attr-defined]
+    return ", ".join(
+        f"{computed[field]} AS {field}" if field in computed else prefix + field for field in fields
+    )
+
+
+def made(record: type[R], rows: Iterable[Iterable[object]]) -> list[R]:
+    """Rows read in the order of the record's fields, as records."""
+    make = record._make  # type: ignore[attr-defined]
+    return [make(row) for row in rows]
+
+
+class Learning(Record):
+    """A learning as stored (docs/guide/learnings.md); `confidence` in hundredths, from its own
+    table; `examples` the JSON text; `auto_block` the older flag, computed from `action`."""
+
+    id: int
+    anti_pattern: str
+    correct_pattern: str
+    regex: str | None
+    tool: str
+    target: str
+    severity: str
+    action: str
+    auto_block: int
+    rewrite: str | None
+    pinned: int
+    confidence: int
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    archived_at: str | None
+    context: str | None
+    slug: str | None
+    pack: str | None
+    muted: int
+    examples: str | None
+
+
+class Candidate(Record):
+    """What PreToolUse reads of a learning that may match before it reads the wide row: its
+    pattern and where it looks, its prefilter's required literals (JSON), its rewrite."""
+
+    id: int
+    regex: str
+    tool: str
+    target: str
+    literals: str | None
+    rewrite: str | None
+
+
+def candidate(learning: Learning) -> Candidate | None:
+    """What the prefilter would read of a learning read whole (a guard file's, a pack's); None
+    for one without a regex: it never matches."""
+    if learning.regex is None:
+        return None
+    return Candidate(learning.id, learning.regex, learning.tool, learning.target, None, learning.rewrite)
+
+
+class Memory(Record):
+    """A memory as stored (docs/guide/memories.md): `confidence` as last written, `base_confidence`
+    where its decay curve starts, `tags` the JSON list, `lifecycle_due` when the lifecycle looks
+    again ('' now, None never)."""
+
+    id: int
+    type: str
+    content: str
+    summary: str
+    priority: int
+    confidence: int
+    pinned: int
+    tags: str
+    source: str
+    source_session: str | None
+    path: str | None
+    status: str
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    confirmed_at: str
+    archived_at: str | None
+    in_degree: int
+    base_confidence: int | None
+    lifecycle_due: str | None
+
+
+class Aging(Record):
+    """What the lifecycle reads of a memory due for a look (docs/guide/aging.md)."""
+
+    id: int
+    type: str
+    base_confidence: int | None
+    confidence: int
+    pinned: int
+    access_count: int
+    in_degree: int
+    status: str
+    confirmed_at: str
+    updated_at: str
+    archived_at: str | None
+    lifecycle_due: str | None
