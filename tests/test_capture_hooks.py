@@ -19,6 +19,7 @@ from cortex_hooks.capture import scanning, worker
 from cortex_hooks.confidence import DEFAULT
 from cortex_hooks.store import proposals
 from cortex_hooks.store.connection import open_database
+from cortex_hooks.stored import capture_rows
 
 MAKE = "make: *** No rule to make target 'check'.  Stop."
 
@@ -47,7 +48,7 @@ def database() -> str:
     return os.environ["CORTEX_DB"]
 
 
-def scan_rows() -> list[sqlite3.Row]:
+def scan_rows() -> list[capture_rows.Scan]:
     with closing(open_database(database())) as connection:
         return proposals.scans(connection)
 
@@ -108,7 +109,7 @@ def test_a_repeated_session_end_scans_only_what_was_added(tmp_path: Path) -> Non
     transcript = make_session("s1")
     end(transcript.write(path), "s1")
     [row] = scan_rows()
-    assert row["offset"] == path.stat().st_size
+    assert row.offset == path.stat().st_size
     transcript.bash("make check", MAKE, code=2).bash("make test")
     end(transcript.write(path), "s1")
     with closing(sqlite3.connect(database())) as connection:
@@ -145,7 +146,7 @@ def test_what_the_budget_leaves_the_worker_finishes(tmp_path: Path) -> None:
     doctor = cli("doctor")
     assert "scanned only in part" in doctor.stdout
     assert worker.run(database()) == 0
-    assert all(row["offset"] == Path(row["transcript"]).stat().st_size for row in scan_rows())
+    assert all(row.offset == Path(row.transcript).stat().st_size for row in scan_rows())
     assert len(cli_json("proposals")) == 1
     assert "scanned only in part" not in cli("doctor").stdout
 
@@ -158,11 +159,11 @@ def test_the_worker_scans_a_session_that_sessionend_could_not_start(tmp_path: Pa
         now = clock.iso(clock.now())
         scanning.scan(connection, str(first), "s0", deadline=10**9, now=now, policy=DEFAULT)
     path = make_session("s1").write(tmp_path / "s1.jsonl")
-    assert [row["session_id"] for row in scan_rows()] == ["s0"]
+    assert [row.session_id for row in scan_rows()] == ["s0"]
     assert worker.run(database()) == 0  # without its name the worker cannot know it
-    assert [row["session_id"] for row in scan_rows()] == ["s0"]
+    assert [row.session_id for row in scan_rows()] == ["s0"]
     assert worker.run(database(), ("s1", str(path))) == 0
-    assert {row["session_id"]: row["offset"] for row in scan_rows()} == {
+    assert {row.session_id: row.offset for row in scan_rows()} == {
         "s0": first.stat().st_size,
         "s1": path.stat().st_size,
     }
@@ -196,9 +197,9 @@ def test_only_one_worker_runs_at_a_time(tmp_path: Path) -> None:
     with open(worker.lock_path(database()), "a", encoding="utf-8") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         assert worker.run(database()) == 0  # another holds the lock: it leaves at once
-        assert scan_rows()[0]["offset"] == 0
+        assert scan_rows()[0].offset == 0
     worker.run(database())
-    assert scan_rows()[0]["offset"] == path.stat().st_size
+    assert scan_rows()[0].offset == path.stat().st_size
 
 
 def test_a_capture_killed_midway_loses_nothing_and_duplicates_nothing(
@@ -239,7 +240,7 @@ def test_session_end_on_a_60_mb_transcript_hands_the_rest_to_the_worker(tmp_path
     deadline = time.monotonic() + 300  # the worker runs detached: wait for it, never time it
     while time.monotonic() < deadline:
         rows = scan_rows()
-        if rows and rows[0]["offset"] == path.stat().st_size:
+        if rows and rows[0].offset == path.stat().st_size:
             break
         time.sleep(0.5)
     else:

@@ -19,6 +19,7 @@ from cortex_hooks.notes import Notes
 from cortex_hooks.store import proposals
 from cortex_hooks.store.connection import Missing, open_database
 from cortex_hooks.store.transaction import Transaction
+from cortex_hooks.stored import capture_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,17 +87,17 @@ def listing(databases: Databases, *, every: bool = False) -> list[dict[str, Any]
     with closing(connection):
         statuses = proposals.SHOWN if every else proposals.PENDING
         return [
-            texts.record(row, proposals.occurrences(connection, int(row["id"])))
+            texts.record(row, proposals.occurrences(connection, row.id))
             for row in proposals.listed(connection, statuses)
         ]
 
 
-def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> sqlite3.Row:
+def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> capture_rows.Proposal:
     row = proposals.get(connection, proposal_id) if connection is not None else None
     if row is None:
         raise unknown("proposal", proposal_id)
-    if row["status"] not in ("proposed", "expired"):
-        raise CortexError(f"proposal #{proposal_id} is {row['status']} already", USAGE)
+    if row.status not in ("proposed", "expired"):
+        raise CortexError(f"proposal #{proposal_id} is {row.status} already", USAGE)
     return row
 
 
@@ -121,26 +122,26 @@ def preview(databases: Databases, proposal_id: int, notes: Notes, answer: Answer
     return _fields(databases, row, notes, answer)
 
 
-def _fields(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> LearningFields:
+def _fields(databases: Databases, row: capture_rows.Proposal, notes: Notes, answer: Answer) -> LearningFields:
     from cortex_hooks.guard.learning_records import LearningFields
     from cortex_hooks.validation import validated
 
     rewrite = answer.rewrite
-    if row["signal"] == "followed":  # a rewrite of a learning: the rewrite is what is proposed
-        rewrite = row["rewrite"]
+    if row.signal == "followed":  # a rewrite of a learning: the rewrite is what is proposed
+        rewrite = row.rewrite
     if answer.suggested:
-        rewrite = row["rewrite"]
+        rewrite = row.rewrite
         if rewrite is None:
             raise CortexError(
-                f"proposal #{row['id']} carries no suggested rewrite: give one (--rewrite TEXT)", USAGE
+                f"proposal #{row.id} carries no suggested rewrite: give one (--rewrite TEXT)", USAGE
             )
     given: dict[str, Any] = {
-        "anti_pattern": row["anti_pattern"],
-        "correct_pattern": row["correct_pattern"],
-        "regex": answer.regex if answer.regex is not None else row["regex"],
-        "tool": row["tool"],
+        "anti_pattern": row.anti_pattern,
+        "correct_pattern": row.correct_pattern,
+        "regex": answer.regex if answer.regex is not None else row.regex,
+        "tool": row.tool,
         "confidence": confidence.show(db.config(databases, notes).policy.start),
-        "context": f"Captured by cortex-hooks ({row['signal']}, proposal #{row['id']}).",
+        "context": f"Captured by cortex-hooks ({row.signal}, proposal #{row.id}).",
     }
     if answer.action is not None:
         given["action"] = answer.action
@@ -164,7 +165,7 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
     project = _project(databases, create=False)
     row = _pending(project, proposal_id)
     assert project is not None
-    if row["signal"] == "followed":
+    if row.signal == "followed":
         project.close()
         return _rewrite(databases, row, notes, answer)
     fields = _fields(databases, row, notes, answer)
@@ -184,27 +185,25 @@ def accept(databases: Databases, proposal_id: int, notes: Notes, answer: Answer 
         return learning
 
 
-def _rewrite(databases: Databases, row: sqlite3.Row, notes: Notes, answer: Answer) -> Learning:
+def _rewrite(databases: Databases, row: capture_rows.Proposal, notes: Notes, answer: Answer) -> Learning:
     """A rewrite the agent's own retry showed, given to the learning it is for, in the
     scope it lives in; its other fields stay as they are."""
     from cortex_hooks.api import learnings
 
-    learning_id, scope = row["learning_id"], row["learning_scope"]
+    learning_id, scope = row.learning_id, row.learning_scope
     if answer != WARN_ONLY:
         raise CortexError(
-            f"proposal #{row['id']} is a rewrite of learning #{learning_id}: accept it as it is "
+            f"proposal #{row.id} is a rewrite of learning #{learning_id}: accept it as it is "
             f"(its action and regex are the learning's own: cortex-hooks update {learning_id})",
             USAGE,
         )
     if learning_id is None or scope not in ("project", "global"):
-        raise CortexError(f"proposal #{row['id']} names no learning to rewrite", USAGE)
-    learning = learnings.update(
-        databases.acting_on(scope), int(learning_id), {"rewrite": row["rewrite"]}, notes
-    )
+        raise CortexError(f"proposal #{row.id} names no learning to rewrite", USAGE)
+    learning = learnings.update(databases.acting_on(scope), learning_id, {"rewrite": row.rewrite}, notes)
     project = _project(databases, create=False)
     assert project is not None
     with closing(project), Transaction(project):
-        proposals.accepted(project, int(row["id"]), int(learning_id), scope, clock.iso(clock.now()))
+        proposals.accepted(project, row.id, learning_id, scope, clock.iso(clock.now()))
     return learning
 
 
@@ -215,5 +214,5 @@ def reject(databases: Databases, proposal_id: int) -> dict[str, Any]:
     assert project is not None
     with closing(project):
         with Transaction(project):
-            proposals.reject(project, proposal_id, str(row["fingerprint"]), clock.iso(clock.now()))
+            proposals.reject(project, proposal_id, row.fingerprint, clock.iso(clock.now()))
         return record(project, proposal_id)

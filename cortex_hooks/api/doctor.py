@@ -318,7 +318,7 @@ def _prove_examples(report: Report, connection: sqlite3.Connection, path: str) -
         report.problem(
             failure.rule,
             str(failure).removeprefix(f"{failure.rule}: "),
-            f"see why: cortex-hooks explain; then mend it: cortex-hooks update {row['id']} --regex=…",
+            f"see why: cortex-hooks explain; then mend it: cortex-hooks update {row.id} --regex=…",
         )
     if not failures and (count := proof.proving(connection)):
         report.ok("examples", f"{count} rules with examples, each fires on its deny examples only")

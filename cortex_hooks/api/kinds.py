@@ -80,10 +80,10 @@ def _insert(
     if kind.name == "errors":
         known = store.find_active_error(connection, values["message"])
         if known is not None:
-            store.seen_again(connection, known["id"], now)
+            store.seen_again(connection, known.id, now)
             given = fields.model_fields_set - {"message"}  # a fix or severity given now is kept
-            store.update(connection, "errors", known["id"], {name: values[name] for name in given})
-            return known["id"], True
+            store.update(connection, "errors", known.id, {name: values[name] for name in given})
+            return known.id, True
         return store.insert(connection, "errors", {**values, "first_seen": now, "last_seen": now}), False
     row_id = store.insert(connection, kind.name, {**values, "created_at": now, "updated_at": now})
     if supersedes is not None:

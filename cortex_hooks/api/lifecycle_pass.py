@@ -15,12 +15,13 @@ import time
 from datetime import datetime
 from typing import Any
 
-from cortex_hooks import clock, confidence, stored
+from cortex_hooks import clock, confidence
 from cortex_hooks.api import pruned_file
 from cortex_hooks.memory import decay, vocabulary
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
 from cortex_hooks.store import memories
+from cortex_hooks.stored import memory_rows
 
 BATCH = 200  # memories per batch under a deadline (SessionEnd): the deadline is checked between
 WHOLE_BATCH = 5000  # without one (the command)
@@ -44,7 +45,7 @@ class Report:
         return counted
 
 
-def read(row: stored.Aging, top: int) -> decay.Aging | str:
+def read(row: memory_rows.Aging, top: int) -> decay.Aging | str:
     """A stored memory as the lifecycle reads it, or what keeps it from reading it (a hand edit)."""
     for column in ("base_confidence", "confidence"):
         value = getattr(row, column)
@@ -133,11 +134,11 @@ class _Pass:
         self.dry_run = dry_run
 
 
-def _batch(connection: sqlite3.Connection, rows: list[stored.Aging], run: _Pass, report: Report) -> None:
+def _batch(connection: sqlite3.Connection, rows: list[memory_rows.Aging], run: _Pass, report: Report) -> None:
     decays: list[dict[str, object]] = []  # the confidence and the next look only
     archives: list[dict[str, object]] = []
     never: list[int] = []
-    pruned: list[tuple[stored.Aging, decay.Step]] = []
+    pruned: list[tuple[memory_rows.Aging, decay.Step]] = []
     for row in rows:
         aging = read(row, run.top)
         if isinstance(aging, str):
@@ -171,7 +172,7 @@ def _batch(connection: sqlite3.Connection, rows: list[stored.Aging], run: _Pass,
         store.delete(connection, kept, clock.iso(run.now)[:10])
 
 
-def _report(report: Report, row: stored.Aging, step: decay.Step) -> None:
+def _report(report: Report, row: memory_rows.Aging, step: decay.Step) -> None:
     memory_id = row.id
     if step.confidence != row.confidence:
         before, after = confidence.as_number(row.confidence), confidence.as_number(step.confidence)

@@ -12,7 +12,7 @@ import sqlite3
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, stored
+from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.auto_link import Related, auto_link, vector_of
 from cortex_hooks.api.databases import Databases
@@ -23,6 +23,7 @@ from cortex_hooks.memory.given import MemoryFields
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import memories as store
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.stored import memory_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic records, built only when asked for
@@ -230,7 +231,7 @@ def link(databases: Databases, from_id: int, to_id: int, edge_type: str, strengt
     return Link(edge_type, from_id, to_id, strength)
 
 
-def _current(connection: sqlite3.Connection, memory_id: int) -> stored.Memory:
+def _current(connection: sqlite3.Connection, memory_id: int) -> memory_rows.Memory:
     row = store.get(connection, memory_id)
     if row is None:
         raise unknown("memory", memory_id)

@@ -8,10 +8,11 @@ import os
 import sqlite3
 from typing import Any
 
-from cortex_hooks import clock, confidence, stored
+from cortex_hooks import clock, confidence
 from cortex_hooks.memory import decay
 from cortex_hooks.memory.rank import centrality
 from cortex_hooks.store import lifecycle as store
+from cortex_hooks.stored import memory_rows
 
 FILENAME = "pruned.jsonl"
 
@@ -20,7 +21,7 @@ def path(database: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(database)), FILENAME)
 
 
-def _shown(row: stored.Memory, scope: str, top: int) -> dict[str, Any]:
+def _shown(row: memory_rows.Memory, scope: str, top: int) -> dict[str, Any]:
     """A memory as `memories show --json` prints it (memory.records.Memory, whose import would
     cost a session end more than the pass itself; tests/test_lifecycle.py holds the two equal)."""
     tags = json.loads(row.tags or "[]")
@@ -54,7 +55,7 @@ def keep(
     database: str,
     scope: str,
     top: int,
-    rows: list[tuple[stored.Aging, decay.Step]],
+    rows: list[tuple[memory_rows.Aging, decay.Step]],
 ) -> tuple[list[int], list[str]]:
     """Each pruned memory in full, as `memories show --json` prints it (edges included), appended
     to pruned.jsonl and on disk before the deletion is written; the ids kept there, and a note

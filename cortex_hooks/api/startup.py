@@ -42,7 +42,7 @@ def pending_proposals(scopes: list[Scope]) -> tuple[list[dict[str, Any]], int]:
         return [], 0
     rows = proposals.listed(project.connection)
     shown = [
-        texts.record(row, proposals.occurrences(project.connection, int(row["id"]), limit=1))
+        texts.record(row, proposals.occurrences(project.connection, row.id, limit=1))
         for row in rows[: recurrence.SHOWN_AT_START]
     ]
     return shown, len(rows)

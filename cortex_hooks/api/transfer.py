@@ -82,7 +82,7 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
         ]
         for kind, model in SHOWN.items():
             document[kind] = [
-                model.model_validate(dict(row)).model_dump(mode="json")
+                model.model_validate(row._asdict()).model_dump(mode="json")
                 for row in kinds.select(connection, kind, "all")
             ]
     return document

@@ -61,13 +61,8 @@ def most_accessed(databases: Databases, days: int = 7) -> dict[str, Any]:
         top["history"] = numbers.window(connection, now, days)
         for kind, label in LABELS.items():
             top[kind] = [
-                {
-                    "id": row["id"],
-                    label: row[label],
-                    "access_count": row["access_count"],
-                    "last_accessed": row["last_accessed"],
-                }
-                for row in kinds.most_accessed(connection, kind)
+                {"id": row_id, label: text, "access_count": count, "last_accessed": last}
+                for row_id, text, count, last in kinds.most_accessed(connection, kind)
             ]
     return top
 

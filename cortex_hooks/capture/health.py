@@ -14,13 +14,11 @@ def checks(connection: sqlite3.Connection) -> list[tuple[bool, str, str]]:
     behind = []
     for row in proposals.scans(connection):
         try:
-            size = os.stat(str(row["transcript"])).st_size
+            size = os.stat(row.transcript).st_size
         except OSError:
             continue  # the transcript is gone: nothing left to scan
-        if size > int(row["offset"]):
-            behind.append(
-                f"session {row['session_id']}: {size - int(row['offset']):,} bytes of {row['transcript']}"
-            )
+        if size > row.offset:
+            behind.append(f"session {row.session_id}: {size - row.offset:,} bytes of {row.transcript}")
     if behind:
         first = proposals.scans(connection)[0]
         found.append(
@@ -28,7 +26,7 @@ def checks(connection: sqlite3.Connection) -> list[tuple[bool, str, str]]:
                 False,
                 f"{len(behind)} transcript(s) scanned only in part: " + "; ".join(behind[:3]),
                 "the background worker finishes them after the next session end, or run "
-                f"`cortex-hooks capture --transcript {first['transcript']} --session {first['session_id']}`",
+                f"`cortex-hooks capture --transcript {first.transcript} --session {first.session_id}`",
             )
         )
     notes = proposals.notes(connection)

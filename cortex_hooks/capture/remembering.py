@@ -157,9 +157,7 @@ def learning_matching(connection: sqlite3.Connection, command: str) -> int | Non
 def _pending(connection: sqlite3.Connection) -> list[tuple[int, str]]:
     """Proposals awaiting an answer that guard Bash: their ids and regexes."""
     return [
-        (int(row["id"]), str(row["regex"]))
-        for row in proposals.listed(connection)
-        if row["regex"] and row["tool"] == "Bash"
+        (row.id, str(row.regex)) for row in proposals.listed(connection) if row.regex and row.tool == "Bash"
     ]
 
 

@@ -51,8 +51,8 @@ def scan(
     size = os.stat(transcript).st_size
     state = proposals.scan_state(connection, session)
     offset, tail = 0, list[reading.Call]()
-    if state is not None and state["transcript"] == transcript and state["offset"] <= size:
-        offset, tail = int(state["offset"]), _tail(str(state["tail"]))
+    if state is not None and state.transcript == transcript and state.offset <= size:
+        offset, tail = state.offset, _tail(state.tail)
     known = {call.id: call for call in tail if call.status == "pending"}
     chunk = reading.read(transcript, offset, deadline, known)
     events: list[reading.Event] = [*tail, *chunk.events]
@@ -61,7 +61,7 @@ def scan(
     found = detect.scan(events, len(tail), chunk.finished, proposals.successes(connection, session))
     with Transaction(connection, keep=not dry_run):
         now_state = proposals.scan_state(connection, session)
-        if (now_state["offset"] if now_state is not None else 0) != offset:
+        if (now_state.offset if now_state is not None else 0) != offset:
             # Another scanner (the worker, a second SessionEnd) recorded this part meanwhile.
             outcome.skipped.append("scanned meanwhile by another process")
             outcome.behind = 0
@@ -93,9 +93,9 @@ def scan(
 def _shown(connection: sqlite3.Connection, proposal_id: int) -> dict[str, Any]:
     from cortex_hooks.capture import texts
 
-    return texts.record(
-        proposals.get(connection, proposal_id), proposals.occurrences(connection, proposal_id)
-    )
+    proposal = proposals.get(connection, proposal_id)
+    assert proposal is not None  # proposed within this transaction
+    return texts.record(proposal, proposals.occurrences(connection, proposal_id))
 
 
 def _record(

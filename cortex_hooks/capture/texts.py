@@ -7,30 +7,34 @@ from typing import Any
 from cortex_hooks import sanitize
 from cortex_hooks.text_budget import Section
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.stored.capture_rows import Occurrence, Proposal
 
-def record(row: Any, evidence: list[Any]) -> dict[str, Any]:
+
+def record(row: Proposal, evidence: list[Occurrence]) -> dict[str, Any]:
     """A proposal as `--json` prints it (docs/guide/capture.md)."""
     return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "signal": row["signal"],
-        "anti_pattern": row["anti_pattern"],
-        "correct_pattern": row["correct_pattern"],
-        "regex": row["regex"],
-        "rewrite": row["rewrite"],  # a suggested one (failed-then-fixed): `accept ID --rewrite` takes it
-        "tool": row["tool"],
-        "content": row["content"],
-        "occurrences": row["occurrences"],
+        "id": row.id,
+        "kind": row.kind,
+        "signal": row.signal,
+        "anti_pattern": row.anti_pattern,
+        "correct_pattern": row.correct_pattern,
+        "regex": row.regex,
+        "rewrite": row.rewrite,  # a suggested one (failed-then-fixed): `accept ID --rewrite` takes it
+        "tool": row.tool,
+        "content": row.content,
+        "occurrences": row.occurrences,
         "evidence": [
-            {"session": item["session_id"], "failed": item["failed"], "fixed": item["fixed"] or None}
+            {"session": item.session_id, "failed": item.failed, "fixed": item.fixed or None}
             for item in evidence
         ],
-        "status": row["status"],
-        "shown": row["shown"],
-        "learning_id": row["learning_id"],
-        "drafted": row["drafted"],
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
+        "status": row.status,
+        "shown": row.shown,
+        "learning_id": row.learning_id,
+        "drafted": row.drafted,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
     }
 
 

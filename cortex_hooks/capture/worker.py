@@ -15,7 +15,10 @@ import subprocess
 import sys
 import time
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cortex_hooks.stored.capture_rows import Scan
 
 SCAN_SLICE = 20.0  # seconds per scan: each commits what it read, so a kill loses little work
 MAX_ROUNDS = 1000
@@ -75,9 +78,7 @@ def run(database: str, session: tuple[str, str] | None = None) -> int:
                     errors.append(f"session {session[0]}: {type(error).__name__}: {error}")
             for _round in range(MAX_ROUNDS):
                 behind = [
-                    row
-                    for row in proposals.scans(connection)
-                    if _behind(row) and row["session_id"] not in stuck
+                    row for row in proposals.scans(connection) if _behind(row) and row.session_id not in stuck
                 ]
                 if not behind:
                     break
@@ -85,18 +86,18 @@ def run(database: str, session: tuple[str, str] | None = None) -> int:
                     try:
                         outcome = scanning.scan(
                             connection,
-                            str(row["transcript"]),
-                            str(row["session_id"]),
+                            str(row.transcript),
+                            str(row.session_id),
                             deadline=time.monotonic() + SCAN_SLICE,
                             now=clock.iso(clock.now()),
                             policy=policy,
                         )
                     except Exception as error:  # a detached process: its errors are written down
-                        errors.append(f"session {row['session_id']}: {type(error).__name__}: {error}")
-                        stuck.add(str(row["session_id"]))
+                        errors.append(f"session {row.session_id}: {type(error).__name__}: {error}")
+                        stuck.add(str(row.session_id))
                         continue
                     state = proposals.scan_state(connection, outcome.session_id)
-                    if outcome.behind and state is not None and state["offset"] == row["offset"]:
+                    if outcome.behind and state is not None and state.offset == row.offset:
                         stuck.add(outcome.session_id)  # no progress: a line still being written
             if location.config_for(database).capture_llm == "claude-cli":
                 _draft(connection, errors)
@@ -129,7 +130,7 @@ def _draft(connection: Any, errors: list[str]) -> None:
     used = int(count) if day == today and count.isdigit() else 0
     rows = proposals.undrafted(connection, max(0, drafting.DAILY_LIMIT - used))
     for row in rows:
-        record = texts.record(row, proposals.occurrences(connection, int(row["id"])))
+        record = texts.record(row, proposals.occurrences(connection, row.id))
         with tempfile.TemporaryDirectory() as nowhere:  # no project files, no CLAUDE.md
             result = drafting.call(claude, drafting.prompt(record), nowhere)
         used += 1
@@ -145,7 +146,7 @@ def _draft(connection: Any, errors: list[str]) -> None:
             fixed = [
                 item["fixed"]
                 for item in record["evidence"]
-                if item["fixed"] and row["signal"] != "user-correction"
+                if item["fixed"] and row.signal != "user-correction"
             ]
             if synth.refusal(result["regex"], failed, fixed, proposals.successes(connection, "")) is None:
                 changes["regex"] = result["regex"]
@@ -154,13 +155,13 @@ def _draft(connection: Any, errors: list[str]) -> None:
                 outcome = "model (its regex failed the checks and was discarded)"
         now = clock.iso(clock.now())
         with Transaction(connection):
-            proposals.drafted(connection, int(row["id"]), outcome, changes, now)
+            proposals.drafted(connection, row.id, outcome, changes, now)
             proposals.note(connection, "llm_calls", f"{today} {used}", now)
 
 
-def _behind(row: object) -> bool:
+def _behind(row: Scan) -> bool:
     try:
-        return os.stat(str(row["transcript"])).st_size > int(row["offset"])  # type: ignore[index]
+        return os.stat(row.transcript).st_size > row.offset
     except OSError:
         return False  # a transcript gone: nothing left to scan
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant, Text
 from cortex_hooks.guard.learning_records import GivenSeverity, Severity, one_of
+from cortex_hooks.stored import kind_rows
 
 Priority = Literal["high", "medium", "low"]
 GivenPriority = Annotated[Priority, one_of("priority", get_args(Priority))]
@@ -26,8 +26,8 @@ class _Shown(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> _Shown:
-        return cls.model_validate(dict(row))
+    def from_row(cls, row: kind_rows.Kept) -> _Shown:
+        return cls.model_validate(row._asdict())
 
 
 class DecisionFields(_Given):
@@ -132,10 +132,10 @@ class Session(BaseModel):
     key_changes: list[KeyChange]
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> Session:
-        values = dict(row)
+    def from_row(cls, row: kind_rows.Session) -> Session:
+        values: dict[str, object] = row._asdict()
         try:
-            values["key_changes"] = json.loads(values["key_changes"] or "[]")
+            values["key_changes"] = json.loads(row.key_changes or "[]")
         except ValueError:
             values["key_changes"] = []
         return cls.model_validate(values)

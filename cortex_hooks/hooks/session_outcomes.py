@@ -23,6 +23,7 @@ from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.store import outcomes as store
 from cortex_hooks.store.transaction import Transaction, locked
+from cortex_hooks.stored import capture_rows
 from cortex_hooks.transcripts import call_log, formats
 
 TYPE_CHECKING = False
@@ -76,30 +77,28 @@ def _session(
     loaded = [(scope, row) for scope in scopes for row in store.open_catches(scope.connection, session)]
     if not loaded:
         return
-    path = transcript or next((row["transcript"] for _, row in loaded if row["transcript"]), None)
+    path = transcript or next((row.transcript for _, row in loaded if row.transcript), None)
     if path is None:
         return  # no transcript to read: the catches stay open (a retry PreToolUse saw stands)
     try:
         size = os.stat(path).st_size
     except (OSError, ValueError):
         return  # gone, or not yet written: the catches stay open for a later read
-    if all(row["read"] == size and row["transcript"] == path for _, row in loaded):
+    if all(row.read == size and row.transcript == path for _, row in loaded):
         return  # read to its end before, and not grown since: nothing new can decide them
     catches = []
     for index, (scope, row) in enumerate(loaded):
         config = location.config_for(scope.path)
         rule = catch_outcomes.Rule(
-            row["regex"],
-            str(row["rule_tool"]),
-            str(row["target"]),
-            str(row["correct_pattern"]),
+            row.regex,
+            row.rule_tool,
+            row.target,
+            row.correct_pattern,
             (config.regex_timeout, config.regex_timeout_per_mib),
         )
-        start = row["offset"] if row["transcript"] == path and row["offset"] <= size else 0
-        jobs = frozenset(json.loads(row["jobs"]))
-        catches.append(
-            catch_outcomes.Catch(row["answer"], row["call_id"], jobs, rule, start=start, key=index)
-        )
+        start = row.offset if row.transcript == path and row.offset <= size else 0
+        jobs = frozenset(json.loads(row.jobs))
+        catches.append(catch_outcomes.Catch(row.answer, row.call_id, jobs, rule, start=start, key=index))
     watch = catch_outcomes.Watch()
     for catch in catches:
         watch.add(catch)
@@ -207,7 +206,7 @@ def _read(
 
 def _write(
     scopes: list[Scope],
-    loaded: list[tuple[Scope, sqlite3.Row]],
+    loaded: list[tuple[Scope, capture_rows.Catch]],
     watch: catch_outcomes.Watch,
     *,
     size: int | None,
@@ -220,7 +219,7 @@ def _write(
     # read whole, an answered deny that nothing after it decided was retried by no call
     undone = {catch.key for catch in watch.armed} if size is not None else set()
     expired = _days_before(now, OPEN_DAYS)
-    shown: list[tuple[Scope, sqlite3.Row, str]] = []  # followed with a command: its rewrite, perhaps
+    shown: list[tuple[Scope, capture_rows.Catch, str]] = []  # followed with a command: its rewrite, perhaps
     for scope in dict.fromkeys(scope for scope, _ in loaded):
         mine = [(index, row) for index, (owner, row) in enumerate(loaded) if owner is scope]
         try:
@@ -230,21 +229,21 @@ def _write(
                         result, event = decided[index]
                         call = event.call if event is not None else None
                         kept = (call.tool, kept_call.text(call.every_text())) if call is not None else None
-                        settled = store.settle(scope.connection, row["id"], result, now=now, next_call=kept)
+                        settled = store.settle(scope.connection, row.id, result, now=now, next_call=kept)
                         command = call.command if call is not None else None
                         if (
                             settled
                             and result == "followed"
                             and command is not None
-                            and row["answer"] != "rewrite"
+                            and row.answer != "rewrite"
                         ):
                             shown.append((scope, row, command))
                 for index, row in mine:
                     if index in undone:
-                        store.unsettle(scope.connection, row["id"])
+                        store.unsettle(scope.connection, row.id)
                 if size is not None:
                     store.read_to(
-                        scope.connection, [row["id"] for index, row in mine if index not in decided], size
+                        scope.connection, [row.id for index, row in mine if index not in decided], size
                     )
                 store.expire(scope.connection, expired)
         except sqlite3.OperationalError as error:
@@ -253,12 +252,12 @@ def _write(
             # another process holds the lock: the catches stay open, and are read again next time
             notes.append(f"{scope.name} database busy: outcomes kept for a later session end")
     if shown:
-        _rewrites(scopes, shown, session=loaded[0][1]["session_id"], now=now, notes=notes)
+        _rewrites(scopes, shown, session=loaded[0][1].session_id, now=now, notes=notes)
 
 
 def _rewrites(
     scopes: list[Scope],
-    shown: list[tuple[Scope, sqlite3.Row, str]],
+    shown: list[tuple[Scope, capture_rows.Catch, str]],
     *,
     session: str,
     now: str,
@@ -281,19 +280,19 @@ def _rewrites(
             for scope, row, command in shown:
                 config = location.config_for(scope.path)
                 learning = {
-                    "id": row["learning_id"],
-                    "regex": row["regex"],
-                    "tool": row["rule_tool"],
-                    "target": row["target"],
-                    "rewrite": row["rule_rewrite"],
-                    "anti_pattern": row["anti_pattern"],
-                    "correct_pattern": row["correct_pattern"],
+                    "id": row.learning_id,
+                    "regex": row.regex,
+                    "tool": row.rule_tool,
+                    "target": row.target,
+                    "rewrite": row.rule_rewrite,
+                    "anti_pattern": row.anti_pattern,
+                    "correct_pattern": row.correct_pattern,
                 }
                 found = rewrites.propose(
                     project.connection,
                     learning,
                     scope.name,
-                    caught=str(row["call"]),
+                    caught=row.call,
                     followed=command,
                     session=session,
                     now=now,

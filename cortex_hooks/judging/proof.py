@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
     from cortex_hooks.config import Config
     from cortex_hooks.guard.packs.shared_format import SharedLearning
+    from cortex_hooks.stored import Learning
 
 
-def stored(connection: sqlite3.Connection, path: str) -> list[tuple[Any, examples.Failure]]:
+def stored(connection: sqlite3.Connection, path: str) -> list[tuple[Learning, examples.Failure]]:
     """Each active, unmuted learning of this database whose examples do not hold, with its row."""
     rows = store.select(connection, "active")
     rules = InForce([Scope("project", connection, path)])

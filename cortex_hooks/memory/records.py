@@ -9,11 +9,12 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
 
-from cortex_hooks import checks, confidence, stored
+from cortex_hooks import checks, confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant
 from cortex_hooks.memory import given
 from cortex_hooks.memory.vocabulary import MemoryType
+from cortex_hooks.stored import memory_rows
 
 Source = Literal["explicit", "conversation", "code_index"]
 Status = Literal["active", "superseded", "archived"]
@@ -100,7 +101,7 @@ class Memory(BaseModel):
     centrality: float
 
     @classmethod
-    def from_row(cls, row: stored.Memory, scope: str, max_in_degree: int) -> Memory:
+    def from_row(cls, row: memory_rows.Memory, scope: str, max_in_degree: int) -> Memory:
         from cortex_hooks.memory.rank import centrality
 
         values = row._asdict()

@@ -192,17 +192,17 @@ def _learning(row: stored.Learning, lines: _Lines, policy: confidence.Policy) ->
 def _proposals(connection: sqlite3.Connection) -> tuple[values.Proposal, ...]:
     return tuple(
         values.Proposal(
-            id=row["id"],
-            kind=row["kind"],
-            signal=row["signal"],
-            anti_pattern=row["anti_pattern"],
-            correct_pattern=row["correct_pattern"],
-            regex=row["regex"],
-            content=row["content"],
-            occurrences=row["occurrences"],
+            id=row.id,
+            kind=row.kind,
+            signal=row.signal,
+            anti_pattern=row.anti_pattern,
+            correct_pattern=row.correct_pattern,
+            regex=row.regex,
+            content=row.content,
+            occurrences=row.occurrences,
             evidence=tuple(
-                values.Evidence(item["session_id"], item["failed"], item["fixed"] or None)
-                for item in proposals.occurrences(connection, int(row["id"]), 3)
+                values.Evidence(item.session_id, item.failed, item.fixed or None)
+                for item in proposals.occurrences(connection, row.id, 3)
             ),
         )
         for row in proposals.listed(connection)[:TOP_PROPOSALS]

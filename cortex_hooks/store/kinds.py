@@ -9,7 +9,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
+from cortex_hooks import stored
 from cortex_hooks.store import visibility
+from cortex_hooks.stored.kind_rows import Decision, Error, Kept, Todo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ _EXEMPT = {
     "errors": "1",
 }
 PRUNED_KINDS = tuple(_EXEMPT)
+RECORDS: dict[str, type[Kept]] = {"decisions": Decision, "errors": Error, "todos": Todo}
 
 
 # What tells one row of a kind from another it may repeat: its text and the time it began.
@@ -69,17 +72,18 @@ def update(connection: sqlite3.Connection, kind: str, row_id: int, values: Mappi
         )
 
 
-def get(connection: sqlite3.Connection, kind: str, row_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        f"SELECT * FROM {_table(kind)} WHERE id = :id", {"id": row_id}
-    ).fetchone()
-    return row
+def _rows(kind: str) -> str:
+    return f"SELECT {stored.columns(RECORDS[kind])} FROM {_table(kind)}"
 
 
-def select(connection: sqlite3.Connection, kind: str, shown: str = "active") -> list[sqlite3.Row]:
-    return connection.execute(
-        f"SELECT * FROM {_table(kind)} WHERE {visibility.WHERE[shown]} ORDER BY id"
-    ).fetchall()
+def get(connection: sqlite3.Connection, kind: str, row_id: int) -> Kept | None:
+    found = stored.made(RECORDS[kind], connection.execute(f"{_rows(kind)} WHERE id = :id", {"id": row_id}))
+    return found[0] if found else None
+
+
+def select(connection: sqlite3.Connection, kind: str, shown: str = "active") -> list[Kept]:
+    where = visibility.WHERE[shown]
+    return stored.made(RECORDS[kind], connection.execute(f"{_rows(kind)} WHERE {where} ORDER BY id"))
 
 
 def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: str) -> bool:
@@ -91,10 +95,15 @@ def record_access(connection: sqlite3.Connection, kind: str, row_id: int, now: s
     return cursor.rowcount == 1
 
 
-def most_accessed(connection: sqlite3.Connection, kind: str, limit: int = 10) -> list[sqlite3.Row]:
-    """The active rows read or matched most often, most recent first among equals."""
+def most_accessed(
+    connection: sqlite3.Connection, kind: str, limit: int = 10
+) -> list[tuple[int, str, int, str]]:
+    """The active rows read or matched most often, most recent first among equals: each one's
+    id, text, access count and last access."""
+    text = IDENTITY[kind][0]
     return connection.execute(
-        f"SELECT * FROM {_table(kind)} WHERE archived_at IS NULL AND access_count > 0 "
+        f"SELECT id, {text}, access_count, last_accessed FROM {_table(kind)} "
+        "WHERE archived_at IS NULL AND access_count > 0 "
         "ORDER BY access_count DESC, last_accessed DESC, id LIMIT :limit",
         {"limit": limit},
     ).fetchall()
@@ -123,12 +132,15 @@ def prune(connection: sqlite3.Connection, kind: str, cutoffs: Cutoffs, now: str,
     return connection.execute(f"UPDATE {table} SET archived_at = :now WHERE {where}", parameters).rowcount
 
 
-def find_active_error(connection: sqlite3.Connection, message: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT * FROM error WHERE message = :message AND archived_at IS NULL ORDER BY id LIMIT 1",
-        {"message": message},
-    ).fetchone()
-    return row
+def find_active_error(connection: sqlite3.Connection, message: str) -> Error | None:
+    found = stored.made(
+        Error,
+        connection.execute(
+            f"{_rows('errors')} WHERE message = :message AND archived_at IS NULL ORDER BY id LIMIT 1",
+            {"message": message},
+        ),
+    )
+    return found[0] if found else None
 
 
 def seen_again(connection: sqlite3.Connection, error_id: int, now: str) -> None:

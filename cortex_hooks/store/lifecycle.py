@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from cortex_hooks import stored
-from cortex_hooks.stored import Aging, Memory
+from cortex_hooks.stored.memory_rows import Aging, Memory
 
 _AGING = f"SELECT {stored.columns(Aging)} FROM memory"
 

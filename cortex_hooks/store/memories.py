@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from cortex_hooks import stored
-from cortex_hooks.stored import Memory
+from cortex_hooks.stored.memory_rows import Memory
 
 # What a write gives: the graph's count and the lifecycle's schedule are kept by triggers and the pass.
 COLUMNS = tuple(field for field in Memory._fields if field not in ("id", "in_degree", "lifecycle_due"))

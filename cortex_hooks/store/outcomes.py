@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.store import history
+from cortex_hooks.stored.capture_rows import Catch
 
 TYPE_CHECKING = False  # typing costs a deny more than this whole module (see hooks.pre_tool_use)
 if TYPE_CHECKING:
@@ -67,19 +69,24 @@ def retried_again(
     return len(marked)
 
 
-_OPEN = """SELECT o.*, l.regex, l.tool AS rule_tool, l.target, l.correct_pattern, l.anti_pattern,
-               l.rewrite AS rule_rewrite
+_LEARNING = {"rule_tool": "l.tool", "rule_rewrite": "l.rewrite"} | {
+    column: f"l.{column}" for column in ("regex", "target", "correct_pattern", "anti_pattern")
+}  # the rest: the outcome's
+_OPEN = f"""SELECT {stored.columns(Catch, "o", **_LEARNING)}
            FROM outcome AS o JOIN learning AS l ON l.id = o.learning_id"""
 
 
-def open_catches(connection: sqlite3.Connection, session: str) -> list[sqlite3.Row]:
+def open_catches(connection: sqlite3.Connection, session: str) -> list[Catch]:
     """A session's catches not settled yet (undecided, or decided provisionally), oldest first,
     with their learning's regex, tool, target and correct pattern (an archived one's too; a
     learning deleted since takes its catches with it: store.history.forget_learning)."""
-    return connection.execute(
-        f"{_OPEN} WHERE o.session_id = :session AND o.settled = 0 ORDER BY o.offset, o.id",
-        {"session": session},
-    ).fetchall()
+    return stored.made(
+        Catch,
+        connection.execute(
+            f"{_OPEN} WHERE o.session_id = :session AND o.settled = 0 ORDER BY o.offset, o.id",
+            {"session": session},
+        ),
+    )
 
 
 def waiting_sessions(connection: sqlite3.Connection, other_than: str) -> list[tuple[str, str]]:

@@ -6,16 +6,22 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from cortex_hooks import stored
+from cortex_hooks.stored.capture_rows import Occurrence, Proposal, Scan
+
 SUCCESS_KEPT = 20_000  # successful calls remembered (the oldest go first)
 PENDING = ("proposed",)
 SHOWN = ("proposed", "accepted", "rejected", "expired")
 
 
-def scan_state(connection: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT * FROM capture_scan WHERE session_id = :session", {"session": session_id}
-    ).fetchone()
-    return row
+_SCANS = f"SELECT {stored.columns(Scan)} FROM capture_scan"
+
+
+def scan_state(connection: sqlite3.Connection, session_id: str) -> Scan | None:
+    found = stored.made(
+        Scan, connection.execute(f"{_SCANS} WHERE session_id = :session", {"session": session_id})
+    )
+    return found[0] if found else None
 
 
 def save_scan(
@@ -44,9 +50,9 @@ def save_scan(
     )
 
 
-def scans(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+def scans(connection: sqlite3.Connection) -> list[Scan]:
     """Every session's scan state, the most recently scanned first."""
-    return connection.execute("SELECT * FROM capture_scan ORDER BY updated_at DESC").fetchall()
+    return stored.made(Scan, connection.execute(f"{_SCANS} ORDER BY updated_at DESC"))
 
 
 def rejected(connection: sqlite3.Connection, fingerprint: str) -> bool:
@@ -140,33 +146,39 @@ def propose(connection: sqlite3.Connection, proposal_id: int, session_id: str, n
     )
 
 
-_LISTED = """SELECT p.*,
-                (SELECT count(*) FROM proposal_occurrence o WHERE o.proposal_id = p.id) AS occurrences
-             FROM proposal p"""
+_SEEN = "(SELECT count(*) FROM proposal_occurrence o WHERE o.proposal_id = p.id)"
+_LISTED = f"SELECT {stored.columns(Proposal, 'p', occurrences=_SEEN)} FROM proposal p"
 
 
-def listed(connection: sqlite3.Connection, statuses: tuple[str, ...] = PENDING) -> list[sqlite3.Row]:
+def listed(connection: sqlite3.Connection, statuses: tuple[str, ...] = PENDING) -> list[Proposal]:
     """Proposals of these statuses, the most recurrent first."""
     marks = ", ".join(f":s{index}" for index in range(len(statuses)))
-    return connection.execute(
-        f"{_LISTED} WHERE p.status IN ({marks}) ORDER BY occurrences DESC, p.id",
-        {f"s{index}": status for index, status in enumerate(statuses)},
-    ).fetchall()
+    return stored.made(
+        Proposal,
+        connection.execute(
+            f"{_LISTED} WHERE p.status IN ({marks}) ORDER BY occurrences DESC, p.id",
+            {f"s{index}": status for index, status in enumerate(statuses)},
+        ),
+    )
 
 
-def get(connection: sqlite3.Connection, proposal_id: int) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        f"{_LISTED} WHERE p.id = :id AND p.status != 'candidate'", {"id": proposal_id}
-    ).fetchone()
-    return row
+def get(connection: sqlite3.Connection, proposal_id: int) -> Proposal | None:
+    found = stored.made(
+        Proposal,
+        connection.execute(f"{_LISTED} WHERE p.id = :id AND p.status != 'candidate'", {"id": proposal_id}),
+    )
+    return found[0] if found else None
 
 
-def occurrences(connection: sqlite3.Connection, proposal_id: int, limit: int = 5) -> list[sqlite3.Row]:
-    return connection.execute(
-        """SELECT session_id, failed, fixed, seen_at FROM proposal_occurrence WHERE proposal_id = :id
-           ORDER BY rowid LIMIT :limit""",
-        {"id": proposal_id, "limit": limit},
-    ).fetchall()
+def occurrences(connection: sqlite3.Connection, proposal_id: int, limit: int = 5) -> list[Occurrence]:
+    return stored.made(
+        Occurrence,
+        connection.execute(
+            f"""SELECT {stored.columns(Occurrence)} FROM proposal_occurrence WHERE proposal_id = :id
+               ORDER BY rowid LIMIT :limit""",
+            {"id": proposal_id, "limit": limit},
+        ),
+    )
 
 
 def accepted(
@@ -255,12 +267,15 @@ def notes(connection: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     }
 
 
-def undrafted(connection: sqlite3.Connection, limit: int) -> list[sqlite3.Row]:
+def undrafted(connection: sqlite3.Connection, limit: int) -> list[Proposal]:
     """Pending proposals the model has not worded yet (nor failed to)."""
-    return connection.execute(
-        f"{_LISTED} WHERE p.status = 'proposed' AND p.drafted IS NULL ORDER BY p.id LIMIT :limit",
-        {"limit": limit},
-    ).fetchall()
+    return stored.made(
+        Proposal,
+        connection.execute(
+            f"{_LISTED} WHERE p.status = 'proposed' AND p.drafted IS NULL ORDER BY p.id LIMIT :limit",
+            {"limit": limit},
+        ),
+    )
 
 
 def drafted(

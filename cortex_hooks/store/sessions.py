@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cortex_hooks import stored
+from cortex_hooks.stored.kind_rows import Session
+
 DAY_OF_USE = "day of use"  # the reason of an agent's day's decay (hooks.day_of_use), kept as a session
 
 
@@ -43,8 +46,12 @@ def record_summary(
     )
 
 
-def select(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+def select(connection: sqlite3.Connection) -> list[Session]:
     """Every session, the latest first."""
-    return connection.execute(
-        "SELECT * FROM session ORDER BY coalesce(ended_at, started_at) DESC, rowid DESC"
-    ).fetchall()
+    return stored.made(
+        Session,
+        connection.execute(
+            f"""SELECT {stored.columns(Session)} FROM session
+                ORDER BY coalesce(ended_at, started_at) DESC, rowid DESC"""
+        ),
+    )

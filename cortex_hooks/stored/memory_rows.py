@@ -1,0 +1,50 @@
+"""The records of memories: whole, and as the lifecycle reads them."""
+
+from __future__ import annotations
+
+from cortex_hooks.stored import Record
+
+
+class Memory(Record):
+    """A memory as stored (docs/guide/memories.md): `confidence` as last written, `base_confidence`
+    where its decay curve starts, `tags` the JSON list, `lifecycle_due` when the lifecycle looks
+    again ('' now, None never)."""
+
+    id: int
+    type: str
+    content: str
+    summary: str
+    priority: int
+    confidence: int
+    pinned: int
+    tags: str
+    source: str
+    source_session: str | None
+    path: str | None
+    status: str
+    access_count: int
+    last_accessed: str | None
+    created_at: str
+    updated_at: str
+    confirmed_at: str
+    archived_at: str | None
+    in_degree: int
+    base_confidence: int | None
+    lifecycle_due: str | None
+
+
+class Aging(Record):
+    """What the lifecycle reads of a memory due for a look (docs/guide/aging.md)."""
+
+    id: int
+    type: str
+    base_confidence: int | None
+    confidence: int
+    pinned: int
+    access_count: int
+    in_degree: int
+    status: str
+    confirmed_at: str
+    updated_at: str
+    archived_at: str | None
+    lifecycle_due: str | None
