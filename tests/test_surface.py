@@ -16,20 +16,24 @@ from cortex_hooks.api import surface_file
 from cortex_hooks.errors import CortexError
 from cortex_hooks.memory import push_digest
 from cortex_hooks.memory.push_digest import ScopeRows
+from cortex_hooks.stored.memory_rows import SurfaceItem
 
 START, END = surface_file.START, surface_file.END
 NOW = "2026-11-20T12:00:00Z"
 
 
-def item(memory_id: int, summary: str, **values: Any) -> dict[str, object]:
-    return {
+def item(memory_id: int, summary: str, **values: Any) -> SurfaceItem:
+    given: dict[str, Any] = {
         "id": memory_id,
         "type": "context",
         "summary": summary,
         "tags": "[]",
         "pinned": 0,
         "path": None,
-    } | values
+        "team": None,
+        "rank": None,
+    }
+    return SurfaceItem(**(given | values))
 
 
 # --- the digest, pure ---------------------------------------------------------------------------

@@ -20,6 +20,14 @@ from cortex_hooks import sanitize
 from cortex_hooks.api import surface_file
 from cortex_hooks.memory import push_digest
 from cortex_hooks.memory.push_digest import ScopeRows
+from cortex_hooks.stored.memory_rows import SurfaceItem
+
+UNSAID: dict[str, Any] = {"tags": "[]", "pinned": 0, "path": None, "team": None, "rank": None}
+
+
+def surface_item(**values: Any) -> SurfaceItem:
+    return SurfaceItem(**(UNSAID | values))
+
 
 # Each `{p}` is a path the line would hand Claude Code as an import, were the `@` kept.
 HOSTILE = [
@@ -67,8 +75,10 @@ def forms() -> list[str]:
 
 
 def digest(summary: str, **values: Any) -> str:
-    row = {"id": 1, "type": "context", "summary": summary, "tags": "[]", "pinned": 1, "path": None}
-    return push_digest.build([ScopeRows("project", pinned=[row | values])], budget=8000).text
+    row = {"id": 1, "type": "context", "summary": summary, "pinned": 1}
+    return push_digest.build(
+        [ScopeRows("project", pinned=[surface_item(**(row | values))])], budget=8000
+    ).text
 
 
 def assert_inert(text: str) -> None:
@@ -90,7 +100,7 @@ def test_tags_and_code_paths_are_inert_too(form: str) -> None:
     row = {"tags": f'["{hostile.replace(chr(34), "")}"]'}
     assert_inert(digest("tagged", **row))
     code = {"type": "code_description", "path": hostile, "summary": hostile}
-    rows = ScopeRows("project", code=[{"id": 2, "tags": "[]", "pinned": 0} | code], code_total=1)
+    rows = ScopeRows("project", code=[surface_item(id=2, **code)], code_total=1)
     assert_inert(push_digest.build([rows], budget=8000).text)
 
 
@@ -103,8 +113,8 @@ def test_the_cli_path_in_the_header_is_inert() -> None:
 def test_no_text_whatever_renders_an_at_or_a_comment_marker(summary: str, tags: list[str], path: str) -> None:
     import json
 
-    pinned = {"id": 1, "type": "context", "summary": summary, "tags": json.dumps(tags), "pinned": 1}
-    code = {"id": 2, "type": "code_description", "summary": summary, "tags": "[]", "path": path}
+    pinned = surface_item(id=1, type="context", summary=summary, tags=json.dumps(tags), pinned=1)
+    code = surface_item(id=2, type="code_description", summary=summary, path=path)
     rows = ScopeRows("project", pinned=[pinned], code=[code], code_total=1)
     text = push_digest.build([rows], budget=8000).text
     assert_inert(text)

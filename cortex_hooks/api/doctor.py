@@ -111,7 +111,7 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
                 state = team_store.state(connection)
         except (CortexError, sqlite3.Error):
             state = None
-        trusted = state is not None and state["trusted"] == team_rules.digest(loaded.data)
+        trusted = state is not None and state.trusted == team_rules.digest(loaded.data)
     detail = f"{path}: {len(records)} entries, {'trusted' if trusted else 'not trusted here'}"
     declared = [(getattr(record, "action", None), getattr(record, "rewrite", None)) for record in records]
     if trusted or not any(team_rules.waiting(declared).values()):

@@ -30,9 +30,7 @@ def states(databases: Databases) -> dict[str, dict[str, Any]]:
                 if name in found:
                     found[name][scope.name] = True
                     found[name]["muted"] += [
-                        slug
-                        for slug, row in store.learnings_of(scope.connection, name).items()
-                        if row["muted"]
+                        slug for slug, row in store.learnings_of(scope.connection, name).items() if row.muted
                     ]
     finally:
         close(scopes)
@@ -118,7 +116,7 @@ def disable(databases: Databases, name: str) -> list[dict[str, Any]]:
         if connection is not None:
             with closing(connection), Transaction(connection):
                 rows = store.learnings_of(connection, one)
-                active = [int(row["id"]) for row in rows.values() if row["archived_at"] is None]
+                active = [row.id for row in rows.values() if row.archived_at is None]
                 store.archive(connection, active, now)
                 store.record_disabled(connection, one)
                 archived = len(active)

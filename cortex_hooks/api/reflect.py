@@ -40,18 +40,18 @@ def decay(databases: Databases, *, days: int = DAYS, dry_run: bool = False) -> l
         rows = store.unaccessed(connection, clock.iso(now - timedelta(days=days)), FLOOR)
         changes = [
             {
-                "id": row["id"],
-                "confidence": max(FLOOR, round(row["confidence"] * FACTOR)),
-                "base": max(FLOOR, round(row["base_confidence"] * FACTOR)),
+                "id": row.id,
+                "confidence": max(FLOOR, round(row.confidence * FACTOR)),
+                "base": max(FLOOR, round((row.base_confidence or row.confidence) * FACTOR)),
             }
             for row in rows
         ]
         store.scale(connection, changes)
         return [
             {
-                "id": row["id"],
-                "name": row["summary"],
-                "old_confidence": confidence.as_number(row["confidence"]),
+                "id": row.id,
+                "name": row.summary,
+                "old_confidence": confidence.as_number(row.confidence),
                 "new_confidence": confidence.as_number(change["confidence"]),
             }
             for row, change in zip(rows, changes, strict=True)

@@ -23,6 +23,7 @@ from cortex_hooks.store import learnings
 from cortex_hooks.store import packs as packs_store
 from cortex_hooks.store import team as store
 from cortex_hooks.store.connection import Transaction
+from cortex_hooks.stored.team_rows import TeamFile, TeamListing
 
 SHOWN_PATH = f"{team.FOLDER}/{team.NAME}"
 
@@ -62,32 +63,32 @@ def _declared(record: shared_format.Entry) -> dict[str, Any]:
             "hits": 0}  # fmt: skip
 
 
-def _entry(row: Any) -> dict[str, Any]:
+def _entry(row: TeamListing) -> dict[str, Any]:
     from cortex_hooks import confidence
 
-    learning = row["kind"] == "learning"
-    in_force = row["in_force"] if learning else None
+    learning = row.kind == "learning"
+    in_force = row.in_force if learning else None
     return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "action": row["action"],
+        "id": row.id,
+        "kind": row.kind,
+        "action": row.action,
         "in_force": in_force,
-        "rewrite": row["rewrite"],
-        "rewrite_in_force": row["rewrite_in_force"] if learning else None,
-        "muted": bool(row["muted"]) if learning else False,
-        "confidence": confidence.as_number(row["confidence"])
-        if learning and row["confidence"] is not None
+        "rewrite": row.rewrite,
+        "rewrite_in_force": row.rewrite_in_force if learning else None,
+        "muted": bool(row.muted) if learning else False,
+        "confidence": confidence.as_number(row.confidence)
+        if learning and row.confidence is not None
         else None,
-        "hits": int((row["learning_hits"] if learning else row["memory_hits"]) or 0),
+        "hits": (row.learning_hits if learning else row.memory_hits) or 0,
     }
 
 
-def _problems(state: Any) -> list[str]:
+def _problems(state: TeamFile | None) -> list[str]:
     import json
 
     if state is None:
         return []
-    found = json.loads(state["problems"] or "[]")
+    found = json.loads(state.problems or "[]")
     return [str(problem) for problem in found] if isinstance(found, list) else []
 
 
@@ -127,17 +128,17 @@ def trust(databases: Databases, notes: Notes) -> dict[str, Any]:
         notes.extend(team_file.refresh(connection, project, databases.project, taken=True))
         with Transaction(connection):
             state = store.state(connection)
-            digest = state["digest"] if state is not None else None
+            digest = state.digest if state is not None else None
             if digest is None:
                 raise CortexError(f"{path} could not be read: nothing to trust", USAGE)
             store.record_trust(connection, digest)
             store.put_in_force(connection, True)
         rows = store.listed(connection)
-        counted = team.waiting([(row["action"], row["rewrite"]) for row in rows])
+        counted = team.waiting([(row.action, row.rewrite) for row in rows])
         rewrites = [  # what runs instead of the agent's command from now on: shown, each one
-            {"id": row["id"], "regex": row["regex"], "rewrite": row["rewrite"]}
+            {"id": row.id, "regex": row.regex, "rewrite": row.rewrite}
             for row in rows
-            if row["rewrite"] is not None
+            if row.rewrite is not None
         ]
     return {
         "path": path,
@@ -184,8 +185,8 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         if any(item.id == team_id for item in records):
             raise CortexError(f"{team_id} is already in {SHOWN_PATH}", USAGE)
         owner = packs_store.slug_owner(connection, team_id)
-        if owner is not None and owner["id"] != learning_id:
-            raise CortexError(f"{team_id} is the id of learning #{owner['id']} already", USAGE)
+        if owner is not None and owner.id != learning_id:
+            raise CortexError(f"{team_id} is the id of learning #{owner.id} already", USAGE)
         was_trusted = store.trusted(connection) or not os.path.lexists(path)
         _write(project, shared_format.dump([*records, record]))
         with Transaction(connection):
@@ -194,7 +195,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         if was_trusted:
             with Transaction(connection):
                 state = store.state(connection)
-                store.record_trust(connection, state["digest"] if state is not None else None)
+                store.record_trust(connection, state.digest if state is not None else None)
                 store.put_in_force(connection, True)
     return {"id": team_id, "from": learning_id, "path": path, "action": record.action,
             "trusted": was_trusted}  # fmt: skip

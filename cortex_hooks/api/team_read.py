@@ -21,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from cortex_hooks.stored.team_rows import TeamEntry
+
 
 class Loaded:
     """The file's bytes as read within bounds (None: nothing to read) and what was wrong."""
@@ -77,7 +79,7 @@ def read_in(
             store.record_read(connection, current, held, [HELD], now)
             return []
         entries = store.entries(connection)
-        by_line = {row["line"]: entry_id for entry_id, row in entries.items() if row["line"]}
+        by_line = {row.line: entry_id for entry_id, row in entries.items() if row.line}
         seen: dict[str, int] = {}
         for line in lines:
             where = f"{NAME} line {line.number}"
@@ -95,8 +97,8 @@ def read_in(
             seen[record["id"]] = line.number
             _write(connection, record, line.digest, entries.get(record["id"]), start=start, now=now)
         for entry_id, row in entries.items():
-            if row["line"] is not None and entry_id not in seen:
-                store.archive(connection, row["kind"], row["row_id"], now)
+            if row.line is not None and entry_id not in seen:
+                store.archive(connection, row.kind, row.row_id, now)
                 store.set_gone(connection, entry_id)
         digest = team.digest(loaded.data) if loaded.data is not None else None
         store.record_read(connection, current, digest, team.bounded(problems), now)
@@ -115,10 +117,10 @@ def _held(connection: sqlite3.Connection, data: bytes | None, taken: bool) -> st
     from cortex_hooks.guard import team_rules as team
 
     state = store.state(connection)
-    if taken or state is None or state["trusted"] is None or state["digest"] != state["trusted"]:
+    if taken or state is None or state.trusted is None or state.digest != state.trusted:
         return None
     digest = team.digest(data) if data is not None else None
-    return None if digest == state["trusted"] else str(state["trusted"])
+    return None if digest == state.trusted else str(state.trusted)
 
 
 def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | None:
@@ -148,15 +150,15 @@ def _write(
     connection: sqlite3.Connection,
     record: dict[str, Any],
     line: str,
-    known: sqlite3.Row | None,
+    known: TeamEntry | None,
     *,
     start: int,
     now: str,
 ) -> None:
     """One new or changed line into its row (the person's state kept), and its entry."""
     kind = record["kind"]
-    if known is not None and known["kind"] != kind:  # the id changed kind: its old row goes
-        store.archive(connection, known["kind"], known["row_id"], now)
+    if known is not None and known.kind != kind:  # the id changed kind: its old row goes
+        store.archive(connection, known.kind, known.row_id, now)
         known = None
     if kind == "learning":
         row_id = _learning(connection, record, known, start, now)
@@ -178,14 +180,14 @@ def _write(
 
 
 def _learning(
-    connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, start: int, now: str
+    connection: sqlite3.Connection, record: dict[str, Any], known: TeamEntry | None, start: int, now: str
 ) -> int:
     from cortex_hooks.guard import team_rules as team
 
     declared = {**team.declared(record), "updated_at": now, "archived_at": None, "pinned": 1}
     if known is not None:
-        store.change_learning(connection, int(known["row_id"]), declared)
-        return int(known["row_id"])
+        store.change_learning(connection, int(known.row_id), declared)
+        return int(known.row_id)
     return store.add_learning(
         connection,
         {
@@ -203,16 +205,14 @@ def _learning(
     )
 
 
-def _memory(
-    connection: sqlite3.Connection, record: dict[str, Any], known: sqlite3.Row | None, now: str
-) -> int:
+def _memory(connection: sqlite3.Connection, record: dict[str, Any], known: TeamEntry | None, now: str) -> int:
     from cortex_hooks.guard import team_rules as team
     from cortex_hooks.memory import given
 
     declared = {**team.memory_declared(record), "updated_at": now, "status": "active", "archived_at": None}
     if known is not None:
-        store.change_memory(connection, int(known["row_id"]), declared)
-        return int(known["row_id"])
+        store.change_memory(connection, int(known.row_id), declared)
+        return int(known.row_id)
     return store.add_memory(
         connection,
         {

@@ -104,12 +104,12 @@ def _team_file(scopes: list[Scope], project: str, notes: list[str]) -> str | Non
             from cortex_hooks.api.team_read import HELD
 
             state = team_store.state(scope.connection)
-            return HELD if state is not None and HELD in str(state["problems"]) else None
+            return HELD if state is not None and HELD in str(state.problems) else None
         listed = team_store.listed(scope.connection)
     except (sqlite3.Error, CortexError) as error:  # never costs the agent its context
         notes.append(f"team file not read: {error}")
         return None
-    return team.waiting_line(team.waiting([(row["action"], row["rewrite"]) for row in listed]))
+    return team.waiting_line(team.waiting([(row.action, row.rewrite) for row in listed]))
 
 
 def _skipped(notes: list[str], what: str, error: Exception) -> None:

@@ -244,10 +244,8 @@ def one_per_id(hits: list[Hit], scopes: list[Scope]) -> list[Hit]:
 
     entries: dict[str, list[precedence.Entry]] = {}
     for scope in readable:
-        for row in team.holding(scope.connection, keys, scope.name):
-            entries.setdefault(row["key"], []).append(
-                precedence.Entry(row["place"], row["action"], row["regex"], row["tool"], row["target"])
-            )
+        for key, entry in team.holding(scope.connection, keys, scope.name):
+            entries.setdefault(key, []).append(entry)
     matches = [precedence.Match(*places.get((hit.scope, hit.id), (hit.scope, None))) for hit in hits]
     for hit, match in zip(hits, matches, strict=True):
         if match.place == "team":

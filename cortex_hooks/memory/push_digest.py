@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from cortex_hooks import sanitize
 from cortex_hooks.memory.query import show_command
 from cortex_hooks.memory.similarity import WORD
+from cortex_hooks.stored.memory_rows import SurfaceItem
 from cortex_hooks.text_budget import Section, assemble
 
 TOP = 5
@@ -45,15 +46,15 @@ SECTIONS = ("critical", "context", "code_index")
 
 @dataclass
 class ScopeRows:
-    """What one scope gives the surface, as store.surface reads it (rows as mappings)."""
+    """What one scope gives the surface, as store.surface reads it."""
 
     scope: str
-    pinned: list[dict[str, object]] = field(default_factory=list)
+    pinned: list[SurfaceItem] = field(default_factory=list)
     pinned_total: int = 0
-    top: list[dict[str, object]] = field(default_factory=list)  # each with its `rank`, best first
-    touched: list[dict[str, object]] = field(default_factory=list)  # latest first
-    naming: list[dict[str, object]] = field(default_factory=list)  # best match first
-    code: list[dict[str, object]] = field(default_factory=list)
+    top: list[SurfaceItem] = field(default_factory=list)  # each with its `rank`, best first
+    touched: list[SurfaceItem] = field(default_factory=list)  # latest first
+    naming: list[SurfaceItem] = field(default_factory=list)  # best match first
+    code: list[SurfaceItem] = field(default_factory=list)
     code_total: int = 0
 
 
@@ -78,9 +79,9 @@ def build(
     order = {rows.scope: index for index, rows in enumerate(scopes)}
     best = sorted(
         ((rows.scope, row) for rows in scopes for row in rows.top),
-        key=lambda pair: (-float(str(pair[1]["rank"])), order[pair[0]], pair[1]["id"]),
+        key=lambda pair: (-(pair[1].rank or 0.0), order[pair[0]], pair[1].id),
     )[:TOP]
-    seen: set[tuple[str, object]] = set()
+    seen: set[tuple[str, int]] = set()
     critical = _once(
         [(rows.scope, row) for rows in scopes for row in rows.pinned]
         + sorted(best, key=lambda pair: order[pair[0]]),
@@ -128,37 +129,35 @@ def build(
     )
 
 
-def _once(
-    items: list[tuple[str, dict[str, object]]], seen: set[tuple[str, object]]
-) -> list[tuple[str, dict[str, object]]]:
+def _once(items: list[tuple[str, SurfaceItem]], seen: set[tuple[str, int]]) -> list[tuple[str, SurfaceItem]]:
     """The items not shown yet, in order; they count as shown from now on."""
     kept = []
     for scope, row in items:
-        if (scope, row["id"]) not in seen:
-            seen.add((scope, row["id"]))
+        if (scope, row.id) not in seen:
+            seen.add((scope, row.id))
             kept.append((scope, row))
     return kept
 
 
-def _show(scope: str, row: dict[str, object]) -> str:
-    return f"`{show_command('memory', row['id'], scope)}`"
+def _show(scope: str, row: SurfaceItem) -> str:
+    return f"`{show_command('memory', row.id, scope)}`"
 
 
-def _entry(scope: str, row: dict[str, object]) -> str:
+def _entry(scope: str, row: SurfaceItem) -> str:
     marks = ["global"] if scope == "global" else []
-    marks += ["team"] if row.get("team") is not None else []
-    marks += ["pinned"] if row.get("pinned") and row.get("team") is None else []
-    tags = _tags(row.get("tags"))
+    marks += ["team"] if row.team is not None else []
+    marks += ["pinned"] if row.pinned and row.team is None else []
+    tags = _tags(row.tags)
     shown = f" [{', '.join(tags)}]" if tags else ""
     where = f" ({', '.join(marks)})" if marks else ""
-    summary = sanitize.line(str(row["summary"]), SUMMARY_LIMIT)
-    return sanitize.inert(f"- #{row['id']}{where} {summary}{shown} — {_show(scope, row)}")
+    summary = sanitize.line(str(row.summary), SUMMARY_LIMIT)
+    return sanitize.inert(f"- #{row.id}{where} {summary}{shown} — {_show(scope, row)}")
 
 
-def _code_entry(scope: str, row: dict[str, object]) -> str:
+def _code_entry(scope: str, row: SurfaceItem) -> str:
     where = " (global)" if scope == "global" else ""
-    path = sanitize.line(str(row.get("path") or "?"), PATH_LIMIT).replace("`", "'")
-    summary = sanitize.line(str(row["summary"]), SUMMARY_LIMIT)
+    path = sanitize.line(str(row.path or "?"), PATH_LIMIT).replace("`", "'")
+    summary = sanitize.line(str(row.summary), SUMMARY_LIMIT)
     return sanitize.inert(f"- `{path}`{where}: {summary} — {_show(scope, row)}")
 
 
@@ -170,13 +169,13 @@ def _tags(raw: object) -> list[str]:
     return [sanitize.line(str(tag), 40) for tag in tags][:5] if isinstance(tags, list) else []
 
 
-def _shown(scope: str, row: dict[str, object]) -> dict[str, object]:
+def _shown(scope: str, row: SurfaceItem) -> dict[str, object]:
     return {
         "scope": scope,
-        "id": row["id"],
-        "type": row["type"],
-        "summary": row["summary"],
-        "pinned": bool(row.get("pinned")),
-        "path": row.get("path"),
-        "team": row.get("team") is not None,  # from the team file (docs/guide/team.md)
+        "id": row.id,
+        "type": row.type,
+        "summary": row.summary,
+        "pinned": bool(row.pinned),
+        "path": row.path,
+        "team": row.team is not None,  # from the team file (docs/guide/team.md)
     }

@@ -130,16 +130,17 @@ def delete(connection: sqlite3.Connection, ids: list[int], day: str) -> None:
     connection.execute("DELETE FROM memory WHERE id IN (SELECT value FROM json_each(:ids))", chosen)
 
 
-def unaccessed(connection: sqlite3.Connection, before: str, floor: int) -> list[sqlite3.Row]:
+def unaccessed(connection: sqlite3.Connection, before: str, floor: int) -> list[Memory]:
     """Active, unpinned memories not accessed since `before` (never accessed: created before it)
     whose confidence lies above the floor: what `reflect decay` scales."""
-    return connection.execute(
-        """SELECT id, summary, confidence, base_confidence FROM memory
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Memory)} FROM memory
            WHERE status = 'active' AND pinned = 0 AND coalesce(last_accessed, created_at) < :before
                AND confidence > :floor AND base_confidence IS NOT NULL
            ORDER BY id""",
         {"before": before, "floor": floor},
-    ).fetchall()
+    )
+    return stored.made(Memory, rows)
 
 
 def scale(connection: sqlite3.Connection, changes: Iterable[Mapping[str, object]]) -> None:

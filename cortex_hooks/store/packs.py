@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.store import learnings
+from cortex_hooks.stored import Learning
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,24 +20,31 @@ def enabled(connection: sqlite3.Connection) -> dict[str, str]:
     return dict(connection.execute("SELECT name, digest FROM pack ORDER BY name").fetchall())
 
 
-def learnings_of(connection: sqlite3.Connection, name: str) -> dict[str, sqlite3.Row]:
+def learnings_of(connection: sqlite3.Connection, name: str) -> dict[str, Learning]:
     """This scope's learnings of one pack (archived ones too), by slug."""
     rows = connection.execute(
-        """SELECT l.*, c.confidence FROM learning AS l
+        f"""SELECT {learnings.SELECTED} FROM learning AS l
                LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
            WHERE l.slug IS NOT NULL
                AND (l.pack = :pack OR substr(l.slug, 1, length(:pack) + 1) = :pack || ':')
            ORDER BY l.slug""",
         {"pack": name},
-    ).fetchall()
-    return {row["slug"]: row for row in rows}
+    )
+    return {str(learning.slug): learning for learning in stored.made(Learning, rows)}
 
 
-def slug_owner(connection: sqlite3.Connection, slug: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT id, pack, muted, archived_at FROM learning WHERE slug = :slug", {"slug": slug}
-    ).fetchone()
-    return row
+def slug_owner(connection: sqlite3.Connection, slug: str) -> Learning | None:
+    """The learning that holds this slug (a pack's, or a team learning's id), if any."""
+    found = stored.made(
+        Learning,
+        connection.execute(
+            f"""SELECT {learnings.SELECTED} FROM learning AS l
+                   LEFT JOIN learning_confidence AS c ON c.learning_id = l.id
+               WHERE l.slug = :slug""",
+            {"slug": slug},
+        ),
+    )
+    return found[0] if found else None
 
 
 def record_enabled(connection: sqlite3.Connection, name: str, digest: str, now: str) -> None:

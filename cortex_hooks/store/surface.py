@@ -20,22 +20,24 @@ from __future__ import annotations
 
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.memory import rank
+from cortex_hooks.stored.memory_rows import SurfaceItem
 
 SHOWN = 400  # 8,000 characters / 20: more than any surface can list
-_COLUMNS = "id, type, summary, tags, pinned, path"
 # the team file's id of a memory that came from it (docs/guide/team.md), NULL for any other
-_TEAM = "(SELECT e.id FROM team_entry AS e WHERE e.kind = 'memory' AND e.row_id = {table}.id) AS team"
-_ITEM = f"{_COLUMNS}, {_TEAM.format(table='memory')}"
+_TEAM = "(SELECT e.id FROM team_entry AS e WHERE e.kind = 'memory' AND e.row_id = {table}.id)"
+_RANK = """cortex_rank(confidence, priority, cortex_centrality(in_degree, :top), access_count, :max_log)"""
+_ITEM = stored.columns(SurfaceItem, team=_TEAM.format(table="memory"), rank="NULL")
 _PROSE = "status = 'active' AND type NOT IN ('code', 'code_description')"
 _RANKED = _PROSE + " AND pinned = 0"
 
 
-def _listed(connection: sqlite3.Connection, sql: str, **parameters: object) -> list[dict[str, object]]:
-    return [dict(row) for row in connection.execute(sql, parameters).fetchall()]
+def _listed(connection: sqlite3.Connection, sql: str, **parameters: object) -> list[SurfaceItem]:
+    return stored.made(SurfaceItem, connection.execute(sql, parameters))
 
 
-def pinned(connection: sqlite3.Connection) -> tuple[list[dict[str, object]], int]:
+def pinned(connection: sqlite3.Connection) -> tuple[list[SurfaceItem], int]:
     """Pinned memories (highest priority first) and how many there are."""
     rows = _listed(
         connection,
@@ -58,14 +60,13 @@ def most_accessed(connection: sqlite3.Connection) -> int:
 
 def top_ranked(
     connection: sqlite3.Connection, *, max_log: float, max_in_degree: int, limit: int
-) -> list[dict[str, object]]:
+) -> list[SurfaceItem]:
     """The unpinned memories of highest rank (memory.rank), best first, each with its `rank`."""
     connection.create_function("cortex_rank", 5, rank.rank, deterministic=True)
     connection.create_function("cortex_centrality", 2, rank.centrality, deterministic=True)
     return _listed(
         connection,
-        f"""SELECT {_ITEM}, cortex_rank(confidence, priority, cortex_centrality(in_degree, :top),
-                   access_count, :max_log) AS rank
+        f"""SELECT {stored.columns(SurfaceItem, team=_TEAM.format(table="memory"), rank=_RANK)}
             FROM memory WHERE {_RANKED} ORDER BY rank DESC, id LIMIT :limit""",
         top=max_in_degree,
         max_log=max_log,
@@ -73,7 +74,7 @@ def top_ranked(
     )
 
 
-def touched(connection: sqlite3.Connection, since: str) -> list[dict[str, object]]:
+def touched(connection: sqlite3.Connection, since: str) -> list[SurfaceItem]:
     """Memories created, updated or accessed at or after `since`, latest first."""
     return _listed(
         connection,
@@ -86,7 +87,7 @@ def touched(connection: sqlite3.Connection, since: str) -> list[dict[str, object
     )
 
 
-def naming(connection: sqlite3.Connection, phrases: list[str]) -> list[dict[str, object]]:
+def naming(connection: sqlite3.Connection, phrases: list[str]) -> list[SurfaceItem]:
     """Memories whose text or tags hold one of these phrases, best first. Each phrase is quoted:
     FTS5 splits it into words as it split the stored text (`feature/x` finds `feature-x`)."""
     match = " OR ".join('"' + phrase.replace('"', '""') + '"' for phrase in phrases)
@@ -94,8 +95,7 @@ def naming(connection: sqlite3.Connection, phrases: list[str]) -> list[dict[str,
         return []
     return _listed(
         connection,
-        f"""SELECT {", ".join("m." + column for column in _COLUMNS.split(", "))},
-                {_TEAM.format(table="m")} FROM (
+        f"""SELECT {stored.columns(SurfaceItem, "m", team=_TEAM.format(table="m"), rank="NULL")} FROM (
                 SELECT rowid / 8 AS id, bm25(search) AS relevance FROM search
                 WHERE search MATCH :match AND rowid % 8 = 1 ORDER BY bm25(search) LIMIT :limit) AS hit
             JOIN memory AS m ON m.id = hit.id
@@ -106,7 +106,7 @@ def naming(connection: sqlite3.Connection, phrases: list[str]) -> list[dict[str,
     )
 
 
-def code_descriptions(connection: sqlite3.Connection) -> tuple[list[dict[str, object]], int]:
+def code_descriptions(connection: sqlite3.Connection) -> tuple[list[SurfaceItem], int]:
     """Active code descriptions with their paths (newest first) and how many there are."""
     where = "status = 'active' AND type = 'code_description'"
     rows = _listed(

@@ -6,27 +6,31 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.guard.team_path import ABSENT
 from cortex_hooks.store.team_stat import stat
+from cortex_hooks.stored.team_rows import TeamEntry, TeamFile, TeamListing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from cortex_hooks.guard.precedence import Entry
+
 __all__ = ["ABSENT", "stat"]  # and the functions below; PreToolUse reads `stat` only (store.team_stat)
 
 
-def state(connection: sqlite3.Connection) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = connection.execute(
-        "SELECT stat, digest, trusted, problems, read_at FROM team_file WHERE id = 1"
-    ).fetchone()
-    return row
+def state(connection: sqlite3.Connection) -> TeamFile | None:
+    found = stored.made(
+        TeamFile, connection.execute(f"SELECT {stored.columns(TeamFile)} FROM team_file WHERE id = 1")
+    )
+    return found[0] if found else None
 
 
 def trusted(connection: sqlite3.Connection) -> bool:
     """Whether the file as read is the one `team trust` accepted."""
     row = state(connection)
-    return row is not None and row["digest"] is not None and row["digest"] == row["trusted"]
+    return row is not None and row.digest is not None and row.digest == row.trusted
 
 
 def record_read(
@@ -45,10 +49,10 @@ def record_trust(connection: sqlite3.Connection, digest: str | None) -> None:
     connection.execute("UPDATE team_file SET trusted = :digest WHERE id = 1", {"digest": digest})
 
 
-def entries(connection: sqlite3.Connection) -> dict[str, sqlite3.Row]:
-    """Every id the file has held, by id: its kind, row, line digest (None: gone), action, rewrite."""
-    rows = connection.execute("SELECT id, kind, row_id, line, action, rewrite FROM team_entry ORDER BY id")
-    return {row["id"]: row for row in rows}
+def entries(connection: sqlite3.Connection) -> dict[str, TeamEntry]:
+    """Every id the file has held, by id."""
+    rows = connection.execute(f"SELECT {stored.columns(TeamEntry)} FROM team_entry ORDER BY id")
+    return {entry.id: entry for entry in stored.made(TeamEntry, rows)}
 
 
 def put_entry(connection: sqlite3.Connection, values: Mapping[str, object]) -> None:
@@ -114,19 +118,28 @@ def put_in_force(connection: sqlite3.Connection, trusted: bool) -> None:
     )
 
 
-def listed(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+_STATE = {
+    "in_force": "l.action",
+    "rewrite_in_force": "l.rewrite",
+    "muted": "l.muted",
+    "regex": "l.regex",
+    "learning_hits": "l.access_count",
+    "confidence": "c.confidence",
+    "memory_hits": "m.access_count",
+}
+
+
+def listed(connection: sqlite3.Connection) -> list[TeamListing]:
     """The entries in the file now, with their rows' state (learnings: confidence, hits, muted)."""
-    return connection.execute(
-        """SELECT e.id, e.kind, e.row_id, e.action, e.rewrite,
-                  l.action AS in_force, l.rewrite AS rewrite_in_force, l.muted, l.regex,
-                  l.access_count AS learning_hits, c.confidence,
-                  m.access_count AS memory_hits
+    rows = connection.execute(
+        f"""SELECT {stored.columns(TeamListing, "e", **_STATE)}
            FROM team_entry AS e
                LEFT JOIN learning AS l ON e.kind = 'learning' AND l.id = e.row_id
                LEFT JOIN learning_confidence AS c ON e.kind = 'learning' AND c.learning_id = e.row_id
                LEFT JOIN memory AS m ON e.kind = 'memory' AND m.id = e.row_id
            WHERE e.line IS NOT NULL ORDER BY e.id"""
-    ).fetchall()
+    )
+    return stored.made(TeamListing, rows)
 
 
 def set_muted(connection: sqlite3.Connection, entry_id: str, muted: bool, now: str) -> bool:
@@ -155,18 +168,21 @@ def keys_of(connection: sqlite3.Connection, ids: list[int], scope: str) -> dict[
     return {int(row["id"]): (str(row["place"]), row["key"]) for row in rows}
 
 
-def holding(connection: sqlite3.Connection, keys: list[str], scope: str) -> list[sqlite3.Row]:
-    """The active, unmuted learnings of this database holding one of these shared ids."""
-    return connection.execute(
-        f"""SELECT {_PLACE}, l.action,
-                   l.regex, l.tool, l.target
+def holding(connection: sqlite3.Connection, keys: list[str], scope: str) -> list[tuple[str, Entry]]:
+    """The active, unmuted learnings of this database holding one of these shared ids: each id
+    with its entry here."""
+    from cortex_hooks.guard.precedence import Entry
+
+    rows = connection.execute(
+        f"""SELECT {_PLACE}, l.action, l.regex, l.tool, l.target
            FROM learning AS l LEFT JOIN team_entry AS e ON e.kind = 'learning' AND e.row_id = l.id
            WHERE l.archived_at IS NULL AND NOT l.muted
                AND (l.slug IN (SELECT value FROM json_each(:keys))
                     OR (l.pack IS 'team' AND e.line IS NOT NULL
                         AND e.id IN (SELECT value FROM json_each(:keys))))""",
         {"keys": json.dumps(keys), "scope": scope},
-    ).fetchall()
+    )
+    return [(key, Entry(*entry)) for key, *entry in rows]
 
 
 def rows_of(connection: sqlite3.Connection, kind: str) -> set[int]:

@@ -48,3 +48,17 @@ class Aging(Record):
     updated_at: str
     archived_at: str | None
     lifecycle_due: str | None
+
+
+class SurfaceItem(Record):
+    """A memory as the push surface lists it (docs/guide/surface.md): `team` the team file's id of
+    one that came from it; `rank` its rank among the top-ranked (None in the other sections)."""
+
+    id: int
+    type: str
+    summary: str
+    tags: str
+    pinned: int
+    path: str | None
+    team: str | None
+    rank: float | None

@@ -13,9 +13,9 @@ from cortex_hooks.guard import examples
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
     from cortex_hooks.guard.packs.shared_format import SharedLearning
+    from cortex_hooks.stored import Learning
 
 # What a pack learning is, whatever its file says: pinned (safety rules do not decay for lack
 # of use), and trusted from the start; what it does is its file's `action` (block, ask
@@ -114,7 +114,7 @@ class Plan:
         return len(self.added) + len(self.updated) + len(self.archived)
 
 
-def plan(records: list[SharedLearning], stored: Mapping[str, Any]) -> Plan:
+def plan(records: list[SharedLearning], stored: Mapping[str, Learning]) -> Plan:
     """The plan that brings a scope's learnings of one pack (`stored`, rows by slug) to `records`."""
     found = Plan()
     wanted = {record.id for record in records}
@@ -123,12 +123,12 @@ def plan(records: list[SharedLearning], stored: Mapping[str, Any]) -> Plan:
         if row is None:
             found.added.append(record)
             continue
-        current = {column: row[column] for column in DECLARED}
-        if current != declared(record) or row["archived_at"] is not None or not row["pinned"]:
-            found.updated.append((int(str(row["id"])), record))
+        current = {column: getattr(row, column) for column in DECLARED}
+        if current != declared(record) or row.archived_at is not None or not row.pinned:
+            found.updated.append((row.id, record))
         else:
             found.unchanged += 1
     for slug, row in sorted(stored.items()):
-        if slug not in wanted and row["archived_at"] is None:
-            found.archived.append((int(str(row["id"])), slug))
+        if slug not in wanted and row.archived_at is None:
+            found.archived.append((row.id, slug))
     return found
