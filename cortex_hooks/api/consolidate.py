@@ -20,6 +20,7 @@ from cortex_hooks.store import checkpoint, memories
 from cortex_hooks.store import consolidation as store
 from cortex_hooks.store.checkpoint import KEPT
 from cortex_hooks.store.connection import SCHEMA_VERSION, Transaction, open_database
+from cortex_hooks.stored.memory_rows import Flag
 
 
 class Outcome:
@@ -28,7 +29,7 @@ class Outcome:
     def __init__(self, *, ran: bool) -> None:
         self.ran = ran  # False when `auto` found no trigger
         self.trigger: str | None = None
-        self.flagged: list[sqlite3.Row] = []
+        self.flagged: list[Flag] = []
         self.merges: list[merge_plan.Merge] = []
         self.summaries: dict[int, str] = {}
         self.checkpoint: str | None = None
@@ -75,7 +76,7 @@ def consolidate(databases: Databases, *, dry_run: bool = False, auto: bool = Fal
 
 def _plan(connection: sqlite3.Connection, outcome: Outcome) -> None:
     outcome.flagged = store.flagged(connection)
-    pairs = [(row["first_id"], row["second_id"]) for row in outcome.flagged]
+    pairs = [(row.first_id, row.second_id) for row in outcome.flagged]
     candidates = store.candidates(connection, [member for pair in pairs for member in pair])
     # The survivor's content is its own: with an LLM configured (docs/guide/capture.md, not built yet) its
     # merge of the group would be passed here as `merge`.
@@ -161,7 +162,7 @@ def outcome(result: Outcome, *, dry_run: bool, undo: str | None) -> str:
     else:
         lines.append(f"Checkpoint: {clean(result.checkpoint)}")
         lines.append(f"Merged {groups} ({memory_count(result.superseded)} superseded):")
-    similarity = {(row["first_id"], row["second_id"]): row["similarity"] for row in result.flagged}
+    similarity = {(row.first_id, row.second_id): row.similarity for row in result.flagged}
     for merge in result.merges:
         members = sorted((merge.survivor, *merge.superseded))
         closest = max(

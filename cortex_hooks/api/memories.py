@@ -135,7 +135,7 @@ def show(databases: Databases, memory_id: int) -> tuple[Memory, list[Edge]]:
             store.record_access(connection, [memory_id], clock.iso(clock.now()))
         memory = load(connection, databases, memory_id)
         edges = [
-            Edge(type=row["type"], from_=row["from_id"], to=row["to_id"], strength=row["strength"])
+            Edge(type=row.type, from_=row.from_id, to=row.to_id, strength=row.strength)
             for row in store.edges_of(connection, memory_id)
         ]
     return memory, edges

@@ -65,12 +65,12 @@ def keep(
     edges: dict[int, list[dict[str, object]]] = {memory_id: [] for memory_id in ids}
     for edge in store.edges_touching(connection, ids):
         shown = {
-            "type": edge["type"],
-            "from": edge["from_id"],
-            "to": edge["to_id"],
-            "strength": edge["strength"],
+            "type": edge.type,
+            "from": edge.from_id,
+            "to": edge.to_id,
+            "strength": edge.strength,
         }
-        for end in {edge["from_id"], edge["to_id"]} & edges.keys():
+        for end in {edge.from_id, edge.to_id} & edges.keys():
             edges[end].append(shown)
     lines, kept, unreadable = [], [], []
     for row, step in rows:

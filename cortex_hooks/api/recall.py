@@ -194,7 +194,7 @@ def _count_and_link(scope: Scope, results: list[dict[str, Any]], *, count: bool 
     linked = memories.sources_of(scope.connection, ids["memory"])
     for result in results:
         result["linked"] = [
-            {"id": row["id"], "type": row["type"], "path": row["path"]}
+            {"id": row.id, "type": row.type, "path": row.path}
             for row in (linked.get(result["id"], []) if result["kind"] == "memory" else [])
         ]
 

@@ -75,9 +75,9 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
             Memory.from_row(row, databases.scope, top).model_dump(mode="json") for row in rows
         ]
         document["edges"] = [
-            Edge(
-                type=edge["type"], from_=edge["from_id"], to=edge["to_id"], strength=edge["strength"]
-            ).model_dump(by_alias=True)
+            Edge(type=edge.type, from_=edge.from_id, to=edge.to_id, strength=edge.strength).model_dump(
+                by_alias=True
+            )
             for edge in memories.edges_among(connection, [row.id for row in rows])
         ]
         for kind, model in SHOWN.items():

@@ -50,12 +50,10 @@ def read(connection: sqlite3.Connection, deadline: float) -> Read:
     for chunk in chunks:
         if found and time.monotonic() > deadline:
             break
-        name, first = os.path.basename(str(chunk["path"])), int(chunk["line"])
-        lines = [(str(chunk["summary"]), f"{name}:{first}")]  # a heading, or a topic's description
-        lines += [
-            (line, f"{name}:{first + index}") for index, line in enumerate(str(chunk["content"]).split("\n"))
-        ]
-        found.append((int(chunk["id"]), remembered.candidates(lines, commands.__contains__)))
+        name, first = os.path.basename(chunk.path), chunk.line
+        lines = [(chunk.summary, f"{name}:{first}")]  # a heading, or a topic's description
+        lines += [(line, f"{name}:{first + index}") for index, line in enumerate(chunk.content.split("\n"))]
+        found.append((chunk.id, remembered.candidates(lines, commands.__contains__)))
     return found
 
 

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                 "ran": outcome.ran,
                 "trigger": outcome.trigger,
                 "flagged": [
-                    {"first": row["first_id"], "second": row["second_id"], "similarity": row["similarity"]}
+                    {"first": row.first_id, "second": row.second_id, "similarity": row.similarity}
                     for row in outcome.flagged
                 ],
                 "merges": [

@@ -8,7 +8,9 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from cortex_hooks import stored
 from cortex_hooks.store.recall import STOPWORDS, idf, words_query
+from cortex_hooks.stored.memory_rows import Chunk
 
 ORIGINS = ("auto-memory", "claude-md")
 
@@ -121,13 +123,14 @@ def search(connection: sqlite3.Connection, words: list[str], best: int) -> list[
     ]
 
 
-def uncaptured(connection: sqlite3.Connection, limit: int) -> list[sqlite3.Row]:
+def uncaptured(connection: sqlite3.Connection, limit: int) -> list[Chunk]:
     """Chunks capture has not read for rules yet, oldest first, with their file's origin."""
-    return connection.execute(
-        """SELECT c.id, c.path, c.line, c.summary, c.content, f.origin FROM claude_chunk AS c
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Chunk, "c", origin="f.origin")} FROM claude_chunk AS c
            JOIN claude_file AS f ON f.path = c.path WHERE c.captured = 0 ORDER BY c.id LIMIT :limit""",
         {"limit": limit},
-    ).fetchall()
+    )
+    return stored.made(Chunk, rows)
 
 
 def captured(connection: sqlite3.Connection, ids: list[int]) -> None:

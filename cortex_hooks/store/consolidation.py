@@ -6,6 +6,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+from cortex_hooks import stored
+from cortex_hooks.stored.memory_rows import Flag
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # its dataclasses cost `remember`, which only flags pairs, 10 ms of imports
     from cortex_hooks.memory.merge_plan import Candidate, Merge
@@ -27,13 +30,14 @@ def flag(
     )
 
 
-def flagged(connection: sqlite3.Connection) -> list[sqlite3.Row]:
+def flagged(connection: sqlite3.Connection) -> list[Flag]:
     """The flagged pairs of two active memories, smaller id first."""
-    return connection.execute(
-        """SELECT f.first_id, f.second_id, f.similarity FROM consolidation_flag AS f
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Flag, "f")} FROM consolidation_flag AS f
            JOIN memory AS a ON a.id = f.first_id JOIN memory AS b ON b.id = f.second_id
            WHERE a.status = 'active' AND b.status = 'active' ORDER BY f.first_id, f.second_id"""
-    ).fetchall()
+    )
+    return stored.made(Flag, rows)
 
 
 def candidates(connection: sqlite3.Connection, ids: Iterable[int]) -> list[Candidate]:

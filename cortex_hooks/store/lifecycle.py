@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from cortex_hooks import stored
-from cortex_hooks.stored.memory_rows import Aging, Memory
+from cortex_hooks.store.memories import EDGES
+from cortex_hooks.stored.memory_rows import Aging, Edge, Memory
 
 _AGING = f"SELECT {stored.columns(Aging)} FROM memory"
 
@@ -103,17 +104,15 @@ def rows(connection: sqlite3.Connection, ids: list[int]) -> list[Memory]:
     )
 
 
-def edges_touching(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+def edges_touching(connection: sqlite3.Connection, ids: list[int]) -> list[Edge]:
     """Every edge from or to one of these memories, in the order `memories show` lists them."""
-    chosen = {"ids": json.dumps(ids)}
-    return connection.execute(
-        """SELECT type, from_id, to_id, strength FROM edge
-               WHERE from_id IN (SELECT value FROM json_each(:ids))
-           UNION SELECT type, from_id, to_id, strength FROM edge
-               WHERE to_id IN (SELECT value FROM json_each(:ids))
+    rows = connection.execute(
+        f"""{EDGES} WHERE from_id IN (SELECT value FROM json_each(:ids))
+           UNION {EDGES} WHERE to_id IN (SELECT value FROM json_each(:ids))
            ORDER BY from_id, to_id, type""",
-        chosen,
-    ).fetchall()
+        {"ids": json.dumps(ids)},
+    )
+    return stored.made(Edge, rows)
 
 
 def delete(connection: sqlite3.Connection, ids: list[int], day: str) -> None:

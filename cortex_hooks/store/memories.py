@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from cortex_hooks import stored
-from cortex_hooks.stored.memory_rows import Memory
+from cortex_hooks.stored.memory_rows import Edge, Memory, Source
 
 # What a write gives: the graph's count and the lifecycle's schedule are kept by triggers and the pass.
 COLUMNS = tuple(field for field in Memory._fields if field not in ("id", "in_degree", "lifecycle_due"))
@@ -85,34 +85,38 @@ def link(
     )
 
 
-def edges_of(connection: sqlite3.Connection, memory_id: int) -> list[sqlite3.Row]:
+EDGES = f"SELECT {stored.columns(Edge)} FROM edge"
+
+
+def edges_of(connection: sqlite3.Connection, memory_id: int) -> list[Edge]:
     """Every edge touching a memory."""
-    return connection.execute(
-        """SELECT type, from_id, to_id, strength FROM edge WHERE from_id = :id OR to_id = :id
-           ORDER BY created_at, from_id, to_id""",
-        {"id": memory_id},
-    ).fetchall()
+    rows = connection.execute(
+        f"{EDGES} WHERE from_id = :id OR to_id = :id ORDER BY created_at, from_id, to_id", {"id": memory_id}
+    )
+    return stored.made(Edge, rows)
 
 
-def edges_among(connection: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+def edges_among(connection: sqlite3.Connection, ids: list[int]) -> list[Edge]:
     """The edges between memories of a set (an export, a move)."""
-    return connection.execute(
-        """SELECT type, from_id, to_id, strength FROM edge
-           WHERE from_id IN (SELECT value FROM json_each(:ids))
+    rows = connection.execute(
+        f"""{EDGES} WHERE from_id IN (SELECT value FROM json_each(:ids))
                AND to_id IN (SELECT value FROM json_each(:ids))
            ORDER BY from_id, to_id, type""",
         {"ids": json.dumps(ids)},
-    ).fetchall()
+    )
+    return stored.made(Edge, rows)
 
 
-def sources_of(connection: sqlite3.Connection, ids: list[int]) -> dict[int, list[sqlite3.Row]]:
+def sources_of(connection: sqlite3.Connection, ids: list[int]) -> dict[int, list[Source]]:
     """What each memory's `source_of` edges lead to (a code description's code memory)."""
-    linked: dict[int, list[sqlite3.Row]] = {}
-    for row in connection.execute(
-        """SELECT e.from_id, m.id, m.path, m.type, m.status FROM edge AS e JOIN memory AS m ON m.id = e.to_id
+    linked: dict[int, list[Source]] = {}
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Source, "m", from_id="e.from_id")}
+           FROM edge AS e JOIN memory AS m ON m.id = e.to_id
            WHERE e.type = 'source_of' AND e.from_id IN (SELECT value FROM json_each(:ids))
            ORDER BY m.id""",
         {"ids": json.dumps(ids)},
-    ):
-        linked.setdefault(row["from_id"], []).append(row)
+    )
+    for source in stored.made(Source, rows):
+        linked.setdefault(source.from_id, []).append(source)
     return linked

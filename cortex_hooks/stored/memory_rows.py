@@ -62,3 +62,42 @@ class SurfaceItem(Record):
     path: str | None
     team: str | None
     rank: float | None
+
+
+class Edge(Record):
+    """A typed link from one memory to another (docs/guide/graph.md), of a strength in [0, 1]."""
+
+    type: str
+    from_id: int
+    to_id: int
+    strength: float
+
+
+class Flag(Record):
+    """Two active memories flagged as nearly the same (docs/guide/aging.md), smaller id first."""
+
+    first_id: int
+    second_id: int
+    similarity: float
+
+
+class Source(Record):
+    """What a memory's `source_of` edge leads to: a code description's code memory."""
+
+    from_id: int
+    id: int
+    path: str | None
+    type: str
+    status: str
+
+
+class Chunk(Record):
+    """A chunk of Claude Code's own memory files (docs/guide/claude-memory.md) capture has not
+    read yet, with its file's origin (auto-memory or claude-md)."""
+
+    id: int
+    path: str
+    line: int
+    summary: str
+    content: str
+    origin: str
