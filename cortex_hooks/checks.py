@@ -4,13 +4,16 @@ types (fields.Text, validation.encodable, the records' bounds) wrap the very sam
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from cortex_hooks import json_values
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Value = TypeVar("Value")
+    Bounded = TypeVar("Bounded", int, str)
+
 MAX_ID = 2**63 - 1  # SQLite's largest rowid: a larger id names no row (and no SQLite integer)
-Value = TypeVar("Value")
-Bounded = TypeVar("Bounded", int, str)
 
 
 def text(value: str) -> str:

@@ -13,7 +13,10 @@ import json
 import json.decoder
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # the C string scanner json.loads uses (not in the type stubs): a string at any depth is read fast
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ NO_MATCH = {
     "cortex_hooks.boundary",
     "cortex_hooks.confidence",
     "cortex_hooks.errors",
+    "cortex_hooks.frozen",
     "cortex_hooks.guard",
     "cortex_hooks.guard.actions",
     "cortex_hooks.guard.call",
@@ -54,9 +55,11 @@ NO_MATCH = {
     "cortex_hooks.stored",
 }
 # Never on that path: validation, the regex engine (the stored keys decide first), processes,
-# temporary files, the answer texts, the redactor.
+# temporary files, the answer texts, the redactor; nor `typing` (2.3 ms: records are
+# cortex_hooks.frozen's, annotations under TYPE_CHECKING).
 NEVER = (
     "pydantic",
+    "typing",
     "regex",
     "subprocess",
     "tempfile",
@@ -107,3 +110,12 @@ def test_a_match_loads_more_than_the_budget(db: Path) -> None:
     modules = loaded("rm -rf build", db, answer='"permissionDecision": "deny"')
     assert modules > NO_MATCH
     assert "cortex_hooks.guard.verdict_texts" in modules
+    assert "typing" not in modules  # a deny pays for the regex engine, never for typing
+
+
+def test_a_pack_deny_weighs_precedence_without_typing(db: Path) -> None:
+    """A pack learning has a shared id: its deny reads guard.precedence, its records too."""
+    cli_json("packs", "enable", "core")
+    modules = loaded("git reset --hard", db, answer='"permissionDecision": "deny"')
+    assert "cortex_hooks.guard.precedence" in modules
+    assert "typing" not in modules

@@ -9,12 +9,13 @@ from __future__ import annotations
 import sqlite3
 import time
 from contextlib import closing
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import clock, confidence
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import proposals
 from cortex_hooks.store.connection import Missing, open_database
@@ -36,7 +37,7 @@ def _project(databases: Databases, *, create: bool) -> sqlite3.Connection | None
         return None
 
 
-class Scanned(NamedTuple):
+class Scanned(Record):
     outcome: Outcome
     proposed: list[dict[str, Any]]  # the new proposals as `proposals --json` prints them (none if dry)
 
@@ -101,7 +102,7 @@ def _pending(connection: sqlite3.Connection | None, proposal_id: int) -> capture
     return row
 
 
-class Answer(NamedTuple):
+class Answer(Record):
     """How a proposal is accepted: its action, a regex instead of the proposed one, a rewrite
     (`suggested`: the one capture proposed, failed-then-fixed's fix)."""
 

@@ -14,8 +14,8 @@ import os
 import sqlite3
 import time
 from collections.abc import Mapping
-from typing import NamedTuple
 
+from cortex_hooks.frozen import Record
 from cortex_hooks.install import claude_paths
 from cortex_hooks.memory.claude_chunks import chunks
 from cortex_hooks.store import claude_index
@@ -30,7 +30,7 @@ Stat = tuple[int, int]  # (mtime in ns, size)
 Reading = tuple[Stat, list[tuple[int, str, str]]]  # a file as read: its stat and chunks
 
 
-class Sources(NamedTuple):
+class Sources(Record):
     """The memory files of a folder Claude Code starts in, as they stand now."""
 
     files: dict[str, tuple[str, Stat]]  # path → (origin, stat)
@@ -66,7 +66,7 @@ def sources(start: str, environ: Mapping[str, str] = os.environ) -> Sources:
     return Sources(found, problems)
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     """What bringing the index in step takes: the files to drop or read again, and their
     readings (None: gone, or no longer readable)."""
 

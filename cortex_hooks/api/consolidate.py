@@ -7,13 +7,13 @@ import os
 import shlex
 import sqlite3
 from contextlib import closing
-from typing import NamedTuple
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count, memory_count
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.memory import merge_plan
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import checkpoint, memories
@@ -84,7 +84,7 @@ def _plan(connection: sqlite3.Connection, outcome: Outcome) -> None:
     outcome.summaries = {candidate.id: candidate.summary for candidate in candidates}
 
 
-class Restored(NamedTuple):
+class Restored(Record):
     restored: str  # the checkpoint put back
     database: str
     schema_version: int  # the checkpoint's

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import closing
-from typing import NamedTuple
 
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.notes import Notes
 
 
-class Embedded(NamedTuple):
+class Embedded(Record):
     model: str
     embedded: int  # items embedded now
     vectors: int  # vectors of this model stored in all

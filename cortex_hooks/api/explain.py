@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import agents, confidence, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count, fit
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.judge import Judgment, judge, strictest
@@ -29,7 +30,7 @@ from cortex_hooks.store import learnings as store
 from cortex_hooks.store.scopes import close
 
 
-class Explained(NamedTuple):
+class Explained(Record):
     tool: str
     decision: str  # the judge's answer: deny, ask, rewrite, warn, or none (Part I's word for allow)
     output: dict[str, Any] | None  # the hook's JSON output for this call, None when it prints none

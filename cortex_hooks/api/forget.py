@@ -4,7 +4,6 @@ some words (several matching about equally: none, unless asked for the best)."""
 from __future__ import annotations
 
 from contextlib import closing
-from typing import NamedTuple
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
@@ -12,6 +11,7 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.memories import _current, load
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 CLOSE = 0.9  # a match within 90% of the best one's relevance matches "about equally"
 
 
-class Candidate(NamedTuple):
+class Candidate(Record):
     id: int
     summary: str
 
 
-class Forgotten(NamedTuple):
+class Forgotten(Record):
     """What forget did: archived one memory (its id, summary and the command that undoes it), or
     found several matching about equally and archived none."""
 

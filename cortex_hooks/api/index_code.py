@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 from contextlib import closing
-from typing import NamedTuple
 
 from cortex_hooks import clock, location, regular_file
 from cortex_hooks.api import databases as db
@@ -24,6 +23,7 @@ from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.memories import load, new_row
 from cortex_hooks.boundary import child_environment
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import read_rules
 from cortex_hooks.memory import given
 from cortex_hooks.notes import Notes
@@ -44,7 +44,7 @@ MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 GIT_TIMEOUT = 5.0
 
 
-class Indexed(NamedTuple):
+class Indexed(Record):
     path: str  # as stored: relative to the project when inside it, else absolute
     description: int
     code: int

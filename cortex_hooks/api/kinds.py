@@ -5,13 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, value
 from cortex_hooks.errors import unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import kind_records
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import kinds as store
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
-Record = kind_records._Shown
+Shown = kind_records._Shown
 
 
-class Kind(NamedTuple):
+class Kind(Record):
     """How one kind is given, stored and shown."""
 
     name: str  # its table, plural: decisions
@@ -50,8 +51,8 @@ KINDS = {
 }  # fmt: skip
 
 
-class Added(NamedTuple):
-    record: Record
+class Added(Record):
+    record: Shown
     again: bool  # an error seen again: one record that counts its occurrences
 
 
@@ -92,7 +93,7 @@ def _insert(
     return row_id, False
 
 
-def listing(databases: Databases, kind: Kind, shown: str) -> list[Record]:
+def listing(databases: Databases, kind: Kind, shown: str) -> list[Shown]:
     """The rows of a kind shown (active, archived or all); not an access."""
     connection = db.for_reading(databases)
     if connection is None:
@@ -101,7 +102,7 @@ def listing(databases: Databases, kind: Kind, shown: str) -> list[Record]:
         return [kind.shown.from_row(row) for row in store.select(connection, kind.name, shown)]
 
 
-def show(databases: Databases, kind: Kind, row_id: int) -> Record:
+def show(databases: Databases, kind: Kind, row_id: int) -> Shown:
     """One row of a kind; showing a decision or an error counts as an access."""
     connection = db.for_reading(databases)
     if connection is None:
@@ -114,7 +115,7 @@ def show(databases: Databases, kind: Kind, row_id: int) -> Record:
         return load(connection, kind, row_id)
 
 
-def change(databases: Databases, kind: Kind, row_id: int, what: str) -> Record:
+def change(databases: Databases, kind: Kind, row_id: int, what: str) -> Shown:
     """Archive (never deletes), restore, or (todos) mark done one row."""
     now = clock.iso(clock.now())
     with closing(db.for_changing(databases, unknown(kind.singular, row_id))) as connection:
@@ -132,7 +133,7 @@ def change(databases: Databases, kind: Kind, row_id: int, what: str) -> Record:
         return load(connection, kind, row_id)
 
 
-def load(connection: sqlite3.Connection, kind: Kind, row_id: int) -> Record:
+def load(connection: sqlite3.Connection, kind: Kind, row_id: int) -> Shown:
     row = store.get(connection, kind.name, row_id)
     if row is None:
         raise unknown(kind.singular, row_id)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from contextlib import closing
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, TypedDict
 
 from cortex_hooks import clock, confidence, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, fit, times
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import actions, pruning
 from cortex_hooks.guard.learning_records import Learning, LearningFields
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
@@ -46,7 +47,7 @@ class Given(TypedDict, total=False):
     examples: dict[str, list[str]]  # deny and allow lists (update: each kind given replaces its list)
 
 
-class Changed(NamedTuple):
+class Changed(Record):
     """A learning after pin, unpin, keep, archive or restore."""
 
     learning: Learning

@@ -8,15 +8,16 @@ memories of the source scope.
 from __future__ import annotations
 
 from contextlib import closing
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.store import learnings, memories
 from cortex_hooks.store.connection import Missing, Transaction, open_database
 
 
-class Moved(NamedTuple):
+class Moved(Record):
     kind: str  # learning or memory
     source: str
     target: str

@@ -5,7 +5,6 @@ imports pydantic nor, when semantic recall is off, anything of the embeddings' s
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
@@ -21,6 +20,8 @@ from cortex_hooks.store.scopes import Scope, close
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cortex_hooks.embeddings.hybrid import Pending
 
 LIMIT = 10

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import clock, location
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal_learnings, stored_learnings
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.notes import Notes
 from cortex_hooks.replay import folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
@@ -43,7 +44,7 @@ COUNTS = {"deny": "denied", "ask": "asked", "rewrite": "rewritten", "warn": "war
 ANSWERS = {**{answer: answer for answer in COUNTS}, "allow": "none"}
 
 
-class Selection(NamedTuple):
+class Selection(Record):
     """What is replayed: every active learning of both scopes, or one learning, pack or proposal."""
 
     learning: int | None = None
@@ -54,7 +55,7 @@ class Selection(NamedTuple):
 EVERY = Selection()  # every active learning of both scopes
 
 
-class Where(NamedTuple):
+class Where(Record):
     """The transcripts read: the paths given, or this project's folder; calls since an instant."""
 
     paths: list[str]

@@ -6,12 +6,13 @@ replay's report names it."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import clock, confidence, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
+from cortex_hooks.frozen import Record
 from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings as store
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from cortex_hooks.guard.learning_records import LearningFields
 
 
-class Replayed(NamedTuple):
+class Replayed(Record):
     """What a replay judges: the stored `databases` ((scope, path), project first) with `keys` the
     (scope, id) of each learning described; or `rows` to write into a database of their own (in
     scope `scope`, ids given in order); `described` each learning as the report names it."""

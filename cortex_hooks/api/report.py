@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from contextlib import closing
-from typing import NamedTuple
 
 from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.notes import Notes
 
 
-class Written(NamedTuple):
+class Written(Record):
     path: str
     charted: bool  # False: tables only, the report extra is not installed
 

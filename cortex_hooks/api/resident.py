@@ -17,13 +17,13 @@ import os
 import stat
 import sys
 import zlib
-from typing import Any
 
 from cortex_hooks import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
+    from typing import Any
 
     from cortex_hooks.api.databases import Databases
     from cortex_hooks.notes import Notes

@@ -5,19 +5,18 @@ hook of that session could rewrite it, so the file must be current already."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api import surface_update as surface
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.install import surface_import
 from cortex_hooks.notes import Notes
 from cortex_hooks.store.scopes import close
 
 
-class Written(NamedTuple):
+class Written(Record):
     result: surface.Result
     budget: int  # characters between the markers, as configured for the project
     imported: bool  # Claude Code reads the file: CLAUDE.local.md imports it

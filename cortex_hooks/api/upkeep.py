@@ -4,7 +4,7 @@ the most accessed of each, the text SessionStart injects, and the sessions seen.
 from __future__ import annotations
 
 from contextlib import ExitStack, closing
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
@@ -12,6 +12,7 @@ from cortex_hooks.api import startup
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.errors import CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard.weakening import Weakens
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import kinds, sessions
@@ -67,7 +68,7 @@ def most_accessed(databases: Databases, days: int = 7) -> dict[str, Any]:
     return top
 
 
-class Snapshot(NamedTuple):
+class Snapshot(Record):
     text: str
     awaiting_review: int
 

@@ -6,10 +6,13 @@ import argparse
 import io
 import re
 import sys
-from typing import NoReturn
 
 from cortex_hooks import __version__, boundary
 from cortex_hooks.errors import USAGE, CortexError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 class _Parser(argparse.ArgumentParser):

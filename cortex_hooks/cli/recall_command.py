@@ -4,12 +4,15 @@ returned counts one access (`--peek`: none, and recall writes nothing)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from cortex_hooks.api.recall import LIMIT, archived, recall, results
 from cortex_hooks.cli import database, options, render
 from cortex_hooks.memory import vocabulary
 from cortex_hooks.memory.query import KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:

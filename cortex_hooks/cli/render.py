@@ -8,12 +8,13 @@ import json
 import os
 import shutil
 import sys
-from typing import Any
 
 from cortex_hooks import sanitize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the records are pydantic models: `recall` prints without importing pydantic
+    from typing import Any
+
     from pydantic import BaseModel
 
 

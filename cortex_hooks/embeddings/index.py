@@ -11,12 +11,16 @@ import heapq
 import sqlite3
 from collections.abc import Callable
 from importlib.util import find_spec
-from typing import Any, NamedTuple
 
 from cortex_hooks.embeddings import vector_math as vectors_module
 from cortex_hooks.embeddings.vector_math import cosine, unpack
+from cortex_hooks.frozen import Record
 from cortex_hooks.store import vectors
 from cortex_hooks.store.recall import KINDS, NUMBERS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Index:
@@ -101,7 +105,7 @@ def nearest(
     return found.lookup, found.best
 
 
-class Found(NamedTuple):
+class Found(Record):
     """What a query's vector finds in one database's vectors."""
 
     lookup: Callable[[str, int], float | None]  # any item's cosine with the query (None: no vector)

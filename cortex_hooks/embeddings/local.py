@@ -14,10 +14,13 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from cortex_hooks.embeddings.vector_math import MINILM, numpy
 from cortex_hooks.errors import CortexError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MODEL_ID = MINILM
 DIMENSIONS = 384

@@ -7,15 +7,14 @@ items' texts, and their vectors of the model in force when there are (store.vect
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from cortex_hooks.embeddings.vector_math import Thresholds, similar, thresholds
+from cortex_hooks.frozen import Record
 from cortex_hooks.memory import similarity
 
 LEXICAL = Thresholds(floor=0.0, relates=similarity.RELATES, consolidate=similarity.CONSOLIDATE)
 
 
-class Likeness(NamedTuple):
+class Likeness(Record):
     value: float
     limits: Thresholds
     semantic: bool  # a cosine (True) or the lexical similarity (False)

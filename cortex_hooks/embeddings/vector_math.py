@@ -10,10 +10,15 @@ from __future__ import annotations
 import math
 import os
 from array import array
-from typing import Any, NamedTuple
+
+from cortex_hooks.frozen import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class Thresholds(NamedTuple):
+class Thresholds(Record):
     floor: float  # below this cosine an item is no candidate of recall ("nothing found" stays possible)
     relates: float  # auto-link: a `relates_to` edge at or above (docs/guide/aging.md)
     consolidate: float  # flagged for consolidation, and `reflect similar`'s default

@@ -9,15 +9,14 @@ Resolved on the matches of one call only (a call that matches nothing never gets
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import actions
 from cortex_hooks.guard.weakening import Protection, lowered
 
 ORDER = ("project", "team", "global")
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """One place's entry of an id, active and not muted there."""
 
     place: str  # project, team or global
@@ -27,7 +26,7 @@ class Entry(NamedTuple):
     target: str
 
 
-class Match(NamedTuple):
+class Match(Record):
     """A hit of this call, by where its learning lives and its shared id (None: it has none)."""
 
     place: str

@@ -13,11 +13,14 @@ strengthen it.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from cortex_hooks import confidence
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import actions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Weakens(CortexError):
@@ -30,7 +33,7 @@ class Weakens(CortexError):
         self.reasons = reasons
 
 
-class Protection(NamedTuple):
+class Protection(Record):
     """What of a learning protects."""
 
     regex: str | None

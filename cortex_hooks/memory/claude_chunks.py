@@ -5,7 +5,8 @@ rule file) one chunk per heading's section, and the text before its first headin
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from cortex_hooks.frozen import Record
 
 CHUNK = 4_000  # characters of one chunk at most: a longer section is cut at line ends
 SUMMARY = 200
@@ -15,7 +16,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FIELD = re.compile(r"^([A-Za-z_][\w-]*):\s*(.*?)\s*$")
 
 
-class Chunk(NamedTuple):
+class Chunk(Record):
     line: int  # where it begins in the file, from 1
     summary: str
     content: str

@@ -8,10 +8,11 @@ validators, so the two agree on every limit, every default and every word.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from cortex_hooks import checks
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.frozen import Record
 from cortex_hooks.memory import vocabulary
 
 SUMMARY_LENGTH = 200
@@ -22,7 +23,7 @@ DEFAULT_PRIORITY = 5
 DEFAULT_CONFIDENCE = 70  # hundredths (docs/guide/memories.md)
 
 
-class MemoryFields(NamedTuple):
+class MemoryFields(Record):
     """The fields of a memory as given, every rule met (build one through `checked`)."""
 
     content: str

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import NamedTuple
 
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import catch_outcomes as outcomes
 from cortex_hooks.guard.call import Call
 from cortex_hooks.replay.tally import Tally
@@ -22,7 +22,7 @@ Progress = Callable[[int, int, int], None]  # (transcripts done, of, calls read)
 Each = Callable[["reader.Call", Judged], None]  # every call judged, in order (one process)
 
 
-class Setting(NamedTuple):
+class Setting(Record):
     """What every transcript of one replay is read and judged with: the databases of the rules
     ((scope, path), project first), whether the built-in protection judges too, the first instant
     replayed, the grams a line must hold one of to be worth parsing, and whether what the agent

@@ -7,8 +7,9 @@ Nothing is boosted between calls: every call is judged on the learnings as they 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import catch_outcomes, matching
 from cortex_hooks.guard.call import Call
 from cortex_hooks.guard.judge import Judgment, judge
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 BUILT_IN = ("built-in", 0)  # the built-in protection, among the learnings a replay counts
 
 
-class Judged(NamedTuple):
+class Judged(Record):
     """What one call got: each rule that matched it, by (scope, id), with its own answer and its
     corrected command; the call's answer (deny, ask, rewrite, warn or allow), the command that
     would have run (a rewrite) and the hook's output, byte for byte (None: it prints none); the

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from typing import NamedTuple
+
+from cortex_hooks.frozen import Record
 
 KINDS = {1: "memory", 2: "learning", 3: "decision", 4: "error", 5: "todo"}
 NUMBERS = {kind: number for number, kind in KINDS.items()}
@@ -49,7 +50,7 @@ _ROWS = {
 }
 
 
-class Query(NamedTuple):
+class Query(Record):
     """An FTS5 query of recall, and what bm25 over it is measured against."""
 
     text: str  # the FTS5 query: each word and phrase quoted (never FTS syntax)

@@ -8,65 +8,16 @@ times ISO texts, as stored: the records are the rows, the pydantic models what i
 
 from __future__ import annotations
 
-from operator import itemgetter
+from cortex_hooks.frozen import Record
 
 __all__ = ["Record", "columns", "made"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import NamedTuple as Record
     from typing import TypeVar
 
     R = TypeVar("R", bound=tuple[object, ...])
-else:
-
-    class _Row(tuple):
-        """What every record does: made by position or by name, read as a dict, shown by name."""
-
-        __slots__ = ()
-        _fields = ()
-
-        def __new__(cls, *values, **named):
-            if named:
-                values += tuple(named.pop(field) for field in cls._fields[len(values) :])
-            if named or len(values) != len(cls._fields):
-                raise TypeError(f"{cls.__name__} takes {', '.join(cls._fields)}")
-            return tuple.__new__(cls, values)
-
-        @classmethod
-        def _make(cls, values):
-            return tuple.__new__(cls, values)
-
-        def _asdict(self):
-            return dict(zip(self._fields, self, strict=True))
-
-        def _replace(self, **changes):
-            return self._make(
-                changes.pop(field, value) for field, value in zip(self._fields, self, strict=True)
-            )
-
-        def __repr__(self):
-            shown = ", ".join(f"{field}={value!r}" for field, value in zip(self._fields, self, strict=True))
-            return f"{type(self).__name__}({shown})"
-
-        def __getnewargs__(self):
-            return tuple(self)
-
-    class _Fields(type):
-        """`class X(Record)` is a tuple of X's annotated fields, each read by name, with X's
-        methods: what `typing.NamedTuple` does, without importing `typing` (2.3 ms of every hook
-        call) or building each class from source as `collections.namedtuple` does (65 µs each)."""
-
-        def __new__(cls, name, bases, namespace):
-            if not bases:
-                return super().__new__(cls, name, bases, namespace)
-            fields = tuple(namespace.pop("__annotations__", ()))
-            body = {field: property(itemgetter(index)) for index, field in enumerate(fields)}
-            return type(name, (_Row,), {**namespace, **body, "__slots__": (), "_fields": fields})
-
-    class Record(metaclass=_Fields):
-        pass
 
 
 def columns(record: type[tuple[object, ...]], table: str = "", **computed: str) -> str:

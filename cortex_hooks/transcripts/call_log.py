@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
+from cortex_hooks.frozen import Record
 from cortex_hooks.guard import matching, prefilter
 from cortex_hooks.transcripts import formats, source
 from cortex_hooks.transcripts.source import MAX_LINE, Left
@@ -32,7 +33,7 @@ _BLOCK = b'"type":"tool_use"'  # one per call, in the compact JSON Claude Code w
 _STAMP = b'"timestamp":"'
 
 
-class Call(NamedTuple):
+class Call(Record):
     """One tool call: its tool and input, when and in which session it was asked, the folder the
     agent worked in (the line's `cwd`: the built-in protection's base), and where it was read
     (the line's number, and its byte offset); its id (`tool_use` id, what its result names)."""
@@ -48,7 +49,7 @@ class Call(NamedTuple):
     offset: int = 0
 
 
-class Result(NamedTuple):
+class Result(Record):
     """A tool call's result (read with `results`): the id of the call it answers, whether it is
     an error, the head of its text (of an error only: what a refusal says), where it was read."""
 
