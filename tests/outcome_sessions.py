@@ -32,8 +32,15 @@ def corpus() -> dict[str, Any]:
     return tomllib.loads(CORPUS.read_text())
 
 
+SESSIONS_AT = "2026-11-28T10:00:00Z"  # the sessions' clock
+LEARNED_AT = "2026-11-28T09:00:00Z"  # the learnings', before it
+
+
 def add_learnings(learnings: dict[str, dict[str, Any]], env: dict[str, str]) -> dict[str, int]:
-    """The corpus's learnings added with the CLI: their ids by name."""
+    """The corpus's learnings added with the CLI: their ids by name. They are written an hour
+    before the sessions' clock (`play`'s `now`), whatever the real time: a catch made before a
+    learning's last change counts for its old wording only."""
+    env = {"CORTEX_NOW": LEARNED_AT, **env}
     ids = {}
     for name, fields in learnings.items():
         args = ["--anti-pattern", fields["anti_pattern"], "--correct", fields["correct"]]
@@ -122,7 +129,7 @@ def play(
     ids: dict[str, int],
     env: dict[str, str],
     home: Path,
-    now: str = "2026-11-28T10:00:00Z",
+    now: str = SESSIONS_AT,
     *,
     before_end: Callable[[], None] | None = None,
 ) -> Played:
