@@ -1,16 +1,16 @@
-"""What the store returns: frozen records whose fields are named once, here.
+"""What the store returns: frozen records whose fields are named once, in this package.
 
-A record is a named tuple of one table's row as the store reads it; the store builds its SELECT
-from the record's fields (`columns`), so a column is named in the schema and here, nowhere else,
-and mypy checks every read (`learning.regex`, not `row["regex"]`). Flags are SQLite's 0/1 and
-times ISO texts, as stored: the records are the rows, the pydantic models what is shown.
+A record (cortex_hooks.frozen.Record) is one table's row as the store reads it; the store builds
+its SELECT from the record's fields (`columns`), so a column is named in the schema and in its
+record, nowhere else, and mypy checks every read (`learning.regex`, not `row["regex"]`). Flags
+are SQLite's 0/1 and times ISO texts, as stored: the records are the rows, the pydantic models
+what is shown. The learnings' are here, where PreToolUse reads them; the other families' beside
+(memory_rows, capture_rows, kind_rows, team_rows).
 """
 
 from __future__ import annotations
 
 from cortex_hooks.frozen import Record
-
-__all__ = ["Record", "columns", "made"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

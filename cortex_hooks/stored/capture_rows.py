@@ -3,7 +3,7 @@ the catches whose outcome is open."""
 
 from __future__ import annotations
 
-from cortex_hooks.stored import Record
+from cortex_hooks.frozen import Record
 
 
 class Proposal(Record):

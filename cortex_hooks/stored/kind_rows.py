@@ -3,7 +3,7 @@ of sessions."""
 
 from __future__ import annotations
 
-from cortex_hooks.stored import Record
+from cortex_hooks.frozen import Record
 
 
 class Decision(Record):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cortex_hooks.stored import Record
+from cortex_hooks.frozen import Record
 
 
 class Memory(Record):

@@ -3,7 +3,7 @@ read, each id it has held, and the entries with their rows' state."""
 
 from __future__ import annotations
 
-from cortex_hooks.stored import Record
+from cortex_hooks.frozen import Record
 
 
 class TeamFile(Record):
