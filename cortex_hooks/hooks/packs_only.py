@@ -38,16 +38,7 @@ _ENABLED: dict[str, Any] = {
     "target": "content",
     "action": "warn",
     "severity": "medium",
-    "rewrite": None,
-    "pinned": 0,
     "confidence": confidence.DEFAULT.start,
-    "access_count": 0,
-    "last_accessed": None,
-    "created_at": "",
-    "updated_at": "",
-    "archived_at": None,
-    "context": None,
-    "muted": 0,
 }
 
 
@@ -64,10 +55,9 @@ def learnings() -> list[stored.Learning]:
                         continue
                     said = {key: value for key, value in declared.items() if key in stored.Learning._fields}
                     values = {**_ENABLED, **said, "slug": declared["id"], "id": len(found) + 1}
-                    values["auto_block"] = int(values["action"] == "block")
                     values["pack"] = name.removesuffix(".jsonl")
                     values["examples"] = None  # proved by `packs`, never by this hook
-                    found.append(stored.Learning(**values))
+                    found.append(stored.read_from_a_file(**values))
     return found
 
 

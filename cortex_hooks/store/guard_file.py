@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cortex_hooks import regular_file
+from cortex_hooks import regular_file, stored
 from cortex_hooks.location import guard_path
 from cortex_hooks.stored import Learning
 
@@ -110,22 +110,6 @@ def _snapshot(connection: sqlite3.Connection, *, rows: bool = True) -> tuple[int
     return version, [dict(zip(FIELDS, row, strict=True)) for row in found]
 
 
-# What a learning the file holds is, of what the file does not say: an active learning, as it stood.
-_UNSAID: dict[str, Any] = {
-    "pinned": 0,
-    "access_count": 0,
-    "last_accessed": None,
-    "created_at": "",
-    "updated_at": "",
-    "archived_at": None,
-    "context": None,
-    "slug": None,
-    "pack": None,
-    "muted": 0,
-    "examples": None,
-}
-
-
 def read(database: str) -> list[Learning] | None:
     """The learnings the guard file holds (those that block, ask or rewrite), or None when there
     is no usable file. A file of version 1 (before ask and auto-correct) held only auto-block learnings."""
@@ -144,11 +128,7 @@ def read(database: str) -> list[Learning] | None:
         {"rewrite": None, **entry, **older} for entry in data["learnings"] if isinstance(entry, dict)
     ]
     return [
-        Learning(
-            **{field: entry[field] for field in FIELDS},
-            auto_block=int(entry["action"] == "block"),
-            **_UNSAID,
-        )
+        stored.read_from_a_file(**{field: entry[field] for field in FIELDS})
         for entry in entries
         if all(isinstance(entry.get(field), str) for field in _TEXTS)
         and entry["action"] in ("block", "ask", "warn")

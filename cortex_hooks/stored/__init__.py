@@ -76,6 +76,27 @@ class Candidate(Record):
     rewrite: str | None
 
 
+def read_from_a_file(**said: object) -> Learning:
+    """A learning a file holds (a guard file's line, a pack's) with what the file says of it:
+    what it does not say is what an active, unpinned, never used learning has."""
+    unsaid: dict[str, object] = {
+        "rewrite": None,
+        "pinned": 0,
+        "access_count": 0,
+        "last_accessed": None,
+        "created_at": "",
+        "updated_at": "",
+        "archived_at": None,
+        "context": None,
+        "slug": None,
+        "pack": None,
+        "muted": 0,
+        "examples": None,
+    }
+    values = unsaid | said
+    return Learning(**values, auto_block=int(values["action"] == "block"))  # type: ignore[arg-type]
+
+
 def candidate(learning: Learning) -> Candidate | None:
     """What the prefilter would read of a learning read whole (a guard file's, a pack's); None
     for one without a regex: it never matches."""
