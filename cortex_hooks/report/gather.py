@@ -11,6 +11,7 @@ from cortex_hooks.judging import proof
 from cortex_hooks.report import values
 from cortex_hooks.store import history, keeper, learnings, outcomes, proposals
 from cortex_hooks.store import report as store
+from cortex_hooks.stored.report_rows import KeptCall, Node
 
 # What the page shows at most; the rest is counted and named by the command that lists it. These
 # keep a report of 10,000 learnings and 100,000 memories small (<= 5 MB, <= 3 s).
@@ -43,7 +44,7 @@ def gather(
     lines = _lines(connection, ids, since, today.isoformat())
     calls, calls_total = store.calls(connection, week_since, TOP_CALLS)
     nodes, edges = store.connected(connection, TOP_NODES)
-    out = store.out_degrees(connection, [row["id"] for row in nodes])
+    out = store.out_degrees(connection, [node.id for node in nodes])
     counted = (*history.COUNTS, *history.MEMORY_COUNTS, history.PROTECTIONS)
     return values.Report(
         database=database,
@@ -71,8 +72,8 @@ def gather(
         ),
         age_labels=tuple(label for label, _ in store.AGES),
         memory_statuses=store.memory_statuses(connection),
-        nodes=tuple(_node(row, out.get(row["id"], 0)) for row in nodes),
-        links=tuple(values.Link(row["from_id"], row["to_id"], row["type"], row["strength"]) for row in edges),
+        nodes=tuple(_node(node, out.get(node.id, 0)) for node in nodes),
+        links=tuple(values.Link(edge.from_id, edge.to_id, edge.type, edge.strength) for edge in edges),
         unproved=tuple(str(failure) for _row, failure in proof.stored(connection, database)),
         put_back=tuple(
             (str(event.get("at", "")), str(event.get("what", "")))
@@ -81,21 +82,19 @@ def gather(
     )
 
 
-def _call(row: sqlite3.Row) -> values.Call:
-    return values.Call(
-        row["at"], row["verdict"], row["tool"], row["call"], row["learning_id"], row["anti_pattern"]
-    )
+def _call(row: KeptCall) -> values.Call:
+    return values.Call(row.at, row.verdict, row.tool, row.call, row.learning_id, row.anti_pattern)
 
 
-def _node(row: sqlite3.Row, out_degree: int) -> values.Node:
+def _node(row: Node, out_degree: int) -> values.Node:
     return values.Node(
-        id=row["id"],
-        type=row["type"],
-        summary=str(row["summary"]),
-        in_degree=row["in_degree"],
+        id=row.id,
+        type=row.type,
+        summary=row.summary,
+        in_degree=row.in_degree,
         out_degree=out_degree,
-        access_count=row["access_count"],
-        pinned=bool(row["pinned"]),
+        access_count=row.access_count,
+        pinned=bool(row.pinned),
     )
 
 
@@ -113,20 +112,17 @@ class _Lines:
 
 def _lines(connection: sqlite3.Connection, ids: list[int], since: str, today: str) -> _Lines:
     lines = _Lines(since, today)
-    for row in store.series(connection, ids, since):
-        if type(row["confidence"]) is int:
-            lines.points.setdefault(row["learning_id"], []).append(
-                values.Point(row["day"], row["confidence"])
-            )
+    for point in store.series(connection, ids, since):
+        lines.points.setdefault(point.learning_id, []).append(values.Point(point.day, point.confidence))
     lines.counts = store.window_counts(connection, ids, since)
     lines.last = store.last_calls(connection, ids)
     lines.retried = {
         learning_id: values.Retried(row["at"], row["call"], row["next_call"])
         for learning_id, row in outcomes.last(connection, ids).items()
     }
-    for learning_id, row in lines.counts.items():
-        if learning_id not in lines.last and row["last_day"]:
-            lines.last[learning_id] = row["last_day"]
+    for learning_id, counts in lines.counts.items():
+        if learning_id not in lines.last and counts["last_day"]:
+            lines.last[learning_id] = counts["last_day"]
     return lines
 
 

@@ -11,7 +11,10 @@ from cortex_hooks import stored
 from cortex_hooks.clock import iso
 from cortex_hooks.store import learnings
 from cortex_hooks.store.history import COUNTS, MEMORY_COUNTS, PROTECTIONS
+from cortex_hooks.store.memories import EDGES
 from cortex_hooks.stored import Learning
+from cortex_hooks.stored.memory_rows import Edge
+from cortex_hooks.stored.report_rows import KeptCall, Node, Point
 
 
 def totals(connection: sqlite3.Connection, since: str) -> dict[str, int]:
@@ -75,12 +78,12 @@ def learning_counts(connection: sqlite3.Connection) -> dict[str, int]:
     return {"active": row[0], "archived": row[1], "auto_block": row[2]}
 
 
-def series(connection: sqlite3.Connection, ids: list[int], since: str) -> list[sqlite3.Row]:
+def series(connection: sqlite3.Connection, ids: list[int], since: str) -> list[Point]:
     """The confidence at each day's end of these learnings, from the last day before `since`
     that has one (where the line starts) on; month rows stand for days older than a year."""
     chosen = {"ids": json.dumps(ids), "since": since}
-    return connection.execute(
-        """WITH picked AS (SELECT value AS id FROM json_each(:ids)),
+    rows = connection.execute(
+        f"""WITH picked AS (SELECT value AS id FROM json_each(:ids)),
                 rows AS (
                     SELECT learning_id, day, confidence FROM learning_day
                     WHERE learning_id IN picked AND confidence IS NOT NULL
@@ -89,12 +92,13 @@ def series(connection: sqlite3.Connection, ids: list[int], since: str) -> list[s
                     WHERE learning_id IN picked AND confidence IS NOT NULL),
                 start AS (SELECT learning_id, max(day) AS day FROM rows WHERE day < :since
                           GROUP BY learning_id)
-           SELECT r.learning_id, r.day, r.confidence FROM rows AS r
+           SELECT {stored.columns(Point, "r")} FROM rows AS r
            WHERE r.day >= :since
                OR r.day = (SELECT s.day FROM start AS s WHERE s.learning_id = r.learning_id)
            ORDER BY r.learning_id, r.day""",
         chosen,
-    ).fetchall()
+    )
+    return stored.made(Point, rows)
 
 
 def window_counts(connection: sqlite3.Connection, ids: list[int], since: str) -> dict[int, sqlite3.Row]:
@@ -119,17 +123,16 @@ def last_calls(connection: sqlite3.Connection, ids: list[int]) -> dict[int, str]
     return {row[0]: row[1] for row in rows}
 
 
-def calls(connection: sqlite3.Connection, since: str, limit: int) -> tuple[list[sqlite3.Row], int]:
+def calls(connection: sqlite3.Connection, since: str, limit: int) -> tuple[list[KeptCall], int]:
     """The kept denied and warned calls at or after `since` (an instant), the latest first, with
     their learning's anti-pattern; and how many there are in all."""
     rows = connection.execute(
-        """SELECT v.id, v.learning_id, v.at, v.verdict, v.tool, v.call, l.anti_pattern,
-               count(*) OVER () AS total
+        f"""SELECT {stored.columns(KeptCall, "v", anti_pattern="l.anti_pattern")}, count(*) OVER () AS total
            FROM verdict_call AS v LEFT JOIN learning AS l ON l.id = v.learning_id
            WHERE v.at >= :since ORDER BY v.at DESC, v.id DESC LIMIT :limit""",
         {"since": since, "limit": limit},
     ).fetchall()
-    return rows, rows[0]["total"] if rows else 0
+    return stored.made(KeptCall, (row[:-1] for row in rows)), rows[0]["total"] if rows else 0
 
 
 AGES = (  # (label, at most this many days old)
@@ -157,36 +160,37 @@ def memory_statuses(connection: sqlite3.Connection) -> dict[str, int]:
     return dict(connection.execute("SELECT status, count(*) FROM memory GROUP BY status").fetchall())
 
 
-_NODE = "m.id, m.type, m.summary, m.in_degree, m.access_count, m.pinned"
+_NODE = stored.columns(Node, "m")
 
 
-def connected(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+def connected(connection: sqlite3.Connection, limit: int) -> tuple[list[Node], list[Edge]]:
     """The most connected part of the graph: the active memories most pointed to (half the
     `limit`, through the in-degree's index), then memories that point to them; and the edges
     among all of these (supersedes left out), with each memory's out-degree."""
-    hubs = connection.execute(
-        f"""SELECT {_NODE} FROM memory AS m WHERE m.status = 'active' AND m.in_degree > 0
-            ORDER BY m.in_degree DESC, m.access_count DESC, m.id LIMIT :limit""",
-        {"limit": limit // 2},
-    ).fetchall()
+    hubs = stored.made(
+        Node,
+        connection.execute(
+            f"""SELECT {_NODE} FROM memory AS m WHERE m.status = 'active' AND m.in_degree > 0
+                ORDER BY m.in_degree DESC, m.access_count DESC, m.id LIMIT :limit""",
+            {"limit": limit // 2},
+        ),
+    )
     leaves = connection.execute(
         f"""SELECT {_NODE} FROM memory AS m WHERE m.status = 'active' AND m.id IN (
                 SELECT from_id FROM edge WHERE to_id IN (SELECT value FROM json_each(:hubs))
                     AND type != 'supersedes')
                 AND m.id NOT IN (SELECT value FROM json_each(:hubs))
             ORDER BY m.access_count DESC, m.id LIMIT :limit""",
-        {"hubs": json.dumps([row["id"] for row in hubs]), "limit": limit - len(hubs)},
-    ).fetchall()
-    nodes = [*hubs, *leaves]
-    ids = json.dumps([row["id"] for row in nodes])
+        {"hubs": json.dumps([hub.id for hub in hubs]), "limit": limit - len(hubs)},
+    )
+    nodes = [*hubs, *stored.made(Node, leaves)]
     edges = connection.execute(
-        """SELECT from_id, to_id, type, strength FROM edge
-           WHERE from_id IN (SELECT value FROM json_each(:ids))
+        f"""{EDGES} WHERE from_id IN (SELECT value FROM json_each(:ids))
                AND to_id IN (SELECT value FROM json_each(:ids)) AND type != 'supersedes'
            ORDER BY from_id, to_id, type""",
-        {"ids": ids},
-    ).fetchall()
-    return nodes, edges
+        {"ids": json.dumps([node.id for node in nodes])},
+    )
+    return nodes, stored.made(Edge, edges)
 
 
 def out_degrees(connection: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
