@@ -136,9 +136,7 @@ def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> 
         last = retried.get(learning.id)
         example = None
         if last is not None:
-            example = RetriedCall(
-                at=last["at"], tool=last["tool"], call=last["call"], retried_with=last["next_call"]
-            )
+            example = RetriedCall(at=last.at, tool=last.tool, call=last.call, retried_with=last.next_call)
         found = Outcomes(
             caught=caught, **decided, unknown=max(caught - sum(decided.values()), 0), last_retried=example
         )

@@ -110,7 +110,7 @@ def _unclear(scopes: list[Scope], limit: int) -> Section | None:
     total = 0
     for scope in scopes:
         found, count = outcomes.unclear(scope.connection, limit)
-        rows += [{**dict(row), "scope": scope.name} for row in found]
+        rows += [{**row._asdict(), "scope": scope.name} for row in found]
         total += count
     return review.unclear(rows[:limit], total) if total else None
 

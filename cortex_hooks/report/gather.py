@@ -117,7 +117,7 @@ def _lines(connection: sqlite3.Connection, ids: list[int], since: str, today: st
     lines.counts = store.window_counts(connection, ids, since)
     lines.last = store.last_calls(connection, ids)
     lines.retried = {
-        learning_id: values.Retried(row["at"], row["call"], row["next_call"])
+        learning_id: values.Retried(row.at, row.call, row.next_call)
         for learning_id, row in outcomes.last(connection, ids).items()
     }
     for learning_id, counts in lines.counts.items():

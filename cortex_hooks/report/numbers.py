@@ -51,21 +51,21 @@ def _retried(connection: sqlite3.Connection, since: str) -> list[dict[str, Any]]
     from cortex_hooks.store import outcomes
 
     rows = outcomes.most_retried(connection, since, MOST_MATCHED)
-    latest = outcomes.last(connection, [row["id"] for row in rows])
+    latest = outcomes.last(connection, [row.id for row in rows])
     found = []
     for row in rows:
-        last = latest.get(row["id"])
+        last = latest.get(row.id)
         example = (
-            {"at": last["at"], "tool": last["tool"], "call": last["call"], "retried_with": last["next_call"]}
+            {"at": last.at, "tool": last.tool, "call": last.call, "retried_with": last.next_call}
             if last is not None
             else None
         )
         found.append(
             {
-                "id": row["id"],
-                "anti_pattern": row["anti_pattern"],
-                "followed": row["followed"],
-                "retried": row["retried"],
+                "id": row.id,
+                "anti_pattern": row.anti_pattern,
+                "followed": row.followed,
+                "retried": row.retried,
                 "last_retried": example,
             }
         )

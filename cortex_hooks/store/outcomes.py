@@ -14,7 +14,7 @@ import sqlite3
 
 from cortex_hooks import stored
 from cortex_hooks.store import history
-from cortex_hooks.stored.capture_rows import Catch
+from cortex_hooks.stored.capture_rows import Catch, Outcome, Retried, Unclear
 
 TYPE_CHECKING = False  # typing costs a deny more than this whole module (see hooks.pre_tool_use)
 if TYPE_CHECKING:
@@ -237,9 +237,18 @@ def totals(connection: sqlite3.Connection, ids: list[int] | None = None) -> dict
 
 
 UNCLEAR_AFTER = 2  # retries since the last change, at least, before a learning is called unclear
+_LAST_RETRIED = {
+    "followed": "s.followed",
+    "retried": "s.retried",
+    **{
+        name: f"""(SELECT o.{column} FROM outcome AS o WHERE o.learning_id = l.id AND o.result = 'retried'
+                   ORDER BY o.id DESC LIMIT 1)"""
+        for name, column in (("retried_call", "call"), ("retried_with", "next_call"))
+    },
+}
 
 
-def unclear(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Row], int]:
+def unclear(connection: sqlite3.Connection, limit: int) -> tuple[list[Unclear], int]:
     """The active learnings the agent retried more often than it followed since they were last
     changed (at least UNCLEAR_AFTER times), the most retried first, with their latest retried
     catch (its call and the call it was retried with, redacted); at most `limit` of them, and
@@ -250,37 +259,34 @@ def unclear(connection: sqlite3.Connection, limit: int) -> tuple[list[sqlite3.Ro
     parameters = {"least": UNCLEAR_AFTER, "limit": limit}
     total: int = connection.execute(f"SELECT count(*) {unclear}", parameters).fetchone()[0]
     rows = connection.execute(
-        f"""SELECT l.id, l.anti_pattern, l.correct_pattern, s.followed, s.retried,
-                (SELECT o.call FROM outcome AS o WHERE o.learning_id = l.id AND o.result = 'retried'
-                 ORDER BY o.id DESC LIMIT 1) AS retried_call,
-                (SELECT o.next_call FROM outcome AS o WHERE o.learning_id = l.id AND o.result = 'retried'
-                 ORDER BY o.id DESC LIMIT 1) AS retried_with
+        f"""SELECT {stored.columns(Unclear, "l", **_LAST_RETRIED)}
             {unclear} ORDER BY s.retried - s.followed DESC, s.retried DESC, l.id LIMIT :limit""",
         parameters,
-    ).fetchall()
-    return rows, total
+    )
+    return stored.made(Unclear, rows), total
 
 
-def most_retried(connection: sqlite3.Connection, since: str, limit: int) -> list[sqlite3.Row]:
+def most_retried(connection: sqlite3.Connection, since: str, limit: int) -> list[Retried]:
     """The learnings retried most since `since` (a day), with their followed and retried counts in
     that window and their anti-pattern."""
-    return connection.execute(
-        """SELECT l.id, l.anti_pattern, h.followed, h.retried
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Retried, "l", followed="h.followed", retried="h.retried")}
            FROM (SELECT learning_id, sum(followed) AS followed, sum(retried) AS retried FROM learning_day
                  WHERE day >= :since GROUP BY learning_id HAVING sum(retried) > 0) AS h
                JOIN learning AS l ON l.id = h.learning_id
            ORDER BY h.retried - h.followed DESC, h.retried DESC, l.id LIMIT :limit""",
         {"since": since, "limit": limit},
-    ).fetchall()
+    )
+    return stored.made(Retried, rows)
 
 
-def last(connection: sqlite3.Connection, ids: list[int], result: str = "retried") -> dict[int, sqlite3.Row]:
+def last(connection: sqlite3.Connection, ids: list[int], result: str = "retried") -> dict[int, Outcome]:
     """Each learning's latest catch of this outcome with the call that decided it (redacted)."""
     assert result in RESULTS, result
     rows = connection.execute(
-        """SELECT o.* FROM outcome AS o
+        f"""SELECT {stored.columns(Outcome, "o")} FROM outcome AS o
            WHERE o.id IN (SELECT max(id) FROM outcome WHERE result = :result
                           AND learning_id IN (SELECT value FROM json_each(:ids)) GROUP BY learning_id)""",
         {"ids": json.dumps(ids), "result": result},
-    ).fetchall()
-    return {row["learning_id"]: row for row in rows}
+    )
+    return {outcome.learning_id: outcome for outcome in stored.made(Outcome, rows)}
