@@ -23,7 +23,7 @@ from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.store import outcomes as store
 from cortex_hooks.store.transaction import Transaction, locked
-from cortex_hooks.stored import capture_rows
+from cortex_hooks.stored import outcome_rows
 from cortex_hooks.transcripts import call_log, formats
 
 TYPE_CHECKING = False
@@ -206,7 +206,7 @@ def _read(
 
 def _write(
     scopes: list[Scope],
-    loaded: list[tuple[Scope, capture_rows.Catch]],
+    loaded: list[tuple[Scope, outcome_rows.Catch]],
     watch: catch_outcomes.Watch,
     *,
     size: int | None,
@@ -219,7 +219,7 @@ def _write(
     # read whole, an answered deny that nothing after it decided was retried by no call
     undone = {catch.key for catch in watch.armed} if size is not None else set()
     expired = _days_before(now, OPEN_DAYS)
-    shown: list[tuple[Scope, capture_rows.Catch, str]] = []  # followed with a command: its rewrite, perhaps
+    shown: list[tuple[Scope, outcome_rows.Catch, str]] = []  # followed with a command: its rewrite, perhaps
     for scope in dict.fromkeys(scope for scope, _ in loaded):
         mine = [(index, row) for index, (owner, row) in enumerate(loaded) if owner is scope]
         try:
@@ -257,7 +257,7 @@ def _write(
 
 def _rewrites(
     scopes: list[Scope],
-    shown: list[tuple[Scope, capture_rows.Catch, str]],
+    shown: list[tuple[Scope, outcome_rows.Catch, str]],
     *,
     session: str,
     now: str,

@@ -14,7 +14,7 @@ import sqlite3
 
 from cortex_hooks import stored
 from cortex_hooks.store import history
-from cortex_hooks.stored.capture_rows import Catch, Outcome, Retried, Unclear
+from cortex_hooks.stored.outcome_rows import Catch, Outcome, Retried, Unclear
 
 TYPE_CHECKING = False  # typing costs a deny more than this whole module (see hooks.pre_tool_use)
 if TYPE_CHECKING:

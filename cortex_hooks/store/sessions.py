@@ -6,7 +6,10 @@ import json
 import sqlite3
 
 from cortex_hooks import stored
-from cortex_hooks.stored.kind_rows import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cortex_hooks.stored.kind_rows import Session
 
 DAY_OF_USE = "day of use"  # the reason of an agent's day's decay (hooks.day_of_use), kept as a session
 
@@ -48,6 +51,8 @@ def record_summary(
 
 def select(connection: sqlite3.Connection) -> list[Session]:
     """Every session, the latest first."""
+    from cortex_hooks.stored.kind_rows import Session  # the listing: never a hook's (store.pending's) path
+
     return stored.made(
         Session,
         connection.execute(
