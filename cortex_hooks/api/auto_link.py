@@ -45,7 +45,7 @@ def auto_link(
         for row in recall_store.similar_memories(
             connection, recall_store.match(connection, sorted(words)), memory_id
         ):
-            candidates[row["id"]] = row["content"]
+            candidates[row.id] = row.content
     theirs: dict[int, bytes] = {}
     if vector is not None:
         from cortex_hooks.embeddings import index, vector_math

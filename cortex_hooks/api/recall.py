@@ -91,10 +91,10 @@ def archived(
     opened, _skipped = db.both(databases, scopes)  # recall itself has said what was skipped
     try:
         return [
-            {"scope": scope.name, "id": row["id"], "summary": row["summary"]}
+            {"scope": scope.name, "id": row.id, "summary": row.summary}
             for scope in opened
             for row in recall_store.archived_memories(scope.connection, words)
-            if memory_type in (None, row["type"])
+            if memory_type in (None, row.type)
         ]
     finally:
         close(opened)

@@ -11,7 +11,9 @@ import json
 import math
 import sqlite3
 
+from cortex_hooks import stored
 from cortex_hooks.frozen import Record
+from cortex_hooks.stored.memory_rows import Archived, Content
 
 KINDS = {1: "memory", 2: "learning", 3: "decision", 4: "error", 5: "todo"}
 NUMBERS = {kind: number for number, kind in KINDS.items()}
@@ -143,19 +145,20 @@ def rows(connection: sqlite3.Connection, wanted: dict[str, dict[int, float]]) ->
 
 def similar_memories(
     connection: sqlite3.Connection, match: str, exclude: int, limit: int = 50
-) -> list[sqlite3.Row]:
+) -> list[Content]:
     """The active memories sharing the most words with a text (the candidates of auto-link and
     of similar pairs: an index lookup, never a scan of every memory; bm25 scores at most the
     newest BUDGET rows the words find)."""
-    return connection.execute(
-        """SELECT m.id, m.content FROM (
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Content, "m")} FROM (
                SELECT rowid / 8 AS id, bm25(search) AS relevance FROM search
                WHERE search MATCH :match AND rowid >= :floor AND rowid % 8 = 1
                ORDER BY bm25(search) LIMIT :limit) AS hit
            JOIN memory AS m ON m.id = hit.id
            WHERE m.status = 'active' AND m.id != :exclude ORDER BY hit.relevance""",
         {"match": match, "floor": _floor(connection, match), "exclude": exclude, "limit": limit},
-    ).fetchall()
+    )
+    return stored.made(Content, rows)
 
 
 def words_query(words: list[str]) -> str:
@@ -280,14 +283,15 @@ def _rows_holding(
 _NEWEST = "SELECT rowid FROM search WHERE search MATCH :word ORDER BY rowid DESC LIMIT :enough"
 
 
-def archived_memories(connection: sqlite3.Connection, words: list[str]) -> list[sqlite3.Row]:
+def archived_memories(connection: sqlite3.Connection, words: list[str]) -> list[Archived]:
     """The archived memories holding any of these words (recall's rows are active ones): what it
     says when it finds nothing active, newest first, among the newest BUDGET memories they find."""
     words = [word for word in words if word not in STOPWORDS] or words
-    return connection.execute(
-        """SELECT id, type, summary FROM memory WHERE status = 'archived' AND id IN (
+    rows = connection.execute(
+        f"""SELECT {stored.columns(Archived)} FROM memory WHERE status = 'archived' AND id IN (
                SELECT rowid / 8 FROM search WHERE search MATCH :match AND rowid % 8 = 1
                ORDER BY rowid DESC LIMIT :budget)
            ORDER BY id DESC""",
         {"match": words_query(words), "budget": BUDGET},
-    ).fetchall()
+    )
+    return stored.made(Archived, rows)

@@ -101,3 +101,18 @@ class Chunk(Record):
     summary: str
     content: str
     origin: str
+
+
+class Content(Record):
+    """A memory's content, by id (what auto-link compares)."""
+
+    id: int
+    content: str
+
+
+class Archived(Record):
+    """An archived memory recall names when it finds nothing active."""
+
+    id: int
+    type: str
+    summary: str
