@@ -23,7 +23,7 @@ from cortex_hooks.guard.call import Call
 from cortex_hooks.hooks import kept_call
 from cortex_hooks.store import outcomes as store
 from cortex_hooks.store.transaction import Transaction, locked
-from cortex_hooks.stored import outcome_rows
+from cortex_hooks.stored.outcome_rows import Caught, Outcome
 from cortex_hooks.transcripts import call_log, formats
 
 TYPE_CHECKING = False
@@ -74,26 +74,30 @@ def _session(
     notes: list[str],
     summary: Summarizer | None = None,
 ) -> None:
-    loaded = [(scope, row) for scope in scopes for row in store.open_catches(scope.connection, session)]
+    loaded = [
+        (scope, outcome, caught)
+        for scope in scopes
+        for outcome, caught in store.open_catches(scope.connection, session)
+    ]
     if not loaded:
         return
-    path = transcript or next((row.transcript for _, row in loaded if row.transcript), None)
+    path = transcript or next((row.transcript for _, row, _ in loaded if row.transcript), None)
     if path is None:
         return  # no transcript to read: the catches stay open (a retry PreToolUse saw stands)
     try:
         size = os.stat(path).st_size
     except (OSError, ValueError):
         return  # gone, or not yet written: the catches stay open for a later read
-    if all(row.read == size and row.transcript == path for _, row in loaded):
+    if all(row.read == size and row.transcript == path for _, row, _ in loaded):
         return  # read to its end before, and not grown since: nothing new can decide them
     catches = []
-    for index, (scope, row) in enumerate(loaded):
+    for index, (scope, row, caught) in enumerate(loaded):
         config = location.config_for(scope.path)
         rule = catch_outcomes.Rule(
-            row.regex,
-            row.rule_tool,
-            row.target,
-            row.correct_pattern,
+            caught.regex,
+            caught.tool,
+            caught.target,
+            caught.correct_pattern,
             (config.regex_timeout, config.regex_timeout_per_mib),
         )
         start = row.offset if row.transcript == path and row.offset <= size else 0
@@ -206,7 +210,7 @@ def _read(
 
 def _write(
     scopes: list[Scope],
-    loaded: list[tuple[Scope, outcome_rows.Catch]],
+    loaded: list[tuple[Scope, Outcome, Caught]],
     watch: catch_outcomes.Watch,
     *,
     size: int | None,
@@ -219,12 +223,12 @@ def _write(
     # read whole, an answered deny that nothing after it decided was retried by no call
     undone = {catch.key for catch in watch.armed} if size is not None else set()
     expired = _days_before(now, OPEN_DAYS)
-    shown: list[tuple[Scope, outcome_rows.Catch, str]] = []  # followed with a command: its rewrite, perhaps
-    for scope in dict.fromkeys(scope for scope, _ in loaded):
-        mine = [(index, row) for index, (owner, row) in enumerate(loaded) if owner is scope]
+    shown: list[tuple[Scope, Outcome, Caught, str]] = []  # followed with a command: its rewrite, perhaps
+    for scope in dict.fromkeys(scope for scope, _, _ in loaded):
+        mine = [(index, row, caught) for index, (owner, row, caught) in enumerate(loaded) if owner is scope]
         try:
             with Transaction(scope.connection):
-                for index, row in mine:
+                for index, row, caught in mine:
                     if index in decided:
                         result, event = decided[index]
                         call = event.call if event is not None else None
@@ -237,13 +241,13 @@ def _write(
                             and command is not None
                             and row.answer != "rewrite"
                         ):
-                            shown.append((scope, row, command))
-                for index, row in mine:
+                            shown.append((scope, row, caught, command))
+                for index, row, _ in mine:
                     if index in undone:
                         store.unsettle(scope.connection, row.id)
                 if size is not None:
                     store.read_to(
-                        scope.connection, [row.id for index, row in mine if index not in decided], size
+                        scope.connection, [row.id for index, row, _ in mine if index not in decided], size
                     )
                 store.expire(scope.connection, expired)
         except sqlite3.OperationalError as error:
@@ -257,7 +261,7 @@ def _write(
 
 def _rewrites(
     scopes: list[Scope],
-    shown: list[tuple[Scope, outcome_rows.Catch, str]],
+    shown: list[tuple[Scope, Outcome, Caught, str]],
     *,
     session: str,
     now: str,
@@ -277,17 +281,9 @@ def _rewrites(
     proposed = 0
     try:
         with Transaction(project.connection):
-            for scope, row, command in shown:
+            for scope, row, caught, command in shown:
                 config = location.config_for(scope.path)
-                learning = {
-                    "id": row.learning_id,
-                    "regex": row.regex,
-                    "tool": row.rule_tool,
-                    "target": row.target,
-                    "rewrite": row.rule_rewrite,
-                    "anti_pattern": row.anti_pattern,
-                    "correct_pattern": row.correct_pattern,
-                }
+                learning = {"id": row.learning_id, **caught._asdict()}
                 found = rewrites.propose(
                     project.connection,
                     learning,

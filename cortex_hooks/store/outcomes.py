@@ -14,7 +14,7 @@ import sqlite3
 
 from cortex_hooks import stored
 from cortex_hooks.store import history
-from cortex_hooks.stored.outcome_rows import Catch, Outcome, Retried, Unclear
+from cortex_hooks.stored.outcome_rows import Caught, Outcome, Retried, Unclear
 
 TYPE_CHECKING = False  # typing costs a deny more than this whole module (see hooks.pre_tool_use)
 if TYPE_CHECKING:
@@ -69,24 +69,21 @@ def retried_again(
     return len(marked)
 
 
-_LEARNING = {"rule_tool": "l.tool", "rule_rewrite": "l.rewrite"} | {
-    column: f"l.{column}" for column in ("regex", "target", "correct_pattern", "anti_pattern")
-}  # the rest: the outcome's
-_OPEN = f"""SELECT {stored.columns(Catch, "o", **_LEARNING)}
+_OPEN = f"""SELECT {stored.columns(Outcome, "o")}, {stored.columns(Caught, "l")}
            FROM outcome AS o JOIN learning AS l ON l.id = o.learning_id"""
 
 
-def open_catches(connection: sqlite3.Connection, session: str) -> list[Catch]:
+def open_catches(connection: sqlite3.Connection, session: str) -> list[tuple[Outcome, Caught]]:
     """A session's catches not settled yet (undecided, or decided provisionally), oldest first,
-    with their learning's regex, tool, target and correct pattern (an archived one's too; a
-    learning deleted since takes its catches with it: store.history.forget_learning)."""
-    return stored.made(
-        Catch,
-        connection.execute(
-            f"{_OPEN} WHERE o.session_id = :session AND o.settled = 0 ORDER BY o.offset, o.id",
-            {"session": session},
-        ),
+    each with what its learning says now (an archived one's too; a learning deleted since takes
+    its catches with it: store.history.forget_learning)."""
+    rows = connection.execute(
+        f"{_OPEN} WHERE o.session_id = :session AND o.settled = 0 ORDER BY o.offset, o.id",
+        {"session": session},
     )
+    rows.row_factory = None
+    cut = len(Outcome._fields)
+    return [(Outcome._make(row[:cut]), Caught._make(row[cut:])) for row in rows]
 
 
 def waiting_sessions(connection: sqlite3.Connection, other_than: str) -> list[tuple[str, str]]:

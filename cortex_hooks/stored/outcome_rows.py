@@ -1,35 +1,9 @@
-"""The records of outcomes (docs/guide/outcomes.md): the catches whose outcome is open, a catch and
-what followed it, the learnings retried in a window and those the agent keeps retrying."""
+"""The records of outcomes (docs/guide/outcomes.md): a catch and what followed it, what its
+learning says now, the learnings retried in a window and those the agent keeps retrying."""
 
 from __future__ import annotations
 
 from cortex_hooks.frozen import Record
-
-
-class Catch(Record):
-    """A deny, ask or rewrite whose outcome is not settled yet (docs/guide/outcomes.md), with what
-    its learning says now: its regex, tool matcher (`rule_tool`), target, texts and rewrite."""
-
-    id: int
-    learning_id: int
-    session_id: str
-    call_id: str
-    answer: str
-    at: str
-    tool: str
-    call: str
-    jobs: str
-    transcript: str | None
-    offset: int
-    read: int
-    result: str | None
-    settled: int
-    regex: str | None
-    rule_tool: str
-    target: str
-    correct_pattern: str
-    anti_pattern: str
-    rule_rewrite: str | None
 
 
 class Outcome(Record):
@@ -53,6 +27,18 @@ class Outcome(Record):
     decided_at: str | None
     next_tool: str | None
     next_call: str | None
+
+
+class Caught(Record):
+    """What the learning of a catch says now (an archived one's too): its pattern, tool matcher,
+    target, texts and rewrite, as the learning table names them."""
+
+    regex: str | None
+    tool: str
+    target: str
+    correct_pattern: str
+    anti_pattern: str
+    rewrite: str | None
 
 
 class Retried(Record):
