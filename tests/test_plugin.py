@@ -292,14 +292,16 @@ def wait_for(path: Path, failed: Path | None = None) -> None:
 def pip_settings() -> dict[str, str]:
     """Where pip finds packages, as this test run was told (PIP_*): the plugin's first-use setup
     builds and installs the package (setuptools >= 77, pydantic, regex), which needs an index.
-    Without one given, the tests of that path skip: a temporary HOME hides the user's pip.conf."""
+    Without one given, the tests of that path skip: a temporary HOME hides the user's pip.conf.
+    pip tries each index once: in the client's network namespace (loopback only) PyPI cannot be
+    reached, and pip's five retries of it cost eight seconds per package before the mirror answers."""
     found = {name: value for name, value in os.environ.items() if name.startswith("PIP_")}
     if not {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"} & set(found) and not os.environ.get("CORTEX_TEST_PYPI"):
         pytest.skip(
             "the plugin's own environment is pip-installed: give the index (PIP_INDEX_URL or "
             "PIP_EXTRA_INDEX_URL, e.g. a local mirror), or CORTEX_TEST_PYPI=1 to use PyPI"
         )
-    return found
+    return {"PIP_RETRIES": "0", **found}
 
 
 def test_without_python_every_hook_fails_open_and_says_so_once(tmp_path: Path, project: Path) -> None:

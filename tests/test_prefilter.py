@@ -51,14 +51,16 @@ def regex_matches(pattern: str, text: str) -> bool:
 
 
 def is_candidate(pattern: str, target: str, fragments: list[str], tool: str = "Write") -> bool:
-    """Both ways PreToolUse looks a learning up — grams (short texts) and `present` (long
-    texts) — then the check of all its required literals before the regex is compiled."""
+    """The way PreToolUse looks a learning up — `present` key by key, and for a short text its
+    grams too, which must agree (longer texts are never cut into grams: judging.in_force) — then
+    the check of all its required literals before the regex is compiled."""
     letter, looked = prefilter.lookup(target, tool, fragments)
     stored = [key for key in prefilter.keys(pattern, target) if key[0] == letter]
-    by_grams = bool(set(stored) & set(prefilter.text_keys(letter, looked)))
     by_scan = any(prefilter.present(key, looked) for key in stored)
-    assert by_grams == by_scan, (stored, fragments)
-    return by_grams and prefilter.satisfied(
+    if sum(map(len, looked)) <= prefilter.SCAN_ABOVE:
+        by_grams = bool(set(stored) & set(prefilter.text_keys(letter, looked)))
+        assert by_grams == by_scan, (stored, fragments)
+    return by_scan and prefilter.satisfied(
         prefilter.literals(pattern), looked, loose=letter == prefilter.LOOSE
     )
 
