@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from locking import SEQUENCE, play, write_lock
-from support import add, cli, cli_json, payload, run
+from support import add, cli, payload, run
 
 from cortex_hooks.store import history
 from cortex_hooks.store.connection import open_database
@@ -198,27 +197,6 @@ def test_the_memories_days_count_what_the_memories_went_through(db: Path) -> Non
     assert counted["2026-11-21"] == (0, 1, 0, 0)
     assert counted["2026-11-22"] == (0, 0, 1, 0)
     assert counted["2027-03-01"][3] == 1
-
-
-def test_under_another_processs_lock_the_history_is_as_if_there_had_been_no_lock(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("CORTEX_NOW", "2026-11-20T10:00:00Z")
-    cli_json(
-        "add", "--anti-pattern", "sudo make", "--correct", "make", "--regex", "sudo make", "--auto-block"
-    )
-    cli_json("update", "1", "--confidence", "0.40")
-    twin = tmp_path / "twin" / "cortex.db"
-    twin.parent.mkdir()
-    shutil.copy(db, twin)
-    play(twin)
-    with write_lock(db):
-        play(db)
-    cli_json("list")  # a process that can write applies what was kept
-    assert [script for script, _ in SEQUENCE].count(PRE) == 4
-    assert days(db) == days(twin) == [(1, "2026-11-20", 3, 2, 0, 1, 0, 68)]
-    assert calls(db) == calls(twin)
-    assert scope(db) == scope(twin)
 
 
 def test_parallel_hooks_lose_no_match(db: Path) -> None:

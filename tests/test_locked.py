@@ -11,6 +11,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from locking import END, PRE, START, bash, decision, play, write_lock
 from support import cli_json, payload, run
 
@@ -41,7 +42,22 @@ def test_a_deny_arrives_while_another_process_holds_the_lock(db: Path) -> None:
     assert state(db) == [(1, 0.8, 1)]  # the boost, applied once the lock is gone
 
 
-def test_after_the_lock_everything_is_as_if_there_had_been_no_lock(db: Path, tmp_path: Path) -> None:
+def history(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """The history's tables (store.history): each learning's days, the scope's days, the last
+    calls decided."""
+    order = {"learning_day": "learning_id, day", "scope_day": "day", "verdict_call": "id"}
+    with closing(sqlite3.connect(db)) as connection:
+        return {
+            table: [tuple(row) for row in connection.execute(f"SELECT * FROM {table} ORDER BY {by}")]
+            for table, by in order.items()
+        }
+
+
+def test_after_the_lock_everything_is_as_if_there_had_been_no_lock(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcomes, the learnings, the sessions and the history (store.history) alike."""
+    monkeypatch.setenv("CORTEX_NOW", "2026-11-20T10:00:00Z")
     cli_json(
         "add", "--anti-pattern", "sudo make", "--correct", "make", "--regex", "sudo make", "--auto-block"
     )
@@ -59,6 +75,10 @@ def test_after_the_lock_everything_is_as_if_there_had_been_no_lock(db: Path, tmp
     assert outcomes == expected_outcomes
     assert outcomes == ["exit 0", "warn", "deny", "none", "exit 0", "exit 0", "exit 0", "deny", "exit 0"]
     assert state(db) == state(twin)
+    assert history(db) == history(twin)
+    # (learning, day, matches, denies, asks, warnings, rewrites, confidence at the day's end)
+    days = [row[:8] for row in history(db)["learning_day"] if row[0] == 1]
+    assert days == [(1, "2026-11-20", 3, 2, 0, 1, 0, 68)]
     sessions = cli_json("sessions", "list")
     assert sorted(session["id"] for session in sessions if session["ended_at"]) == ["s1", "s2"]
 
