@@ -25,16 +25,27 @@ MOCK = Path(__file__).with_name("mock_anthropic.py")
 RUN_TIMEOUT = 60  # seconds for one CLI run inside the launcher; the launcher itself gets more
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """With CORTEX_CLAUDE_NEWEST_BIN too (`.ci/run`: the newest release), every test of the real
+    client runs with each release, in the same run: `[pinned]` and `[newest]`."""
+    newest = os.environ.get("CORTEX_CLAUDE_NEWEST_BIN")
+    if "claude" in metafunc.fixturenames and newest and os.environ.get("CORTEX_CLAUDE_BIN"):
+        metafunc.parametrize(
+            "claude", [os.environ["CORTEX_CLAUDE_BIN"], newest], ids=["pinned", "newest"], indirect=True
+        )
+
+
 @pytest.fixture(scope="module")
-def claude() -> str:
-    binary = os.environ.get("CORTEX_CLAUDE_BIN")
+def claude(request: pytest.FixtureRequest) -> str:
+    """The Claude Code CLI: CORTEX_CLAUDE_BIN's, or the release this test was parametrized with."""
+    binary = getattr(request, "param", None) or os.environ.get("CORTEX_CLAUDE_BIN")
     if not binary:
         pytest.skip(
             "the Claude Code CLI is absent: set CORTEX_CLAUDE_BIN (.ci/run installs it with "
             "npm install --prefix .ci-cache/claude-2.1.197 @anthropic-ai/claude-code@2.1.197)"
         )
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        pytest.skip(f"CORTEX_CLAUDE_BIN={binary} is not an executable file")
+        pytest.skip(f"the Claude Code CLI {binary} is not an executable file")
     return binary
 
 

@@ -122,10 +122,7 @@ def test_user_scope_registers_the_server_in_claude_json_and_allows_it(root: Path
 
 
 @pytest.mark.claude_cli
-def test_the_entry_is_what_claude_mcp_add_writes(tmp_path: Path) -> None:
-    binary = os.environ.get("CORTEX_CLAUDE_BIN")
-    if not binary or not os.access(binary, os.X_OK):
-        pytest.skip("the Claude Code CLI is absent: set CORTEX_CLAUDE_BIN")
+def test_the_entry_is_what_claude_mcp_add_writes(claude: str, tmp_path: Path) -> None:
     home = tmp_path / "claude-home"
     home.mkdir()
     environment = {
@@ -136,7 +133,7 @@ def test_the_entry_is_what_claude_mcp_add_writes(tmp_path: Path) -> None:
     }
     command = script("cortex-hooks")
     subprocess.run(
-        [binary, "mcp", "add", "--scope", "user", "cortex", "--", command, "mcp"],
+        [claude, "mcp", "add", "--scope", "user", "cortex", "--", command, "mcp"],
         env=environment,
         cwd=tmp_path,
         capture_output=True,
