@@ -8,6 +8,8 @@ concurrency, crash-safety and load tests, and a few per file (process=True) go t
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,19 @@ def test_help_of_a_command(command: list[str]) -> None:
 def test_version() -> None:
     result = cli_process("--version")
     assert (result.code, result.stdout, result.stderr) == (0, f"cortex-hooks {__version__}\n", "")
+
+
+def test_the_version_loads_no_command() -> None:
+    """`--version` builds no command's parser: none of their modules, nor pydantic (it took 180 ms)."""
+    program = (
+        "import sys\n"
+        "from cortex_hooks.cli import main\n"
+        "try:\n    main(['--version'])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(name for name in sys.modules if name.startswith(('cortex_hooks.cli.', 'pydantic'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"cortex-hooks {__version__}", "[]"]
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,7 @@ def _command(argv: list[str]) -> str | None:
 
 def _dispatch(argv: list[str]) -> int:
     command = _command(argv)
-    args = parser([MODULES[command]] if command in MODULES else None).parse_args(argv)
+    args = parser(_modules(command, argv)).parse_args(argv)
     if "run" not in args:  # no command (bare `cortex-hooks`): where to start, not a usage error
         from cortex_hooks.cli import overview
 
@@ -207,6 +207,16 @@ def _dispatch(argv: list[str]) -> int:
     for note in notes:  # a database of an older version, migrated by this command
         print(f"cortex-hooks: {note}", file=sys.stderr)
     return result
+
+
+def _modules(command: str | None, argv: list[str]) -> list[str] | None:
+    """The command modules this argv needs: its command's; none for `--version` alone; every
+    one for help, a bare `cortex-hooks` and an unknown command (they list them all)."""
+    if command in MODULES:
+        return [MODULES[command]]
+    if command is None and "--version" in argv and not {"-h", "--help"} & set(argv):
+        return []
+    return None
 
 
 # The commands that change a memory, in either scope: the project's push surface follows each
