@@ -15,14 +15,18 @@ import sqlite3
 import stat
 from contextlib import closing
 
-from cortex_hooks import location, log
+from cortex_hooks import config_file, location, log
+from cortex_hooks.api import packs, team, team_file, team_read
 from cortex_hooks.api.databases import Databases
+from cortex_hooks.capture import health
 from cortex_hooks.config import DEFAULT, Config
 from cortex_hooks.errors import CortexError
-from cortex_hooks.guard import matching, prefilter
+from cortex_hooks.guard import matching, prefilter, team_rules
 from cortex_hooks.install import wiring
 from cortex_hooks.install.wiring import SCRIPTS
-from cortex_hooks.store import learnings
+from cortex_hooks.judging import proof
+from cortex_hooks.store import keeper, learnings
+from cortex_hooks.store import team as team_store
 from cortex_hooks.store.connection import open_database, user_version
 
 PROBES = ("a" * 3000 + "!", "x " * 1500 + "!", "-" * 3000 + "\n", "aA0_ -/." * 400 + "\x00")
@@ -61,7 +65,6 @@ def check(databases: Databases) -> Report:
 
 def _check_keeper(report: Report, path: str) -> None:
     """The keeper: whether it keeps this database, and what it put back lately."""
-    from cortex_hooks.store import keeper
 
     if not os.path.exists(path):
         return
@@ -80,7 +83,6 @@ def _check_keeper(report: Report, path: str) -> None:
 
 def _suggest_packs(report: Report, databases: Databases) -> None:
     """The packs that fit the project and are not enabled (guard.packs.fit): said, not a problem."""
-    from cortex_hooks.api import packs
 
     line = packs.fit_line(databases)
     if line is not None:
@@ -89,9 +91,6 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 
 def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (docs/guide/team.md), when there is one: its bad lines named, whether it is trusted."""
-    from cortex_hooks.api import team, team_file, team_read
-    from cortex_hooks.guard import team_rules
-    from cortex_hooks.store import team as team_store
 
     path = team_file.path_in(project)
     if not os.path.lexists(path):
@@ -208,7 +207,6 @@ def _check_database(report: Report, path: str) -> None:
 
 
 def _check_capture(report: Report, connection: sqlite3.Connection) -> None:
-    from cortex_hooks.capture import health
 
     for ok, detail, fix in health.checks(connection):
         if ok:
@@ -251,7 +249,6 @@ def _read_config(file: str) -> tuple[Config, str | None]:
     """The values the hooks use and what is wrong with the file: the hooks' own reading."""
     if not os.path.exists(file):  # as location.config_for: no file, the defaults
         return DEFAULT, None
-    from cortex_hooks import config_file
 
     return config_file.read(file)
 
@@ -311,7 +308,6 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
 def _prove_examples(report: Report, connection: sqlite3.Connection, path: str) -> None:
     """Each active rule's examples through the judge, by the hook's own path (docs/internals/judge.md): a rule
     that cannot fire, or fires on its own allow example, is named."""
-    from cortex_hooks.judging import proof
 
     failures = proof.stored(connection, path)
     for row, failure in failures:

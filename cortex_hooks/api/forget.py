@@ -4,6 +4,7 @@ some words (several matching about equally: none, unless asked for the best)."""
 from __future__ import annotations
 
 from contextlib import closing
+from typing import TYPE_CHECKING
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
@@ -12,11 +13,11 @@ from cortex_hooks.api.memories import _current, load
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.frozen import Record
+from cortex_hooks.memory.query import query_words
 from cortex_hooks.store import memories as store
 from cortex_hooks.store import recall as recall_store
 from cortex_hooks.store.connection import Transaction
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.memory.records import Memory
 
@@ -57,7 +58,6 @@ def by_id(databases: Databases, memory_id: int, *, record: bool = False) -> Forg
 def by_match(databases: Databases, words: str, *, best: bool = False, record: bool = False) -> Forgotten:
     """The single best match of a keyword recall archived; several about equally good: none
     (`best`: the best of them)."""
-    from cortex_hooks.memory.query import query_words
 
     query = query_words(words)
     if not query:

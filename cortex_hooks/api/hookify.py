@@ -19,6 +19,7 @@ from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.guard import hookify_rules
 from cortex_hooks.guard.learning_records import LearningFields
 from cortex_hooks.notes import Notes
+from cortex_hooks.regular_file import read_small
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
@@ -78,7 +79,6 @@ def import_rules(databases: Databases, given: str | None, notes: Notes) -> dict[
 
 
 def _read(path: str) -> str:
-    from cortex_hooks.regular_file import read_small
 
     try:
         return read_small(path, MAX_RULE_BYTES).decode("utf-8")

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 from contextlib import closing
+from typing import TYPE_CHECKING
 
 from cortex_hooks import clock, location, regular_file
 from cortex_hooks.api import databases as db
@@ -30,7 +31,6 @@ from cortex_hooks.notes import Notes
 from cortex_hooks.store import memories as store
 from cortex_hooks.store.connection import Transaction
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.memory.records import Memory
 

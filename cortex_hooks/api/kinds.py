@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks import clock
 from cortex_hooks.api import databases as db
@@ -19,7 +19,6 @@ from cortex_hooks.store import kinds as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pydantic import BaseModel
 

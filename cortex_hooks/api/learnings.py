@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from contextlib import closing
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from cortex_hooks import clock, confidence, stored
 from cortex_hooks.api import databases as db
@@ -14,15 +14,15 @@ from cortex_hooks.api.wording import clean, fit, times
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.frozen import Record
 from cortex_hooks.guard import actions, pruning
-from cortex_hooks.guard.learning_records import Learning, LearningFields
+from cortex_hooks.guard.learning_records import Learning, LearningFields, Outcomes, RetriedCall
 from cortex_hooks.guard.weakening import Protection, Weakens, lowered
+from cortex_hooks.judging import protection as built_in
 from cortex_hooks.notes import Notes
-from cortex_hooks.store import kinds
+from cortex_hooks.store import kinds, outcomes
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.learning_records import Learning
 
@@ -122,8 +122,6 @@ def show(databases: Databases, learning_id: int) -> Learning:
 def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> list[Learning]:
     """These learnings with what the agent did after their catches: counted over their
     whole history, and the latest call each was retried with."""
-    from cortex_hooks.guard.learning_records import Outcomes, RetriedCall
-    from cortex_hooks.store import outcomes
 
     ids = [learning.id for learning in learnings]
     counted = outcomes.totals(connection, ids) if ids else {}
@@ -187,9 +185,7 @@ def refuse_laundering(fields: LearningFields) -> None:
     corrected command anyway; this says so when the learning is written.)"""
     if fields.rewrite is None or fields.regex is None:
         return
-    from cortex_hooks.judging import protection
-
-    refused = protection.of_rewrite(fields.regex, fields.rewrite)
+    refused = built_in.of_rewrite(fields.regex, fields.rewrite)
     if refused is not None:
         raise CortexError(f"rewrite: {refused}", USAGE)
 

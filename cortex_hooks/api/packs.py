@@ -6,12 +6,15 @@ from __future__ import annotations
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock
+from cortex_hooks import clock, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.wording import clean, count
+from cortex_hooks.config import DEFAULT
 from cortex_hooks.errors import USAGE, CortexError
+from cortex_hooks.guard.packs import fit
 from cortex_hooks.guard.packs import shipped as packs
+from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import packs as store
 from cortex_hooks.store.connection import Transaction
@@ -48,8 +51,6 @@ def listing(databases: Databases) -> list[dict[str, Any]]:
 def check(name: str | None) -> dict[str, Any]:
     """Every shipped pack's rules (or one pack's, or a group's) proved on their examples through
     the judge (api.proof): each rule that cannot fire, or fires on an allow example, named."""
-    from cortex_hooks.config import DEFAULT
-    from cortex_hooks.judging import proof
 
     names = packs.expand(name) if name is not None else packs.names()
     problems: list[str] = []
@@ -143,8 +144,6 @@ def fit_lines(databases: Databases, also: list[dict[str, Any]] | None = None) ->
 def fit_line(databases: Databases, also: list[dict[str, Any]] | None = None) -> str | None:
     """What install and doctor say of the packs that fit the project and are enabled in neither
     scope (nor by `also`, the summaries of an install's --packs), or None (guard.packs.fit)."""
-    from cortex_hooks import location
-    from cortex_hooks.guard.packs import fit
 
     fits = fit.fitting(location.project_root())
     if not fits:

@@ -17,22 +17,24 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks import clock, location
+from cortex_hooks.api.capture import Answer, preview
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.api.replay_learnings import Replayed, pack_learnings, proposal_learnings, stored_learnings
 from cortex_hooks.api.wording import clean
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.frozen import Record
+from cortex_hooks.guard import prefilter
 from cortex_hooks.notes import Notes
 from cortex_hooks.replay import folder
 from cortex_hooks.replay.run import Each, Progress, Setting, replay
+from cortex_hooks.replay.tally import Tally
 from cortex_hooks.replay.worker_rules import BUILT_IN
 from cortex_hooks.store import scratch
 from cortex_hooks.transcripts import call_log
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.api.capture import Answer
     from cortex_hooks.guard.learning_records import LearningFields
@@ -76,8 +78,6 @@ def run(
     if selection.pack is not None:
         replayed = pack_learnings(databases, selection.pack, notes)
     elif selection.proposal is not None:
-        from cortex_hooks.api.capture import Answer, preview
-
         fields = preview(databases, selection.proposal, notes, Answer())
         replayed = proposal_learnings(databases, fields, selection.proposal, notes)
     else:
@@ -101,7 +101,6 @@ def of_accepting(
 ) -> tuple[LearningFields, dict[str, Any]]:
     """`accept --dry-run`: the learning accepting the proposal with this answer would make, and
     its replay over this project's transcripts."""
-    from cortex_hooks.api.capture import preview
 
     fields = preview(databases, proposal_id, notes, answer)
     return fields, report(
@@ -146,8 +145,6 @@ def report(
         setting = Setting(databases, replayed.whole, since, grams, outcomes)
         tally = replay(setting, files, progress=progress, each=each) if databases else None
     if tally is None:
-        from cortex_hooks.replay.tally import Tally
-
         tally = Tally()
     skipped += tally.problems
     for file, reason in skipped:
@@ -171,7 +168,6 @@ def report(
 
 def _grams(replayed: Replayed) -> call_log.Grams | None:
     """What a transcript line must hold for a call in it to matter to these learnings alone."""
-    from cortex_hooks.guard import prefilter
 
     return call_log.grams(
         [(row["tool"], row["target"], prefilter.keys(row["regex"], row["target"])) for row in replayed.rows]

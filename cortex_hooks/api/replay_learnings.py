@@ -6,19 +6,19 @@ replay's report names it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks import clock, confidence, location
 from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError, unknown
 from cortex_hooks.frozen import Record
+from cortex_hooks.guard.packs import shipped
 from cortex_hooks.judging import proof
 from cortex_hooks.notes import Notes
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.scopes import close
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
     from cortex_hooks.guard.learning_records import LearningFields
@@ -78,7 +78,6 @@ def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes
 def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     """A pack's learnings (or a group's) as enabling it would add them: pinned, at the start
     confidence, their file's action and rewrite."""
-    from cortex_hooks.guard.packs import shipped
 
     config = db.config(databases, notes)
     described: list[dict[str, Any]] = []

@@ -9,7 +9,9 @@ from cortex_hooks.api import databases as db
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.frozen import Record
+from cortex_hooks.install.claude_paths import loaded
 from cortex_hooks.notes import Notes
+from cortex_hooks.report import document
 
 
 class Written(Record):
@@ -22,7 +24,6 @@ def write(
 ) -> Written:
     """Write the report of the scope acted on to `out`, by default `report.html` beside the
     database; `options` follow each command the report shows, so that it reaches the same database."""
-    from cortex_hooks.report import document
 
     connection = db.for_reading(databases)
     if connection is None:
@@ -39,7 +40,6 @@ def write(
             options=options,
         )
     path = out or document.default_path(databases.path)
-    from cortex_hooks.install.claude_paths import loaded
 
     what = loaded(path)
     if what is not None:  # the report holds commands and text the model must not be handed

@@ -5,11 +5,12 @@ SQL store.team."""
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import closing
 from typing import Any
 
-from cortex_hooks import clock, location, sanitize, stored
+from cortex_hooks import clock, confidence, location, sanitize, stored
 from cortex_hooks.api import databases as db
 from cortex_hooks.api import team_file, team_read
 from cortex_hooks.api.databases import Databases
@@ -64,7 +65,6 @@ def _declared(record: shared_format.Entry) -> dict[str, Any]:
 
 
 def _entry(row: TeamListing) -> dict[str, Any]:
-    from cortex_hooks import confidence
 
     learning = row.kind == "learning"
     in_force = row.in_force if learning else None
@@ -84,7 +84,6 @@ def _entry(row: TeamListing) -> dict[str, Any]:
 
 
 def _problems(state: TeamFile | None) -> list[str]:
-    import json
 
     if state is None:
         return []

@@ -11,6 +11,7 @@ from typing import Any
 
 from cortex_hooks import location
 from cortex_hooks.api import team_file, team_read
+from cortex_hooks.capture.regex_synthesis import benign
 from cortex_hooks.config import DEFAULT
 from cortex_hooks.guard import matching, team_rules, unmatchable
 from cortex_hooks.guard.packs import shared_format
@@ -88,7 +89,6 @@ def _learning_problems(record: shared_format.SharedLearning) -> list[str]:
 def _benign_hit(record: shared_format.SharedLearning) -> str | None:
     """What the regex does with the shipped benign commands (as a Bash call reads them), if
     anything: matches one, or cannot decide on one within the timeout."""
-    from cortex_hooks.capture.regex_synthesis import benign
 
     if not matching.tool_accepts(record.tool, matching.READ_TOOL):
         return None

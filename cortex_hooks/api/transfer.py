@@ -20,7 +20,7 @@ from cortex_hooks.guard.learning_records import ImportedLearning
 from cortex_hooks.memory.edges import Edge, ImportedEdge
 from cortex_hooks.memory.records import ImportedMemory, Memory
 from cortex_hooks.notes import Notes
-from cortex_hooks.store import kinds, memories
+from cortex_hooks.store import kinds, memories, team
 from cortex_hooks.store import learnings as learning_store
 from cortex_hooks.store import packs as packs_store
 from cortex_hooks.store.connection import Transaction
@@ -57,8 +57,6 @@ def export(databases: Databases, notes: Notes) -> dict[str, Any]:
     if connection is None:
         return document
     with closing(connection):
-        from cortex_hooks.store import team  # the team file's rows: the file carries them, not an export
-
         from_file = {kind: team.rows_of(connection, kind) for kind in ("learning", "memory")}
         exported = [
             learning

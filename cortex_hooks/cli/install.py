@@ -14,15 +14,19 @@ from contextlib import closing
 from typing import Any
 
 from cortex_hooks import location
-from cortex_hooks.api import purge
+from cortex_hooks.api import databases as db
+from cortex_hooks.api import packs as api
+from cortex_hooks.api import purge, surface
 from cortex_hooks.cli import database, install_agents, render
 from cortex_hooks.cli import install_report as report
 from cortex_hooks.cli import uninstall_purge as purge_cli
 from cortex_hooks.cli.install_report import Outcome, Protection
 from cortex_hooks.errors import CortexError
+from cortex_hooks.guard.packs import shipped as packs
 from cortex_hooks.install import file_changes, files, guarding, mcp_registration, restore, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, ClaudeSettings, check, installed, uninstalled
+from cortex_hooks.keeper import check as keeper
 from cortex_hooks.store.connection import open_database
 
 SCOPES = ("project", "local", "user", "managed")
@@ -137,17 +141,15 @@ def run(args: argparse.Namespace) -> int:
 def _kept(args: argparse.Namespace, settings: list[str]) -> None:
     """The project's database kept by the keeper from now on, with its config file and these
     settings files watched; uninstall stops watching the settings (its hooks are gone)."""
-    from cortex_hooks.keeper import check
-
     path = database.path(args)
     if args.scope in ("user", "managed") or not os.path.exists(path):
         return
     with closing(open_database(path)) as connection:
         if args.action == "install":
-            watched = {**check.watched(path, location.project_root()), **dict.fromkeys(settings, "settings")}
-            check.adopt(connection, path, watched)
+            watched = {**keeper.watched(path, location.project_root()), **dict.fromkeys(settings, "settings")}
+            keeper.adopt(connection, path, watched)
         else:
-            check.unwatch(path, list(check.watched(path, location.project_root())) + settings)
+            keeper.unwatch(path, list(keeper.watched(path, location.project_root())) + settings)
 
 
 def _plans(args: argparse.Namespace) -> list[Plan]:
@@ -196,8 +198,6 @@ def _packs(args: argparse.Namespace, *, dry_run: bool) -> Protection | None:
     user` in the global one; and which packs protect that scope then. None for uninstall."""
     if args.action != "install":
         return None
-    from cortex_hooks.api import packs as api
-    from cortex_hooks.guard.packs import shipped as packs
 
     where = database.of(args).acting_on(_packs_scope(args))
     asked = "core" if args.packs is None else args.packs  # None: neither --packs nor --no-packs
@@ -219,8 +219,6 @@ def _surface(args: argparse.Namespace) -> str | None:
     its path, or None (a user-scope install, or the surface turned off in config.toml)."""
     if args.action != "install" or args.scope == "user":
         return None
-    from cortex_hooks.api import databases as db
-    from cortex_hooks.api import surface
 
     where, notes = database.of(args).acting_on("project"), database.notes()
     if not db.config(where, notes).surface:

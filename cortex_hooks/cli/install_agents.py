@@ -19,6 +19,7 @@ from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install import agent_hooks, file_changes, settings_text
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import SCRIPTS, diff
+from cortex_hooks.keeper import check
 
 NAMES = ("claude", *agent_hooks.AGENTS)
 # How each agent is found on this machine: the folder it keeps in the home once it has run
@@ -104,7 +105,6 @@ def run(
         database = ensure_database(args)
     if plan.changed:
         _apply(plan)
-        from cortex_hooks.keeper import check  # our own change: the keeper's copy follows it
 
         check.follow([location.hook_database(project), location.global_database()], plan.path, "agent")
     _report(args, agent, plan, database, project)

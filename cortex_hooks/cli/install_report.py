@@ -9,10 +9,11 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cortex_hooks.api import purge
+from cortex_hooks.api import databases, packs, purge
 from cortex_hooks.api.wording import clean
 from cortex_hooks.cli import render
 from cortex_hooks.cli import uninstall_purge as purge_cli
+from cortex_hooks.guard.packs import shipped
 from cortex_hooks.install import file_changes, files
 from cortex_hooks.install.file_changes import Plan
 from cortex_hooks.install.wiring import diff
@@ -178,8 +179,6 @@ def _what_became_of(plan: Plan, *, first: bool) -> list[str]:
 def _last_words(args: argparse.Namespace, outcome: Outcome) -> None:
     """install: what protects the scope now; uninstall: the memory it kept or removed."""
     if args.action == "install":
-        from cortex_hooks.api import databases, packs  # the packs that fit the project (guard.packs.fit)
-
         lines = [protected(outcome.packs, dry_run=args.dry_run)] if outcome.packs else []
         enabled = [{"pack": name} for name in outcome.packs.on] if outcome.packs else []
         lines += packs.fit_lines(databases.find(), enabled)
@@ -196,7 +195,6 @@ def protected(packs: Protection, *, dry_run: bool = False) -> str:
         return (
             f"No pack protects {where}: the guard holds your learnings only (cortex-hooks packs enable core)."
         )
-    from cortex_hooks.guard.packs import shipped
 
     names = list(packs.on)
     core = set(names) == {name for name in shipped.names() if name.startswith("core.")}

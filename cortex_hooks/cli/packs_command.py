@@ -7,7 +7,10 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import packs as api
+from cortex_hooks.api import replay
+from cortex_hooks.api.replay import replayed
 from cortex_hooks.cli import database, options, render
+from cortex_hooks.cli.replay_command import Progress
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -80,16 +83,12 @@ def run_enable(args: argparse.Namespace) -> int:
     for summary in summaries:
         render.say(api.enabled(summary))
         if "replay" in summary:
-            from cortex_hooks.api.replay import replayed
-
             title = f"What {summary['pack']}'s learnings would have done here:"
             render.say(replayed(summary["replay"], title=title) + "\n")
     return 0
 
 
 def _replay(where: Any, name: str, args: argparse.Namespace, notes: Any) -> dict[str, Any]:
-    from cortex_hooks.api import replay
-    from cortex_hooks.cli.replay_command import Progress
 
     with Progress(shown=not args.json) as progress:
         return replay.of_pack(where, name, notes, progress)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import pathlib
 import shlex
 from typing import Any
 
+from cortex_hooks.api.report import write
 from cortex_hooks.cli import database, options, render
 
 
@@ -39,7 +41,6 @@ def _options(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cortex_hooks.api.report import write
 
     written = write(database.of(args), database.notes(), days=args.days, out=args.out, options=_options(args))
     render.say(
@@ -52,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _open(path: str) -> None:
-    import pathlib
-    import webbrowser
+    import webbrowser  # noqa: PLC0415 (only to open the report: it starts a browser lookup)
 
     if not webbrowser.open(pathlib.Path(path).resolve().as_uri()):
         render.note(f"no web browser to open: open {path} yourself")

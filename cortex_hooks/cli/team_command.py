@@ -8,6 +8,7 @@ import argparse
 from typing import Any
 
 from cortex_hooks.api import team as api
+from cortex_hooks.api import team_check
 from cortex_hooks.cli import database, options, render
 
 
@@ -65,7 +66,6 @@ def run_mute(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from cortex_hooks.api import team_check
 
     result = team_check.check()
     render.emit_json(result) if args.json else render.say(api.checked(result))

@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Any
 
+from cortex_hooks import regular_file
+from cortex_hooks.api import cortex_import, hookify
 from cortex_hooks.api import transfer as api
 from cortex_hooks.api.wording import clean, count
 from cortex_hooks.cli import database, render
@@ -87,7 +89,6 @@ def _read(file: str) -> bytes:
     """The file to import: a regular file (never a FIFO, which would hang, nor a device such as
     /dev/zero, which never ends, as replay refuses them), or standard input, of at most
     MAX_IMPORT bytes either way."""
-    from cortex_hooks import regular_file
 
     try:
         if file == "-":
@@ -103,7 +104,6 @@ def _read(file: str) -> bytes:
 
 
 def _import_hookify(args: argparse.Namespace) -> int:
-    from cortex_hooks.api import hookify
 
     result = hookify.import_rules(database.of(args), args.file, database.notes())
     render.emit_json(result) if args.json else render.say(hookify.imported(result))
@@ -111,7 +111,6 @@ def _import_hookify(args: argparse.Namespace) -> int:
 
 
 def _import_cortex(args: argparse.Namespace) -> int:
-    from cortex_hooks.api import cortex_import
 
     result = cortex_import.import_database(
         database.of(args), args.file, database.notes(), dry_run=args.dry_run

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import copy
 import os
+from typing import TYPE_CHECKING
 
 from cortex_hooks.errors import USAGE, CortexError
 from cortex_hooks.install.wiring import SCRIPTS, UNTOUCHED, Change, script_of
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,6 +13,7 @@ from cortex_hooks import checks, confidence
 from cortex_hooks.checks import encodable
 from cortex_hooks.fields import Instant
 from cortex_hooks.memory import given
+from cortex_hooks.memory.rank import centrality
 from cortex_hooks.memory.vocabulary import MemoryType
 from cortex_hooks.stored import memory_rows
 
@@ -102,7 +103,6 @@ class Memory(BaseModel):
 
     @classmethod
     def from_row(cls, row: memory_rows.Memory, scope: str, max_in_degree: int) -> Memory:
-        from cortex_hooks.memory.rank import centrality
 
         values = row._asdict()
         for derived in ("confirmed_at", "in_degree", "base_confidence", "lifecycle_due"):

@@ -11,6 +11,7 @@ its absolute value in base 36). A session started in a subfolder has a folder of
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -133,7 +134,6 @@ def agents_transcripts(project: str) -> list[str]:
 
 
 def _codex_cwd_in(path: str, root: str) -> bool:
-    import json
 
     try:
         with open(path, "rb") as stream:

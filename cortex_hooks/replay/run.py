@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from cortex_hooks.frozen import Record
 from cortex_hooks.guard import catch_outcomes as outcomes
@@ -65,8 +66,7 @@ def replay(
 def _in_pool(
     setting: Setting, files: list[str], workers: int, total: Tally, progress: Progress | None
 ) -> None:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing  # noqa: PLC0415 (only for a replay across processes)
 
     size = max(1, min(16, len(files) // (workers * 8)))
     batches = [files[start : start + size] for start in range(0, len(files), size)]

@@ -5,13 +5,12 @@ call what the guard answered; merged across transcripts."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks.guard import matching
 from cortex_hooks.redact import redact  # the one redactor (docs/guide/secrets.md)
 from cortex_hooks.transcripts import call_log
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.guard.catch_outcomes import Watch
     from cortex_hooks.replay.worker_rules import Judged

@@ -7,7 +7,7 @@ Nothing is boosted between calls: every call is judged on the learnings as they 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_hooks.frozen import Record
 from cortex_hooks.guard import catch_outcomes, matching
@@ -18,7 +18,6 @@ from cortex_hooks.judging.in_force import InForce
 from cortex_hooks.store.connection import open_database
 from cortex_hooks.store.scopes import Scope, close
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cortex_hooks.config import Config
     from cortex_hooks.transcripts import call_log

@@ -98,7 +98,7 @@ class Renderer:
 def _renderer() -> Renderer | None:
     """The renderer when the `report` extra is installed; None without it (tables only)."""
     try:
-        import vl_convert
+        import vl_convert  # noqa: PLC0415 (the report extra, absent without it)
     except ImportError:
         return None
     return Renderer(vl_convert)

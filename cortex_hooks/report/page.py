@@ -14,6 +14,7 @@ from importlib import resources
 
 from cortex_hooks import __version__, confidence
 from cortex_hooks.report import sections, values
+from cortex_hooks.report.charts import EXTRA
 from cortex_hooks.report.drawing import Drawn
 from cortex_hooks.report.shown import escaped, instant
 
@@ -114,7 +115,6 @@ def _cards(report: values.Report) -> str:
 
 
 def _charts_off() -> str:
-    from cortex_hooks.report.charts import EXTRA
 
     return (
         '<p class="charts-off">Charts are drawn when the report extra is installed: '
