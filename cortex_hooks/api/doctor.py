@@ -207,7 +207,6 @@ def _check_database(report: Report, path: str) -> None:
 
 
 def _check_capture(report: Report, connection: sqlite3.Connection) -> None:
-
     for ok, detail, fix in health.checks(connection):
         if ok:
             report.ok("capture", detail)

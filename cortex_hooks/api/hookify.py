@@ -79,7 +79,6 @@ def import_rules(databases: Databases, given: str | None, notes: Notes) -> dict[
 
 
 def _read(path: str) -> str:
-
     try:
         return read_small(path, MAX_RULE_BYTES).decode("utf-8")
     except UnicodeDecodeError:

@@ -65,7 +65,6 @@ def _declared(record: shared_format.Entry) -> dict[str, Any]:
 
 
 def _entry(row: TeamListing) -> dict[str, Any]:
-
     learning = row.kind == "learning"
     in_force = row.in_force if learning else None
     return {
@@ -84,7 +83,6 @@ def _entry(row: TeamListing) -> dict[str, Any]:
 
 
 def _problems(state: TeamFile | None) -> list[str]:
-
     if state is None:
         return []
     found = json.loads(state.problems or "[]")

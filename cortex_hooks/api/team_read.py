@@ -12,19 +12,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import TYPE_CHECKING
 
-from cortex_hooks import clock
-from cortex_hooks.guard import shared_rules
-from cortex_hooks.guard import team_rules as team
 from cortex_hooks.guard.team_path import path_in
-from cortex_hooks.guard.team_rules import FOLDER, MAX_BYTES, NAME
-from cortex_hooks.judging import protection
-from cortex_hooks.memory import given
-from cortex_hooks.regular_file import open_regular
+from cortex_hooks.guard.team_rules import FOLDER, NAME
 from cortex_hooks.store import team as store
-from cortex_hooks.store.connection import Transaction
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -44,6 +37,8 @@ class Loaded:
 
 def load(project: str) -> Loaded:
     """The team file's content, at most MAX_BYTES of it, from a regular file inside the project."""
+    from cortex_hooks.guard.team_rules import MAX_BYTES
+    from cortex_hooks.regular_file import open_regular
 
     path = path_in(project)
     if not os.path.lexists(path):
@@ -68,6 +63,9 @@ def read_in(
     problems, named by line. Unchanged lines (by digest) are not validated again. A file that was
     trusted and changed since is held, unless the change is `taken`: its trusted rules stay in
     force, its new text waits for `team trust` (said as a problem)."""
+    from cortex_hooks import clock
+    from cortex_hooks.guard import team_rules as team
+    from cortex_hooks.store.connection import Transaction
 
     loaded = load(project)
     lines, said = team.lines(loaded.data or b"", cut=loaded.cut)
@@ -116,6 +114,7 @@ HELD = (
 
 def _held(connection: sqlite3.Connection, data: bytes | None, taken: bool) -> str | None:
     """The trusted digest, when a trusted file's new content must wait (None: read it in)."""
+    from cortex_hooks.guard import team_rules as team
 
     state = store.state(connection)
     if taken or state is None or state.trusted is None or state.digest != state.trusted:
@@ -126,6 +125,7 @@ def _held(connection: sqlite3.Connection, data: bytes | None, taken: bool) -> st
 
 def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | None:
     """A line's values by the shared format's rules (guard.shared_rules: no pydantic on a hook)."""
+    from cortex_hooks.guard import shared_rules
 
     text = getattr(line, "text", None)
     if text is None:
@@ -137,6 +137,8 @@ def _entry(line: object, where: str, problems: list[str]) -> dict[str, Any] | No
         problems.append(f"{where}: {error}")
         return None
     if values.get("rewrite") is not None:  # a rewrite must not launder a call (docs/internals/judge.md)
+        from cortex_hooks.judging import protection
+
         refused = protection.of_rewrite(values["regex"], values["rewrite"])
         if refused is not None:
             problems.append(f"{where}: rewrite: {refused}")
@@ -180,6 +182,7 @@ def _write(
 def _learning(
     connection: sqlite3.Connection, record: dict[str, Any], known: TeamEntry | None, start: int, now: str
 ) -> int:
+    from cortex_hooks.guard import team_rules as team
 
     declared = {**team.declared(record), "updated_at": now, "archived_at": None, "pinned": 1}
     if known is not None:
@@ -203,6 +206,8 @@ def _learning(
 
 
 def _memory(connection: sqlite3.Connection, record: dict[str, Any], known: TeamEntry | None, now: str) -> int:
+    from cortex_hooks.guard import team_rules as team
+    from cortex_hooks.memory import given
 
     declared = {**team.memory_declared(record), "updated_at": now, "status": "active", "archived_at": None}
     if known is not None:

@@ -89,7 +89,6 @@ def run_enable(args: argparse.Namespace) -> int:
 
 
 def _replay(where: Any, name: str, args: argparse.Namespace, notes: Any) -> dict[str, Any]:
-
     with Progress(shown=not args.json) as progress:
         return replay.of_pack(where, name, notes, progress)
 

@@ -41,7 +41,6 @@ def _options(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-
     written = write(database.of(args), database.notes(), days=args.days, out=args.out, options=_options(args))
     render.say(
         f"Wrote {written.path}"

@@ -66,7 +66,6 @@ def run_mute(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-
     result = team_check.check()
     render.emit_json(result) if args.json else render.say(api.checked(result))
     return 0 if result["ok"] else 1

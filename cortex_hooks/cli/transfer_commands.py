@@ -104,14 +104,12 @@ def _read(file: str) -> bytes:
 
 
 def _import_hookify(args: argparse.Namespace) -> int:
-
     result = hookify.import_rules(database.of(args), args.file, database.notes())
     render.emit_json(result) if args.json else render.say(hookify.imported(result))
     return 0
 
 
 def _import_cortex(args: argparse.Namespace) -> int:
-
     result = cortex_import.import_database(
         database.of(args), args.file, database.notes(), dry_run=args.dry_run
     )

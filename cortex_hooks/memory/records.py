@@ -103,7 +103,6 @@ class Memory(BaseModel):
 
     @classmethod
     def from_row(cls, row: memory_rows.Memory, scope: str, max_in_degree: int) -> Memory:
-
         values = row._asdict()
         for derived in ("confirmed_at", "in_degree", "base_confidence", "lifecycle_due"):
             del values[derived]

@@ -134,7 +134,6 @@ def agents_transcripts(project: str) -> list[str]:
 
 
 def _codex_cwd_in(path: str, root: str) -> bool:
-
     try:
         with open(path, "rb") as stream:
             first = json.loads(stream.readline(1 << 16))

@@ -115,7 +115,6 @@ def _cards(report: values.Report) -> str:
 
 
 def _charts_off() -> str:
-
     return (
         '<p class="charts-off">Charts are drawn when the report extra is installed: '
         f"<code>{html.escape(EXTRA)}</code>. Everything else is here as tables.</p>"
