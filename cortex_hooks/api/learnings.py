@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from contextlib import closing
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from cortex_hooks import clock, confidence, stored
 from cortex_hooks.api import databases as db
@@ -22,9 +22,6 @@ from cortex_hooks.store import kinds, outcomes
 from cortex_hooks.store import learnings as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.validation import validated
-
-if TYPE_CHECKING:
-    from cortex_hooks.guard.learning_records import Learning
 
 CHANGES = ("pin", "unpin", "keep", "archive", "restore")
 

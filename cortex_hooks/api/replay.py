@@ -36,9 +36,8 @@ from cortex_hooks.store import scratch
 from cortex_hooks.transcripts import call_log
 
 if TYPE_CHECKING:
-    from cortex_hooks.api.capture import Answer
     from cortex_hooks.guard.learning_records import LearningFields
-    from cortex_hooks.replay.tally import Key, Tally
+    from cortex_hooks.replay.tally import Key
 
 COUNTS = {"deny": "denied", "ask": "asked", "rewrite": "rewritten", "warn": "warned"}
 # What the calls got; a call nothing stops is counted as "none", the word replay's JSON had
