@@ -51,9 +51,9 @@ def regex_matches(pattern: str, text: str) -> bool:
 
 
 def is_candidate(pattern: str, target: str, fragments: list[str], tool: str = "Write") -> bool:
-    """The way PreToolUse looks a learning up — `present` key by key, and for a short text its
-    grams too, which must agree (longer texts are never cut into grams: judging.in_force) — then
-    the check of all its required literals before the regex is compiled."""
+    """The way PreToolUse looks a learning up — by grams for a text up to SCAN_ABOVE, key by
+    key (`present`) beyond it (judging.in_force); on a short text both are asked and must agree —
+    then the check of all its required literals before the regex is compiled."""
     letter, looked = prefilter.lookup(target, tool, fragments)
     stored = [key for key in prefilter.keys(pattern, target) if key[0] == letter]
     by_scan = any(prefilter.present(key, looked) for key in stored)
