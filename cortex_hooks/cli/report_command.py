@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import shlex
+import webbrowser
 from typing import Any
 
 from cortex_hooks.api.report import write
@@ -52,7 +53,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _open(path: str) -> None:
-    import webbrowser  # noqa: PLC0415 (only to open the report: it starts a browser lookup)
-
     if not webbrowser.open(pathlib.Path(path).resolve().as_uri()):
         render.note(f"no web browser to open: open {path} yourself")
