@@ -15,6 +15,8 @@ DIRECTORY = ".cortex"
 FILENAME = "cortex.db"
 CONFIG_FILENAME = "config.toml"
 GLOBAL_DATABASE = os.path.join("~", ".claude", "memory", "cortex-global.db")  # docs/guide/scopes.md
+TEAM_FOLDER, TEAM_NAME = ".claude", "cortex-team.jsonl"  # the team file (docs/guide/team.md), in a project
+ABSENT = "absent"  # the stat of a file that is not there (nor ever was, for a database)
 
 # Words the name of every place the guard keeps holds (guard.selfguard.protected). A database given by
 # CORTEX_DB or CORTEX_GLOBAL_DB adds its file name and its folder (names_own_place).
@@ -275,6 +277,10 @@ def config_for(database: str, notes: Notes | None = None) -> Config:
     return config_file.load(path, notes)
 
 
+def team_path(project: str) -> str:
+    return os.path.join(project, TEAM_FOLDER, TEAM_NAME)
+
+
 def pending_path(database: str) -> str:
     """Where writes a hook could not make under another process's lock wait (store.pending)."""
     return database + ".pending"
@@ -284,22 +290,38 @@ def keeper_folder(database: str) -> str:
     """Where the keeper keeps its copy of a database's guard: a folder of the user's
     state, outside every project (no git command there reaches it), named by the database's
     real path: CORTEX_STATE_DIR, else $XDG_STATE_HOME/cortex-hooks, else ~/.local/state/cortex-hooks.
-    (A readable name and a CRC of the whole path; `hashlib` would cost every tool call 10 ms.)"""
+    (A readable name and the CRC-32 of the whole path.)"""
     root = os.environ.get("CORTEX_STATE_DIR") or os.path.join(
         os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state"),
         "cortex-hooks",
     )
     name = _KEPT.get(database)
     if name is None:
-        import zlib
-
         real = os.path.realpath(database)
         readable = "".join(char if char.isalnum() else "-" for char in real)[-80:]
-        name = _KEPT[database] = f"{readable}-{zlib.crc32(real.encode('utf-8', 'surrogateescape')):08x}"
+        name = _KEPT[database] = f"{readable}-{crc32(real.encode('utf-8', 'surrogateescape')):08x}"
     return os.path.join(root, "keep", name)
 
 
 _KEPT: dict[str, str] = {}  # each database's folder name, worked out once per process
+
+
+def crc32(data: bytes) -> int:
+    """`zlib.crc32(data)`, four bits at a time: for a path, cheaper than loading `zlib` (a shared
+    library, ~0.3 ms of every tool call; `hashlib` would cost 10 ms)."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        crc = (crc >> 4) ^ _CRC_NIBBLES[crc & 15]
+        crc = (crc >> 4) ^ _CRC_NIBBLES[crc & 15]
+    return crc ^ 0xFFFFFFFF
+
+
+# CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) of each four-bit value
+_CRC_NIBBLES = (
+    *(0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158, 0x5005713C),
+    *(0xEDB88320, 0xF00F9344, 0xD6D6A3E8, 0xCB61B38C, 0x9B64C2B0, 0x86D3D2D4, 0xA00AE278, 0xBDBDF21C),
+)
 
 
 def guard_path(database: str) -> str:

@@ -22,6 +22,15 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 
+def fingerprint(path: str) -> list[int] | None:
+    """What says a file changed: its inode, size and modification time (None: there is none)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [found.st_ino, found.st_size, found.st_mtime_ns]
+
+
 def open_regular(path: str) -> BinaryIO:
     """The file at path opened for binary reading; OSError when it is not a regular file
     (or cannot be opened), ValueError for a path open() refuses (a NUL byte)."""

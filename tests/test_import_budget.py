@@ -33,7 +33,6 @@ NO_MATCH = {
     "cortex_hooks.guard.judge",
     "cortex_hooks.guard.matching",
     "cortex_hooks.guard.prefilter",
-    "cortex_hooks.guard.team_path",
     "cortex_hooks.hooks",
     "cortex_hooks.hooks.pipeline",
     "cortex_hooks.hooks.pre_tool_use",
@@ -56,11 +55,13 @@ NO_MATCH = {
 }
 # Never on that path: validation, the regex engine (the stored keys decide first), processes,
 # temporary files, the answer texts, the redactor; nor `typing` (2.3 ms: records are
-# cortex_hooks.frozen's, annotations under TYPE_CHECKING).
+# cortex_hooks.frozen's, annotations under TYPE_CHECKING), nor `zlib` (a shared library, 0.3 ms:
+# the keeper's folder is named by location.crc32).
 NEVER = (
     "pydantic",
     "typing",
     "regex",
+    "zlib",
     "subprocess",
     "tempfile",
     "cortex_hooks.redact",
@@ -102,6 +103,19 @@ def test_a_call_that_matches_nothing_loads_the_listed_modules_and_no_other(db: P
     modules = loaded(command, db)
     assert not [name for name in modules if name.split(".")[0] in NEVER or name in NEVER]
     assert modules == NO_MATCH, (sorted(modules - NO_MATCH), sorted(NO_MATCH - modules))
+
+
+def test_a_kept_database_whose_watched_files_are_unchanged_loads_no_more(db: Path) -> None:
+    """Installed, the keeper watches the settings and config files: a call stats them and reads
+    nothing more (keeper.watched_files only once one changed)."""
+    (Path.cwd() / ".git").mkdir(exist_ok=True)
+    cli_json("install")
+    modules = loaded("ls -la", db)
+    assert modules == NO_MATCH, (sorted(modules - NO_MATCH), sorted(NO_MATCH - modules))
+    settings = Path.cwd() / ".claude" / "settings.local.json"
+    settings.write_text(settings.read_text() if settings.exists() else "{}\n")  # a new mtime
+    os.utime(settings, ns=(0, 0))
+    assert "cortex_hooks.keeper.watched_files" in loaded("ls -la", db, answer="")
 
 
 def test_a_match_loads_more_than_the_budget(db: Path) -> None:

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,21 @@ def folder(db: Path) -> Path:
     from cortex_hooks import location
 
     return Path(location.keeper_folder(str(db)))
+
+
+def test_the_keepers_folder_is_named_as_earlier_versions_named_it(db: Path, tmp_path: Path) -> None:
+    """The folder's name ends in the CRC-32 of the database's real path (`zlib.crc32`, which
+    earlier versions called): a database they kept finds its copy; the CRC itself, on any bytes."""
+    from cortex_hooks import location
+
+    linked = tmp_path / "linked.db"
+    linked.symlink_to(db)
+    real = os.path.realpath(db).encode()
+    assert location.keeper_folder(str(linked)).endswith(f"-{zlib.crc32(real):08x}")
+    for size in (0, 1, 3, 4, 5, 64, 255, 1000):
+        data = os.urandom(size)
+        assert location.crc32(data) == zlib.crc32(data), data
+    assert location.crc32(b"\xff" * 300) == zlib.crc32(b"\xff" * 300)
 
 
 def test_install_keeps_the_database_outside_the_project(project: Path, db: Path) -> None:

@@ -50,6 +50,21 @@ def test_tool_accepts_follows_claude_code_matchers(matcher: str, tool: str, acce
     assert matching.tool_accepts(matcher, tool) is accepts
 
 
+def test_a_literal_followed_by_any_text_is_judged_as_the_regex_would() -> None:
+    """`mcp__github__.*` is answered without compiling it: the same answer as a regex search."""
+    import random
+    import re
+
+    rng = random.Random(7)
+    alphabet = "ab_-1Z"
+    for _ in range(2000):
+        literal = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))
+        tool = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert matching.tool_accepts(literal + ".*", tool) is (re.search(literal + ".*", tool) is not None)
+    assert matching.tool_accepts("mcp__git-hub__.*", "mcp__git-hub__push") is True
+    assert matching.tool_accepts("jira__.*", "mcp__github__push") is False
+
+
 def test_an_invalid_regex_matcher_is_refused_when_saved() -> None:
     with pytest.raises(CortexError, match="not a valid regex") as raised:
         matching.check_tool_matcher("Bash(")

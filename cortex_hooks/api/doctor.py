@@ -16,7 +16,7 @@ import stat
 from contextlib import closing
 
 from cortex_hooks import config_file, location, log
-from cortex_hooks.api import packs, team, team_file, team_read
+from cortex_hooks.api import packs, team, team_read
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.capture import health
 from cortex_hooks.config import DEFAULT, Config
@@ -92,7 +92,7 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (docs/guide/team.md), when there is one: its bad lines named, whether it is trusted."""
 
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     if not os.path.lexists(path):
         return
     records, problems = team.parsed(project)

@@ -26,7 +26,7 @@ from cortex_hooks.store import team as store
 from cortex_hooks.store.connection import Transaction
 from cortex_hooks.stored.team_rows import TeamFile, TeamListing
 
-SHOWN_PATH = f"{team.FOLDER}/{team.NAME}"
+SHOWN_PATH = f"{location.TEAM_FOLDER}/{location.TEAM_NAME}"
 
 
 def _project(databases: Databases) -> Databases:
@@ -39,7 +39,7 @@ def listing(databases: Databases, notes: Notes) -> dict[str, Any]:
     """The file's entries, what each declares and what is in force here, its trust and problems."""
     project = location.project_root()
     connection = db.for_reading(_project(databases))
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     if connection is None:  # reading never creates a database: the file as it is, nothing trusted
         records, problems = parsed(project)
         entries = [_declared(record) for record in records]
@@ -97,7 +97,7 @@ def parsed(project: str) -> tuple[list[shared_format.Entry], list[str]]:
     records: list[shared_format.Entry] = []
     seen: dict[str, int] = {}
     for line in lines:
-        where = f"{team.NAME} line {line.number}"
+        where = f"{location.TEAM_NAME} line {line.number}"
         if line.text is None:
             problems.append(f"{where}: not UTF-8 text")
             continue
@@ -118,7 +118,7 @@ def trust(databases: Databases, notes: Notes) -> dict[str, Any]:
     """Accept the team file as it is now (its digest, as direnv's `allow`): its blocks, asks and
     rewrites take effect here; a changed file needs trusting again."""
     project = location.project_root()
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     if not os.path.lexists(path):
         raise CortexError(f"no team file at {path} (cortex-hooks team add ID --from N writes one)", USAGE)
     with closing(db.for_writing(_project(databases), notes)) as connection:
@@ -165,7 +165,7 @@ def add(databases: Databases, team_id: str, learning_id: int, notes: Notes) -> d
         shown = sanitize.line(team_id, 80)
         raise CortexError(f"{shown!r} is no team id: a slug like `acme:no-force-push`", USAGE)
     project = location.project_root()
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     unknown = CortexError(f"no learning #{learning_id} in this project's database", USAGE)
     connection = db.for_changing(_project(databases), unknown)
     with closing(connection):
@@ -237,7 +237,7 @@ def _record(row: stored.Learning, team_id: str, learning_id: int) -> shared_form
 
 def _write(project: str, text: str) -> None:
     """The team file replaced whole (a reader never sees half of it)."""
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     try:

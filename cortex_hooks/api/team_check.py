@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from cortex_hooks import location
-from cortex_hooks.api import team_file, team_read
+from cortex_hooks.api import team_read
 from cortex_hooks.capture.regex_synthesis import benign
 from cortex_hooks.config import DEFAULT
 from cortex_hooks.guard import matching, team_rules, unmatchable
@@ -23,7 +23,7 @@ BENIGN_TIMEOUT = 0.05  # seconds per benign command: an honest regex decides in 
 def check() -> dict[str, Any]:
     """The file's path, how many entries validate, and every problem found (empty: it passes)."""
     project = location.project_root()
-    path = team_file.path_in(project)
+    path = location.team_path(project)
     loaded = team_read.load(project)
     problems = list(loaded.problems)
     if loaded.data is None:
@@ -37,23 +37,23 @@ def check() -> dict[str, Any]:
         )
     if data.startswith(team_rules.BOM):
         problems.append(
-            f"{team_rules.NAME}: starts with a byte-order mark (BOM): save it as UTF-8 without one"
+            f"{location.TEAM_NAME}: starts with a byte-order mark (BOM): save it as UTF-8 without one"
         )
         data = data[len(team_rules.BOM) :]
     crlf = data.count(b"\r\n")
     if crlf:
-        problems.append(f"{team_rules.NAME}: {crlf} lines end with CR LF: use LF line ends")
+        problems.append(f"{location.TEAM_NAME}: {crlf} lines end with CR LF: use LF line ends")
         data = data.replace(b"\r\n", b"\n")
     text = data.decode("utf-8", "replace")
-    records, said = shared_format.problems(text, team_rules.NAME, memories=True)
+    records, said = shared_format.problems(text, location.TEAM_NAME, memories=True)
     problems += said
     numbers = _numbers(text)
     learnings = [record for record in records if isinstance(record, shared_format.SharedLearning)]
     for record in learnings:
-        where = f"{team_rules.NAME} line {numbers.get(record.id, '?')}"
+        where = f"{location.TEAM_NAME} line {numbers.get(record.id, '?')}"
         problems += [f"{where}: {problem}" for problem in _learning_problems(record)]
     for failure in proof.given(learnings, "team", DEFAULT):  # each line's examples, through the judge
-        where = f"{team_rules.NAME} line {numbers.get(failure.rule, '?')}"
+        where = f"{location.TEAM_NAME} line {numbers.get(failure.rule, '?')}"
         problems.append(f"{where}: examples: {str(failure).removeprefix(f'{failure.rule}: ')}")
     return {"path": path, "entries": len(records), "problems": problems, "ok": not problems}
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks.guard.team_path import ABSENT, FOLDER, NAME, path_in
+from cortex_hooks import location
+from cortex_hooks.location import ABSENT, TEAM_FOLDER, TEAM_NAME
 from cortex_hooks.store import team_stat
-
-__all__ = ["path_in"]  # and the functions below
 
 
 def stat_of(path: str) -> str:
@@ -29,10 +28,9 @@ def refresh(connection: sqlite3.Connection, project: str, database: str, *, take
     changed is read in only when the change is `taken` (the person's `team trust`, `team add`):
     until then its trusted rules stay in force as they were (an edit cannot weaken:
     docs/internals/integrity.md)."""
-    current = stat_of(path_in(project))
+    current = stat_of(location.team_path(project))
     if current == team_stat.stat(connection) and not taken:
         return []
-    from cortex_hooks import location
     from cortex_hooks.api.team_read import read_in
     from cortex_hooks.store.connection import locked
 
@@ -40,5 +38,5 @@ def refresh(connection: sqlite3.Connection, project: str, database: str, *, take
         return read_in(connection, project, location.config_for(database).policy.start, current, taken=taken)
     except sqlite3.Error as error:  # the other learnings still decide: never a reason to fail
         if locked(error):
-            return [f"{FOLDER}/{NAME} changed; not read yet: the database is busy"]
-        return [f"{FOLDER}/{NAME} changed; not read: {error}"]
+            return [f"{TEAM_FOLDER}/{TEAM_NAME} changed; not read yet: the database is busy"]
+        return [f"{TEAM_FOLDER}/{TEAM_NAME} changed; not read: {error}"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks.guard.team_path import path_in
-from cortex_hooks.guard.team_rules import FOLDER, NAME
+from cortex_hooks import location
+from cortex_hooks.location import TEAM_FOLDER, TEAM_NAME
 from cortex_hooks.store import team as store
 
 TYPE_CHECKING = False
@@ -40,19 +40,19 @@ def load(project: str) -> Loaded:
     from cortex_hooks.guard.team_rules import MAX_BYTES
     from cortex_hooks.regular_file import open_regular
 
-    path = path_in(project)
+    path = location.team_path(project)
     if not os.path.lexists(path):
         return Loaded(None, [])
     inside = os.path.realpath(project)
     real = os.path.realpath(path)
     if os.path.commonpath([inside, real]) != inside:
-        return Loaded(None, [f"{FOLDER}/{NAME} leads out of the project (to {real}): not read"])
+        return Loaded(None, [f"{TEAM_FOLDER}/{TEAM_NAME} leads out of the project (to {real}): not read"])
     try:
         with open_regular(path) as stream:
             data = stream.read(MAX_BYTES + 1)
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        return Loaded(None, [f"{FOLDER}/{NAME} cannot be read ({reason}): not read"])
+        return Loaded(None, [f"{TEAM_FOLDER}/{TEAM_NAME} cannot be read ({reason}): not read"])
     return Loaded(data[:MAX_BYTES], [], cut=len(data) > MAX_BYTES)
 
 
@@ -82,7 +82,7 @@ def read_in(
         by_line = {row.line: entry_id for entry_id, row in entries.items() if row.line}
         seen: dict[str, int] = {}
         for line in lines:
-            where = f"{NAME} line {line.number}"
+            where = f"{TEAM_NAME} line {line.number}"
             known = by_line.get(line.digest)
             if known is not None and known not in seen:
                 seen[known] = line.number  # the same line as before: nothing to validate
@@ -107,7 +107,7 @@ def read_in(
 
 
 HELD = (
-    f"{FOLDER}/{NAME} changed since it was trusted: its trusted rules stay in force as they were; "
+    f"{TEAM_FOLDER}/{TEAM_NAME} changed since it was trusted: its trusted rules stay in force as they were; "
     "the new text is read once the person runs `cortex-hooks team trust` (after reading the change)"
 )
 

@@ -52,6 +52,7 @@ def kind_of(tool_name: str) -> str | None:
 # `|` or `,`; anything else is an unanchored, case-sensitive regular expression. (A set, not a
 # compiled pattern: compiling one at import would cost every PreToolUse call.)
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_- ,|")
+_LITERAL_CHARACTERS = _NAME_CHARACTERS - frozenset(" ,|")  # each stands for itself in a regex
 
 _CONTENT_FIELD = {
     "Bash": "command",
@@ -74,6 +75,8 @@ def tool_accepts(matcher: str, tool_name: str) -> bool:
     if _NAME_CHARACTERS.issuperset(matcher):
         names = {name.strip() for name in matcher.replace(",", "|").split("|")}
         return tool_name in names or (not names.isdisjoint(KIND_NAMES) and kind_of(tool_name) in names)
+    if matcher.endswith(".*") and _LITERAL_CHARACTERS.issuperset(matcher[:-2]):
+        return matcher[:-2] in tool_name  # `mcp__github__.*` searched for: no pattern compiled
     try:
         return re.search(matcher, tool_name) is not None
     except re.error:

@@ -10,14 +10,13 @@ database, pack `team`): a learning of the project or global scope is never chang
 
 from __future__ import annotations
 
-from cortex_hooks.guard.team_path import FOLDER, NAME
+from cortex_hooks.location import TEAM_FOLDER, TEAM_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["FOLDER", "NAME"]  # and the rest below
 PACK = "team"  # the `pack` of a team learning's row (no shipped pack has this name)
 MAX_BYTES = 1 << 20  # read at most this much of the file (a 1,000-line file is ~400 KB)
 MAX_LINES = 2_000  # and at most this many lines of it
@@ -131,6 +130,6 @@ def waiting_line(counted: dict[str, int]) -> str | None:
     if not acting:
         return None
     return (
-        f"cortex-hooks: the team file {FOLDER}/{NAME} is not trusted here, so what it declares "
+        f"cortex-hooks: the team file {TEAM_FOLDER}/{TEAM_NAME} is not trusted here, so what it declares "
         f"({', '.join(acting)}) only warns: review it, then run `cortex-hooks team trust`."
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks import location
+from cortex_hooks import location, regular_file
 from cortex_hooks.store import keeper
 
 TYPE_CHECKING = False
@@ -75,12 +75,12 @@ def _settled(scope: Scope) -> None:
 
 
 def _files(folder: str, database: str, watched: dict[str, object]) -> None:
-    from cortex_hooks.keeper import watched_files
-
     changed = False
     for path, entry in list(watched.items()):
-        if not isinstance(entry, dict) or watched_files.fingerprint(path) == entry.get("fingerprint"):
+        if not isinstance(entry, dict) or regular_file.fingerprint(path) == entry.get("fingerprint"):
             continue
+        from cortex_hooks.keeper import watched_files  # a file changed: rare, and only then
+
         watched[path], said = watched_files.checked(folder, path, entry)
         changed = True
         if said is not None:

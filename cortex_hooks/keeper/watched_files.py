@@ -28,15 +28,6 @@ LIMIT = 1 << 20  # bytes of a watched file read: a larger one is not ours to rea
 _REACHING = ("CLAUDE_CONFIG_DIR", "HOME", "XDG_STATE_HOME")
 
 
-def fingerprint(path: str) -> list[int] | None:
-    """A file's inode, size and modification time (None: there is none)."""
-    try:
-        found = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [found.st_ino, found.st_size, found.st_mtime_ns]
-
-
 def text_of(path: str) -> str | None:
     """A watched file's text (None: no file, or none that can be read as a small text file)."""
     try:
@@ -56,13 +47,13 @@ def keep(folder: str, path: str, kind: str) -> dict[str, Any]:
             os.remove(copy)
     else:
         regular_file.write_whole(copy, text.encode("utf-8"), mode=0o600)
-    return {"kind": kind, "copy": name, "fingerprint": fingerprint(path)}
+    return {"kind": kind, "copy": name, "fingerprint": regular_file.fingerprint(path)}
 
 
 def checked(folder: str, path: str, entry: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """A watched file against its copy: its new ledger entry, and what was put back (None: it
     had not changed, or changed without weakening the guard, and its copy follows it)."""
-    if fingerprint(path) == entry.get("fingerprint"):
+    if regular_file.fingerprint(path) == entry.get("fingerprint"):
         return entry, None
     kind = str(entry.get("kind"))
     copy = os.path.join(folder, FILES, str(entry.get("copy")))

@@ -7,7 +7,7 @@ import json
 import sqlite3
 
 from cortex_hooks import stored
-from cortex_hooks.guard.team_path import ABSENT
+from cortex_hooks.location import ABSENT
 from cortex_hooks.store.team_stat import stat
 from cortex_hooks.stored.team_rows import TeamEntry, TeamFile, TeamListing
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from cortex_hooks.guard.team_path import ABSENT
+from cortex_hooks.location import ABSENT
 
 
 def stat(connection: sqlite3.Connection) -> str:

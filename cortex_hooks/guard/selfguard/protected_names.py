@@ -3,14 +3,14 @@ them (selfguard.protected uses them; so does selfguard.reach, which selfguard.pr
 
 from __future__ import annotations
 
-from cortex_hooks.guard import team_path
+from cortex_hooks import location
 
 FOLDER = ".cortex"
 DATABASE_NAME = "cortex.db"
 CONFIG_NAME = "config.toml"
 SETTINGS_FOLDER = ".claude"
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
-TEAM_NAME = team_path.NAME  # the team file, beside the settings files
+TEAM_NAME = location.TEAM_NAME  # the team file, beside the settings files
 # The other agents' own settings and hook files (docs/guide/agents/), protected as Claude Code's settings
 # files are: by name wherever they lie, as (folder, file); any `.json` in a hooks folder of
 # GitHub's (Copilot CLI's repository hooks, and the cloud agent's) or of Copilot's user folder.
