@@ -165,6 +165,23 @@ def test_a_warn_only_match_leaves_the_guard_file_as_it_is(db: Path) -> None:
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not rewritten
 
 
+def test_a_deny_at_the_ceiling_leaves_the_guard_file_as_it_is(db: Path) -> None:
+    """The file holds the confidence: a boost that cannot raise it (at the ceiling, 0.90) changes
+    nothing the file holds, so it is not written again; the boost that raised it was."""
+    learning = cli_json("add", "--anti-pattern", "a", "--correct", "b", "--regex", "aaa", "--auto-block")[
+        "id"
+    ]
+    cli_json("update", str(learning), "--confidence", "0.85")
+    assert decision(run(PRE, stdin=bash("aaa"))) == "deny"
+    assert guard(db) == [(learning, 90)]  # raised to the ceiling: written
+    before = os.stat(f"{db}.guard")
+    assert decision(run(PRE, stdin=bash("aaa"))) == "deny"
+    after = os.stat(f"{db}.guard")
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not rewritten
+    assert guard(db) == [(learning, 90)]
+    assert [(row["confidence"], row["access_count"]) for row in cli_json("list")] == [(0.9, 2)]
+
+
 def test_parallel_writers_leave_the_guard_file_of_the_last_commit(db: Path) -> None:
     cli_json("add", "--anti-pattern", "seed", "--correct", "x", "--no-regex")
 

@@ -5,15 +5,15 @@ Another process can hold a database in `PRAGMA locking_mode=EXCLUSIVE`; under WA
 connection can then even read it, and PreToolUse, unable to read a learning, would let every
 call through. So the active learnings with a regex that block, ask or rewrite (docs/guide/actions.md) — their
 texts, matchers, actions, rewrites and confidences — are also kept as JSON beside the database.
-A change that touches them marks `guard_state` (triggers on `learning`; the store's boosts,
-decays and confidence writes); the write transaction that made it counts a new version as it
-commits, and then rewrites the file from what is committed, whole (a temporary file and a
-rename) and private (0600), outside the write lock: no other writer waits for it. Only
-PreToolUse reads the file, and only for a database it cannot read: no other path pays.
+A change that touches them marks `guard_state` (triggers on `learning`; the store's boosts
+that raise a confidence, decays and confidence writes); the write transaction that made it
+counts a new version as it commits, and then rewrites the file from what is committed, whole (a
+temporary file and a rename) and private (0600), outside the write lock: no other writer waits
+for it. Only PreToolUse reads the file, and only for a database it cannot read: no other path pays.
 
-What it can miss, and it is said in docs/internals/guarantees.md: a confidence edited by hand in the `sqlite3`
-shell is in the file only after the next change of ours (a boost, a session end); writes still
-pending (store.pending) are counted as boosts only.
+What it can miss, and it is said in docs/internals/guarantees.md: a confidence edited by hand in
+the `sqlite3` shell is in the file only after the next change of ours (a boost that raises it, a
+session end); writes still pending (store.pending) are counted as boosts only.
 """
 
 from __future__ import annotations

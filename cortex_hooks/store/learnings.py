@@ -288,19 +288,21 @@ def record_matches(
            WHERE id IN (SELECT value FROM json_each(:ids)) AND archived_at IS NULL""",
         parameters,
     )
-    connection.execute(
+    raised = connection.execute(
         """UPDATE learning_confidence SET confidence = boosted(confidence)
-           WHERE learning_id IN (SELECT value FROM json_each(:ids))""",
+           WHERE learning_id IN (SELECT value FROM json_each(:ids)) AND boosted(confidence) != confidence
+           RETURNING learning_id""",
         parameters,
-    )
+    ).fetchall()
     history.record_matches(connection, ids, answers, history.day_of(now))
     if call is not None:
         said = answers or {}
         verdicts = [(i, said.get(i, "warn")) for i in dict.fromkeys(ids)]
         history.keep_calls(connection, verdicts, call[0], call[1], now)
-    from cortex_hooks.store import guard_file  # a match: past the hot path's no-match end
+    if raised:  # a confidence at its ceiling stays: the guard file holds it already
+        from cortex_hooks.store import guard_file  # a match: past the hot path's no-match end
 
-    guard_file.mark(connection, only_blocking=parameters["ids"])
+        guard_file.mark(connection, only_blocking=json.dumps([row[0] for row in raised]))
 
 
 def decay_all(connection: sqlite3.Connection, policy: Policy, now: str) -> int:
