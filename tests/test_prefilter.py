@@ -295,6 +295,15 @@ def test_a_literal_key_is_a_rare_gram_of_the_required_text() -> None:
     assert loose[2:] in "droptable"
 
 
+def test_of_clauses_alike_the_key_comes_from_the_rarest() -> None:
+    """Learnings that share a prefix (`git push`) and differ in a name: each is keyed by its name,
+    so a call with the prefix alone does not make every one of them a candidate."""
+    assert prefilter.keys(r"git push\s.*release-927", "input") == ["i=-927"]
+    assert prefilter.keys(r"release-927.*\sgit push", "input") == ["i=-927"]  # whatever the order
+    assert not is_candidate(r"git push\s.*release-927", "content", ["git push --force origin main"])
+    assert is_candidate(r"git push\s.*release-927", "content", ["git push origin release-927"])
+
+
 def test_alternatives_each_give_a_key() -> None:
     found = [key for key in prefilter.keys("(?:curl|wget) ", "content") if key[0] == "c"]
     assert len(found) >= 2 or found == ["c= "]

@@ -248,7 +248,11 @@ def present(key: str, fragments: Iterable[str]) -> bool:
 def _rarest(literal: str) -> str:
     size = min(GRAM, len(literal))
     grams = [literal[i : i + size] for i in range(len(literal) - size + 1)]
-    return max(grams, key=lambda gram: sum(char not in _COMMON for char in gram))
+    return max(grams, key=_uncommon)
+
+
+def _uncommon(gram: str) -> int:
+    return sum(char not in _COMMON for char in gram)
 
 
 def requirements(pattern: str | None) -> list[Clause] | None:
@@ -337,6 +341,11 @@ def _item(op: object, argument: Any, folded: bool) -> list[Clause]:
     return []
 
 
-def _quality(needles: Clause) -> tuple[int, int]:
-    """Longer shortest literal first (up to a full gram), then fewer alternatives."""
-    return (min(min(len(text), GRAM) for text, _ in needles), -len(needles))
+def _quality(needles: Clause) -> tuple[int, int, int]:
+    """Longer shortest literal first (up to a full gram), then fewer alternatives, then rarer
+    keys: of `git push --force …-927`, the key is `-927`, which few commands hold, not `git `."""
+    return (
+        min(min(len(text), GRAM) for text, _ in needles),
+        -len(needles),
+        min(_uncommon(_rarest(text)) for text, _ in needles),
+    )
