@@ -104,6 +104,16 @@ def _restore(source: str, target: str) -> None:
             writing.write(chunk)
 
 
+def _settled(database: str) -> None:
+    """Wait for the capture worker a SessionEnd of the run before left at work on this database (it
+    holds the database's capture lock, cortex_hooks.capture.worker): the next run is neither timed
+    beside it nor given a database it is still writing."""
+    import fcntl
+
+    with open(database + ".capture.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+
+
 def measure(plan_path: str, result_path: str) -> int:
     """Run every case of a plan in alternation with the baseline; write the raw results."""
     import shutil
@@ -120,9 +130,11 @@ def measure(plan_path: str, result_path: str) -> int:
         outputs: list[dict[str, Any]] = []
         for number in range(runs + 1):  # run 0 is the warm-up: checked, not timed
             if case.get("fresh"):  # every run starts from the same database (outside the timing)
+                _settled(case["database"])
                 _restore(case["fresh"], case["database"])
-                shutil.rmtree(case["kept"])  # and the keeper's state of it: else each run would
-                shutil.copytree(case["fresh"] + ".kept", case["kept"])  # find it changed by another
+                shutil.rmtree(case["kept"], ignore_errors=True)  # and the keeper's state of it: else
+                # each run would find it changed by another
+                shutil.copytree(case["fresh"] + ".kept", case["kept"], dirs_exist_ok=True)
             payload = case["payload"].replace("@SESSION@", f"bench-{os.getpid()}-{number:04d}")
             with open(stdin, "w", encoding="utf-8") as stream:
                 stream.write(payload)
