@@ -343,7 +343,7 @@ def _item(op: object, argument: Any, folded: bool) -> list[Clause]:
 
 def _quality(needles: Clause) -> tuple[int, int, int]:
     """Longer shortest literal first (up to a full gram), then fewer alternatives, then rarer
-    keys: of `git push --force …-927`, the key is `-927`, which few commands hold, not `git `."""
+    keys: `git push\\s.*release-927` is keyed `-927`, which few commands hold, not `git `."""
     return (
         min(min(len(text), GRAM) for text, _ in needles),
         -len(needles),
