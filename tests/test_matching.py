@@ -65,6 +65,26 @@ def test_a_literal_followed_by_any_text_is_judged_as_the_regex_would() -> None:
     assert matching.tool_accepts("jira__.*", "mcp__github__push") is False
 
 
+def test_a_bash_command_is_searched_by_the_literals_stored_with_the_learning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The judge hands over the literals saved with a learning: its pattern is not parsed again at
+    a deny, and the answers are those of the pattern parsed."""
+    from cortex_hooks.guard import prefilter
+    from cortex_hooks.guard.shell.bash_command import BashCommand
+
+    pattern = r"(?i)git\s+push\s+(-f|--force)\b"
+    stored = prefilter.literals(pattern)
+    assert stored is not None
+    commands = ["git status && GIT PUSH --force origin", "echo 'git push --force' | cat", "ls", "git push -f"]
+    parsed = [matching.where(pattern, BashCommand(command), 1.0, 0.0) for command in commands]
+    assert parsed == [1, None, None, 0]
+    monkeypatch.setattr(
+        prefilter, "requirements", lambda pattern: pytest.fail("the pattern was parsed again")
+    )
+    assert [matching.where(pattern, BashCommand(command), 1.0, 0.0, stored) for command in commands] == parsed
+
+
 def test_an_invalid_regex_matcher_is_refused_when_saved() -> None:
     with pytest.raises(CortexError, match="not a valid regex") as raised:
         matching.check_tool_matcher("Bash(")

@@ -73,13 +73,16 @@ class Call:
             found = self._subjects[target] = matching.subject(target, self.tool, self.texts(target))
         return found
 
-    def where(self, pattern: str, target: str, timeouts: tuple[float, float]) -> int | None:
+    def where(
+        self, pattern: str, target: str, timeouts: tuple[float, float], literals: str | None = None
+    ) -> int | None:
         """The index of the text (or simple command) the pattern matches in, None when it does not;
-        matching.Unusable when it cannot decide. Searched once per pattern and target."""
+        matching.Unusable when it cannot decide. Searched once per pattern and target. `literals`:
+        the pattern's, as stored with its learning (they spare parsing it)."""
         key = (pattern, target, timeouts)
         if key not in self._found:
             try:
-                self._found[key] = matching.where(pattern, self.subject(target), *timeouts)
+                self._found[key] = matching.where(pattern, self.subject(target), *timeouts, literals)
             except matching.Unusable as error:
                 self._found[key] = error
         found = self._found[key]

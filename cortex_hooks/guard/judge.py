@@ -127,7 +127,7 @@ def judge(call: Call, rules: Rules, *, rewrites: bool = True) -> Judgment:
     for candidate in rules.candidates(call):
         row = candidate.row
         try:
-            where = call.where(row.regex, row.target, candidate.timeouts)
+            where = call.where(row.regex, row.target, candidate.timeouts, row.literals)
         except Unusable as error:
             named = "global learning" if candidate.scope == "global" else "learning"
             rules.problems.append(f"{named} #{row.id} skipped: {error.message}")

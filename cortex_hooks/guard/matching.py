@@ -258,11 +258,16 @@ def evaluate(
 
 
 def where(
-    pattern: str, texts: list[str] | BashCommand, base_timeout: float, timeout_per_mib: float
+    pattern: str,
+    texts: list[str] | BashCommand,
+    base_timeout: float,
+    timeout_per_mib: float,
+    literals: str | None = None,
 ) -> int | None:
     """The index of the text (or of the Bash command's simple command) the regex matches, or
     None: compiled, then searched under the timeout; Unusable when it cannot decide (the
-    learning is then skipped, and the others still decide)."""
+    learning is then skipped, and the others still decide). `literals`: the pattern's, as stored
+    with its learning (bash_command.locate)."""
     try:
         compiled = compile_pattern(pattern)
     except CortexError as error:
@@ -272,7 +277,7 @@ def where(
             return _first(compiled, texts, base_timeout, timeout_per_mib)
         from cortex_hooks.guard.shell import bash_command
 
-        return bash_command.locate(compiled, texts, base_timeout, timeout_per_mib)
+        return bash_command.locate(compiled, texts, base_timeout, timeout_per_mib, literals)
     except TimeoutError:
         raise Unusable("its regex timed out", timed_out=True) from None
 

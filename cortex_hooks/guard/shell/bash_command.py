@@ -14,7 +14,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from cortex_hooks.guard.shell.reader import Reading, Simple
@@ -38,14 +38,21 @@ class BashCommand:
         return self._reading
 
 
-def locate(compiled: Any, command: BashCommand, base_timeout: float, timeout_per_mib: float) -> int | None:
+def locate(
+    compiled: Any,
+    command: BashCommand,
+    base_timeout: float,
+    timeout_per_mib: float,
+    literals: str | None = None,
+) -> int | None:
     """The index of the first simple command of `command` in which the pattern matches outside
     data, or None; TimeoutError past a budget that grows with the text, as matching.search's:
     each search has the timeout of its own text, and all of them together twenty times the base
     (time spent searching: a pathological pattern over a 5,000-command chain is stopped within a
-    second, not 250)."""
+    second, not 250). `literals`: the pattern's required literals as stored with its learning
+    (guard.prefilter.literals), which spare parsing the pattern again."""
     reading = command.reading
-    holds = _literals(compiled.pattern)
+    holds = _literals(compiled.pattern) if literals is None else _stored(literals)
     size = sum(len(simple.text) for simple in reading.commands)
     budget = [20 * base_timeout + timeout_per_mib * size / 1_048_576]
     for index, simple in enumerate(reading.commands):
@@ -93,10 +100,22 @@ def _literals(pattern: str) -> Callable[[str], bool]:
     parsing a pattern costs more than searching a command)."""
     from cortex_hooks.guard import prefilter
 
-    clauses = prefilter.requirements(pattern)
+    clauses = prefilter.requirements(pattern) or []
+    return _holding(clauses, any(folded for clause in clauses for _, folded in clause))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stored(literals: str) -> Callable[[str], bool]:
+    """`_literals` from the literals stored with a learning."""
+    from cortex_hooks.guard import prefilter
+
+    return _holding(*prefilter.stored_clauses(literals))
+
+
+def _holding(clauses: Sequence[Sequence[Sequence[Any]]], folds: bool) -> Callable[[str], bool]:
+    """Whether a text holds every clause (one of its literals, each `(text, folded)`)."""
     if not clauses:
         return lambda text: True
-    folds = any(folded for clause in clauses for _, folded in clause)
 
     def holds(text: str) -> bool:
         lowered = text.lower() if folds else text
