@@ -113,8 +113,8 @@ def test_a_kept_database_whose_watched_files_are_unchanged_loads_no_more(db: Pat
     modules = loaded("ls -la", db)
     assert modules == NO_MATCH, (sorted(modules - NO_MATCH), sorted(NO_MATCH - modules))
     settings = Path.cwd() / ".claude" / "settings.local.json"
-    settings.write_text(settings.read_text() if settings.exists() else "{}\n")  # a new mtime
-    os.utime(settings, ns=(0, 0))
+    settings.write_text(settings.read_text() if settings.exists() else "{}\n")
+    os.utime(settings, ns=(0, 0))  # its fingerprint changed, its text not
     assert "cortex_hooks.keeper.watched_files" in loaded("ls -la", db, answer="")
 
 
