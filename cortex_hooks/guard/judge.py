@@ -22,8 +22,6 @@ explain, replay and doctor; an in-memory copy for a pack's or a team file's own 
 
 from __future__ import annotations
 
-from cortex_hooks import confidence
-from cortex_hooks.guard import actions
 from cortex_hooks.guard.matching import Unusable
 
 TYPE_CHECKING = False
@@ -170,6 +168,9 @@ def answer(hit: Hit, *, rewrites: bool = True) -> str:
     """What this match does by itself: `rewrite` (a trusted learning whose correction of this
     call applies), `deny` or `ask` (a trusted block or ask learning), else `warn`. Trusted: its
     confidence before this match's boost passes the gate (docs/guide/confidence.md)."""
+    from cortex_hooks import confidence  # a match: past the no-match path
+    from cortex_hooks.guard import actions
+
     if not confidence.blocks(hit.before, hit.policy):
         return "warn"
     if rewrites and hit.correction is not None and hit.correction.command is not None:
@@ -179,6 +180,7 @@ def answer(hit: Hit, *, rewrites: bool = True) -> str:
 
 def _together(call: Call, rules: Rules, refused: Refusal | None, hits: list[Hit], rewrites: bool) -> Judgment:
     """Step 5: the verdict on all of this call's matches."""
+    from cortex_hooks.guard import actions
     from cortex_hooks.guard import verdict_texts as texts
 
     said = {hit.answer for hit in hits}
