@@ -65,7 +65,6 @@ def check(databases: Databases) -> Report:
 
 def _check_keeper(report: Report, path: str) -> None:
     """The keeper: whether it keeps this database, and what it put back lately."""
-
     if not os.path.exists(path):
         return
     folder = location.keeper_folder(path)
@@ -83,7 +82,6 @@ def _check_keeper(report: Report, path: str) -> None:
 
 def _suggest_packs(report: Report, databases: Databases) -> None:
     """The packs that fit the project and are not enabled (guard.packs.fit): said, not a problem."""
-
     line = packs.fit_line(databases)
     if line is not None:
         report.ok("packs that fit", line)
@@ -91,7 +89,6 @@ def _suggest_packs(report: Report, databases: Databases) -> None:
 
 def _check_team_file(report: Report, project: str, database: str) -> None:
     """The team file (docs/guide/team.md), when there is one: its bad lines named, whether it is trusted."""
-
     path = location.team_path(project)
     if not os.path.lexists(path):
         return
@@ -307,7 +304,6 @@ def _check_learnings(report: Report, connection: sqlite3.Connection, config: Con
 def _prove_examples(report: Report, connection: sqlite3.Connection, path: str) -> None:
     """Each active rule's examples through the judge, by the hook's own path (docs/internals/judge.md): a rule
     that cannot fire, or fires on its own allow example, is named."""
-
     failures = proof.stored(connection, path)
     for row, failure in failures:
         report.problem(

@@ -58,7 +58,6 @@ def by_id(databases: Databases, memory_id: int, *, record: bool = False) -> Forg
 def by_match(databases: Databases, words: str, *, best: bool = False, record: bool = False) -> Forgotten:
     """The single best match of a keyword recall archived; several about equally good: none
     (`best`: the best of them)."""
-
     query = query_words(words)
     if not query:
         raise CortexError("nothing to match: the query has no words", USAGE)

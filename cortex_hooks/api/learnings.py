@@ -119,7 +119,6 @@ def show(databases: Databases, learning_id: int) -> Learning:
 def with_outcomes(connection: sqlite3.Connection, learnings: list[Learning]) -> list[Learning]:
     """These learnings with what the agent did after their catches: counted over their
     whole history, and the latest call each was retried with."""
-
     ids = [learning.id for learning in learnings]
     counted = outcomes.totals(connection, ids) if ids else {}
     retried = outcomes.last(connection, ids) if ids else {}

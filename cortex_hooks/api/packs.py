@@ -51,7 +51,6 @@ def listing(databases: Databases) -> list[dict[str, Any]]:
 def check(name: str | None) -> dict[str, Any]:
     """Every shipped pack's rules (or one pack's, or a group's) proved on their examples through
     the judge (api.proof): each rule that cannot fire, or fires on an allow example, named."""
-
     names = packs.expand(name) if name is not None else packs.names()
     problems: list[str] = []
     rules = 0
@@ -144,7 +143,6 @@ def fit_lines(databases: Databases, also: list[dict[str, Any]] | None = None) ->
 def fit_line(databases: Databases, also: list[dict[str, Any]] | None = None) -> str | None:
     """What install and doctor say of the packs that fit the project and are enabled in neither
     scope (nor by `also`, the summaries of an install's --packs), or None (guard.packs.fit)."""
-
     fits = fit.fitting(location.project_root())
     if not fits:
         return None

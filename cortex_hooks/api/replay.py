@@ -100,7 +100,6 @@ def of_accepting(
 ) -> tuple[LearningFields, dict[str, Any]]:
     """`accept --dry-run`: the learning accepting the proposal with this answer would make, and
     its replay over this project's transcripts."""
-
     fields = preview(databases, proposal_id, notes, answer)
     return fields, report(
         proposal_learnings(databases, fields, proposal_id, notes), Where([]), notes, progress
@@ -167,7 +166,6 @@ def report(
 
 def _grams(replayed: Replayed) -> call_log.Grams | None:
     """What a transcript line must hold for a call in it to matter to these learnings alone."""
-
     return call_log.grams(
         [(row["tool"], row["target"], prefilter.keys(row["regex"], row["target"])) for row in replayed.rows]
     )

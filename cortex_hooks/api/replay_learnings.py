@@ -78,7 +78,6 @@ def stored_learnings(databases: Databases, learning_id: int | None, notes: Notes
 def pack_learnings(databases: Databases, name: str, notes: Notes) -> Replayed:
     """A pack's learnings (or a group's) as enabling it would add them: pinned, at the start
     confidence, their file's action and rewrite."""
-
     config = db.config(databases, notes)
     described: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []

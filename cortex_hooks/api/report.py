@@ -24,7 +24,6 @@ def write(
 ) -> Written:
     """Write the report of the scope acted on to `out`, by default `report.html` beside the
     database; `options` follow each command the report shows, so that it reaches the same database."""
-
     connection = db.for_reading(databases)
     if connection is None:
         raise CortexError(f"no database at {databases.path}: nothing to report yet")

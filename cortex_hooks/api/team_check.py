@@ -89,7 +89,6 @@ def _learning_problems(record: shared_format.SharedLearning) -> list[str]:
 def _benign_hit(record: shared_format.SharedLearning) -> str | None:
     """What the regex does with the shipped benign commands (as a Bash call reads them), if
     anything: matches one, or cannot decide on one within the timeout."""
-
     if not matching.tool_accepts(record.tool, matching.READ_TOOL):
         return None
     for command in benign():

@@ -7,8 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks import location
-from cortex_hooks.location import ABSENT, TEAM_FOLDER, TEAM_NAME
+from cortex_hooks.location import ABSENT, TEAM_FOLDER, TEAM_NAME, config_for, team_path
 from cortex_hooks.store import team_stat
 
 
@@ -28,14 +27,14 @@ def refresh(connection: sqlite3.Connection, project: str, database: str, *, take
     changed is read in only when the change is `taken` (the person's `team trust`, `team add`):
     until then its trusted rules stay in force as they were (an edit cannot weaken:
     docs/internals/integrity.md)."""
-    current = stat_of(location.team_path(project))
+    current = stat_of(team_path(project))
     if current == team_stat.stat(connection) and not taken:
         return []
     from cortex_hooks.api.team_read import read_in
     from cortex_hooks.store.connection import locked
 
     try:
-        return read_in(connection, project, location.config_for(database).policy.start, current, taken=taken)
+        return read_in(connection, project, config_for(database).policy.start, current, taken=taken)
     except sqlite3.Error as error:  # the other learnings still decide: never a reason to fail
         if locked(error):
             return [f"{TEAM_FOLDER}/{TEAM_NAME} changed; not read yet: the database is busy"]

@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from cortex_hooks import location
-from cortex_hooks.location import TEAM_FOLDER, TEAM_NAME
+from cortex_hooks.location import TEAM_FOLDER, TEAM_NAME, team_path
 from cortex_hooks.store import team as store
 
 TYPE_CHECKING = False
@@ -40,7 +39,7 @@ def load(project: str) -> Loaded:
     from cortex_hooks.guard.team_rules import MAX_BYTES
     from cortex_hooks.regular_file import open_regular
 
-    path = location.team_path(project)
+    path = team_path(project)
     if not os.path.lexists(path):
         return Loaded(None, [])
     inside = os.path.realpath(project)

@@ -89,7 +89,6 @@ def _read(file: str) -> bytes:
     """The file to import: a regular file (never a FIFO, which would hang, nor a device such as
     /dev/zero, which never ends, as replay refuses them), or standard input, of at most
     MAX_IMPORT bytes either way."""
-
     try:
         if file == "-":
             content = sys.stdin.buffer.read(MAX_IMPORT + 1)
