@@ -10,11 +10,14 @@ be made, its tests skip and say why.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +144,16 @@ def install(project: Path, agent: str) -> None:
     assert done.code == 0, done.stderr
 
 
+@functools.cache
+def copilot_cache() -> Path:
+    """Where Copilot's binary unpacks the package it carries (235 MB, ~0.8 s) at its first run:
+    once per test process rather than into each test's HOME. Code, not state: every test still
+    has its own HOME and COPILOT_HOME."""
+    folder = tempfile.mkdtemp(prefix="cortex-tests-copilot-cache-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
 def environment(home: Path, **env: str) -> dict[str, str]:
     """An offline client's environment with its own HOME; our scripts found only through the
     absolute paths install wrote, never through PATH."""
@@ -260,6 +273,7 @@ def run(  # noqa: PLR0917 (as test_claude_code's run_claude: the client, where, 
     else:
         variables = {
             "COPILOT_HOME": str(work / "copilot-home"),
+            "XDG_CACHE_HOME": str(copilot_cache()),
             "COPILOT_OFFLINE": "true",
             "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:@PORT@/v1",
             "COPILOT_PROVIDER_API_KEY": "dummy",
