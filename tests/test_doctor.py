@@ -14,6 +14,8 @@ import shlex
 import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
@@ -305,6 +307,41 @@ def test_a_valid_config_file_is_fine(project: Project) -> None:
     diagnosis = diagnose(project)
     assert diagnosis.code == 0
     assert any(check["check"] == "config" for check in diagnosis.checks)
+
+
+def _doctor_loads_pydantic(project: Project) -> tuple[bool, list[tuple[str, str]]]:
+    """Whether `doctor --json` in a fresh interpreter imported pydantic, and its checks' statuses."""
+    program = (
+        "import json, sys\n"
+        "from cortex_hooks.cli import main\n"
+        "main(['doctor', '--json'])\n"
+        "print(json.dumps('pydantic' in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **project.env},
+        cwd=project.root,
+        timeout=60,
+        check=False,
+    )
+    report, loaded = done.stdout.strip().rsplit("\n", 1)
+    return json.loads(loaded), [(check["check"], check["status"]) for check in json.loads(report)["checks"]]
+
+
+def test_pydantic_is_imported_only_for_a_config_or_team_file_to_validate(project: Project) -> None:
+    """pydantic and its models are ~11 MiB of a doctor's memory: paid only for a file it checks."""
+    assert _doctor_loads_pydantic(project)[0] is False
+    (project.cortex / "config.toml").write_text('[regex]\ntimeout = "fast"\n')
+    loaded, checks = _doctor_loads_pydantic(project)
+    assert loaded
+    assert ("config", "problem") in checks
+    (project.cortex / "config.toml").unlink()
+    (project.root / ".claude" / "cortex-team.jsonl").write_text("not a line of the team file\n")
+    loaded, checks = _doctor_loads_pydantic(project)
+    assert loaded
+    assert ("team file", "problem") in checks
 
 
 def test_a_regex_that_does_not_compile_and_its_fix(project: Project) -> None:

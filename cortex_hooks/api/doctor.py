@@ -3,6 +3,8 @@
 The hooks' wiring in Claude Code settings, the database (integrity, schema version,
 permissions), the config file, and every learning's regex (compiles, finishes a probe within
 the timeout, and has the prefilter keys the hook relies on). Reads only; exit 1 on a problem.
+pydantic validates the config file and the team file, and is imported only for one that exists
+(it and its models are ~11 MiB of a doctor's ~40 MiB over a thousand learnings).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import sqlite3
 import stat
 from contextlib import closing
 
-from cortex_hooks import config_file, location, log
-from cortex_hooks.api import packs, team, team_read
+from cortex_hooks import location, log
+from cortex_hooks.api import packs, team_read
 from cortex_hooks.api.databases import Databases
 from cortex_hooks.capture import health
 from cortex_hooks.config import DEFAULT, Config
@@ -92,6 +94,8 @@ def _check_team_file(report: Report, project: str, database: str) -> None:
     path = location.team_path(project)
     if not os.path.lexists(path):
         return
+    from cortex_hooks.api import team  # pydantic, for the file's lines: only when there is a file
+
     records, problems = team.parsed(project)
     if problems:
         report.problem(
@@ -245,6 +249,7 @@ def _read_config(file: str) -> tuple[Config, str | None]:
     """The values the hooks use and what is wrong with the file: the hooks' own reading."""
     if not os.path.exists(file):  # as location.config_for: no file, the defaults
         return DEFAULT, None
+    from cortex_hooks import config_file  # pydantic: only when there is a file to validate
 
     return config_file.read(file)
 
