@@ -100,8 +100,8 @@ def _steady_heap() -> None:
     SessionEnd with capture over a 100 MB transcript peaked at 45-52 MiB from run to run. With
     the threshold pinned at its default (128 KiB), each block is a mapping given back whole:
     45.7 MiB every run. Its price, the blocks' page faults, is paid here, where a deadline bounds
-    the time (the outcomes' read of the same 100 MB, pinned too, took 17 % longer for no gain). Where the C library has no `mallopt`
-    (musl, macOS), nothing to do."""
+    the time (the outcomes' read of the same 100 MB, pinned too, took 17 % longer for no gain).
+    Where the C library has no `mallopt` (musl, macOS), nothing to do."""
     try:
         import ctypes
 
