@@ -255,3 +255,31 @@ def test_a_deny_names_each_blocking_learning_even_when_texts_are_long(
         reason = specific["permissionDecisionReason"]
         for learning_id in blocking:
             assert names(reason, learning_id), (learning_id, reason[-400:])
+
+
+def test_a_call_judged_again_is_read_for_the_guards_places_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook judges a match again inside its write transaction: the rows may have changed, the
+    call has not, and reading it for the guard's places (a 1 MB heredoc: ~15 ms) is done once."""
+    from cortex_hooks import location
+    from cortex_hooks.judging.in_force import InForce
+
+    read: list[str] = []
+    names_own_place = location.names_own_place
+
+    def reading(tool_input: dict[str, Any], cwd: object = None) -> bool:
+        read.append(tool_input["command"])
+        return names_own_place(tool_input, cwd)
+
+    asked: list[str] = []
+
+    def protection(tool: str, tool_input: dict[str, Any], cwd: object) -> None:
+        asked.append(tool_input["command"])
+
+    monkeypatch.setattr(location, "names_own_place", reading)
+    rules = InForce([], protection=protection)
+    for command in ("ls -la", "rm -rf .cortex"):
+        call = Call("Bash", {"command": command}, "/home/dev/proj")
+        assert rules.protection(call) is None
+        assert rules.protection(call) is None
+    assert read == ["ls -la", "rm -rf .cortex"]
+    assert asked == ["rm -rf .cortex"]  # the one that names a place of the guard's, asked once

@@ -72,12 +72,14 @@ class InForce:
     def protection(self, call: Call) -> Refusal | None:
         """The built-in protection's refusal of a call, read once for the call (the hook judges it
         again inside its write transaction: the rows may have changed, the call has not)."""
-        if self._protection is None or not location.names_own_place(call.input, call.cwd):
-            return None  # a few substring tests: all that a call which cannot reach the guard pays
+        if self._protection is None:
+            return None
         for seen, refused in self._refused:
             if seen is call:
                 return refused
-        refused = self._protection(call.tool, call.input, call.cwd)
+        refused = None  # a few substring tests: all that a call which cannot reach the guard pays
+        if location.names_own_place(call.input, call.cwd):
+            refused = self._protection(call.tool, call.input, call.cwd)
         self._refused.append((call, refused))
         return refused
 
