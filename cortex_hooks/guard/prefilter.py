@@ -164,11 +164,6 @@ def satisfied(stored: str | None, fragments: Sequence[str], *, loose: bool = Fal
     return False
 
 
-def stored_clauses(stored: str) -> tuple[list[list[list[Any]]], bool]:
-    """A learning's stored literals read: its clauses, and whether one is folded."""
-    return _clauses_of(stored, False)
-
-
 @functools.lru_cache(maxsize=4096)
 def _clauses_of(stored: str, loose: bool) -> tuple[list[list[list[Any]]], bool]:
     """A learning's stored literals read (loosened with `loose`), and whether one is folded: kept

@@ -14,7 +14,6 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
     from typing import Any
 
     from cortex_hooks.guard.shell.reader import Reading, Simple
@@ -51,14 +50,18 @@ def locate(
     (time spent searching: a pathological pattern over a 5,000-command chain is stopped within a
     second, not 250). `literals`: the pattern's required literals as stored with its learning
     (guard.prefilter.literals), which spare parsing the pattern again."""
+    from cortex_hooks.guard import prefilter
+
     reading = command.reading
-    holds = _literals(compiled.pattern) if literals is None else _stored(literals)
+    stored = _literals(compiled.pattern) if literals is None else literals
     size = sum(len(simple.text) for simple in reading.commands)
     budget = [20 * base_timeout + timeout_per_mib * size / 1_048_576]
     for index, simple in enumerate(reading.commands):
         # The pattern's required literals first (guard.prefilter: plain substring tests, sound):
         # of a 5,000-command chain, only the few that could match meet the regex.
-        if holds(simple.text) and _found(compiled, simple, base_timeout, timeout_per_mib, budget):
+        if prefilter.satisfied(stored, (simple.text,)) and _found(
+            compiled, simple, base_timeout, timeout_per_mib, budget
+        ):
             return index
     return None
 
@@ -95,33 +98,10 @@ def _found(
 
 
 @functools.lru_cache(maxsize=4096)
-def _literals(pattern: str) -> Callable[[str], bool]:
-    """Whether a text holds every literal a match of `pattern` must contain (kept per process:
-    parsing a pattern costs more than searching a command)."""
+def _literals(pattern: str) -> str | None:
+    """The literals a match of `pattern` must contain, in the form stored with a learning
+    (guard.prefilter.literals), for a pattern given without them (kept per process: parsing a
+    pattern costs more than searching a command)."""
     from cortex_hooks.guard import prefilter
 
-    clauses = prefilter.requirements(pattern) or []
-    return _holding(clauses, any(folded for clause in clauses for _, folded in clause))
-
-
-@functools.lru_cache(maxsize=4096)
-def _stored(literals: str) -> Callable[[str], bool]:
-    """`_literals` from the literals stored with a learning."""
-    from cortex_hooks.guard import prefilter
-
-    return _holding(*prefilter.stored_clauses(literals))
-
-
-def _holding(clauses: Sequence[Sequence[Sequence[Any]]], folds: bool) -> Callable[[str], bool]:
-    """Whether a text holds every clause (one of its literals, each `(text, folded)`)."""
-    if not clauses:
-        return lambda text: True
-
-    def holds(text: str) -> bool:
-        lowered = text.lower() if folds else text
-        return all(
-            any((literal in lowered) if folded else (literal in text) for literal, folded in clause)
-            for clause in clauses
-        )
-
-    return holds
+    return prefilter.literals(pattern)
